@@ -1,0 +1,165 @@
+/* core/alloc.c - the allocation hook and per-object error messages. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+
+static _Thread_local long fail_after = -1;
+static _Thread_local long nb_allocs;
+
+long prt__alloc_fail_after(long n)
+{
+    long made = nb_allocs;
+    fail_after = n;
+    nb_allocs = 0;
+    return made;
+}
+
+static int alloc_allowed(void)
+{
+    nb_allocs++;
+    if (fail_after < 0) return 1;
+    if (fail_after == 0) return 0;
+    fail_after--;
+    return 1;
+}
+
+void *prt__malloc(size_t n)
+{
+    if (!alloc_allowed()) return NULL;
+    return malloc(n ? n : 1);
+}
+
+void *prt__calloc(size_t nmemb, size_t size)
+{
+    if (!alloc_allowed()) return NULL;
+    if (nmemb == 0 || size == 0) return calloc(1, 1);
+    return calloc(nmemb, size);
+}
+
+void *prt__realloc(void *p, size_t n)
+{
+    if (!alloc_allowed()) return NULL;
+    return realloc(p, n ? n : 1);
+}
+
+void prt__free(void *p)
+{
+    free(p);
+}
+
+char *prt__strndup(const char *s, size_t n)
+{
+    char *d;
+    if (!s) s = "";
+    d = prt__malloc(n + 1);
+    if (!d) return NULL;
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+char *prt__strdup(const char *s)
+{
+    return prt__strndup(s, s ? strlen(s) : 0);
+}
+
+/* Per-thread error slots, keyed by object address, most recent first. A
+ * thread talks to few objects at a time; the oldest slot is reused. */
+#define ERR_SLOTS 16
+static _Thread_local struct {
+    const void *obj;
+    char msg[PRT_ERR_CAP];
+} err_slots[ERR_SLOTS];
+static _Thread_local unsigned err_next;
+
+static int find_slot(const void *obj)
+{
+    int i;
+    for (i = 0; i < ERR_SLOTS; i++)
+        if (err_slots[i].obj == obj && obj) return i;
+    return -1;
+}
+
+void prt__err_vset(const void *obj, const char *fmt, va_list ap)
+{
+    int i = find_slot(obj);
+    if (i < 0) {
+        i = (int)(err_next++ % ERR_SLOTS);
+        err_slots[i].obj = obj;
+    }
+    vsnprintf(err_slots[i].msg, PRT_ERR_CAP, fmt, ap);
+}
+
+void prt__err_set(const void *obj, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    prt__err_vset(obj, fmt, ap);
+    va_end(ap);
+}
+
+prt_status prt__err(const void *obj, prt_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    prt__err_vset(obj, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+void prt__err_clear(const void *obj)
+{
+    int i = find_slot(obj);
+    if (i >= 0) err_slots[i].msg[0] = 0;
+}
+
+const char *prt__err_get(const void *obj)
+{
+    int i = find_slot(obj);
+    return i >= 0 ? err_slots[i].msg : "";
+}
+
+PRT_API const char *prt_last_error(const void *obj)
+{
+    return prt__err_get(obj);
+}
+
+prt_status prt__read_file(const char *path, void **data, size_t *len, char *err, size_t cap)
+{
+    FILE *f;
+    long sz;
+    void *buf;
+    if (!path) {
+        snprintf(err, cap, "no file name given");
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, cap, "cannot open \"%s\": %s", path, strerror(errno));
+        return PRT_STATUS_IO_ERROR;
+    }
+    if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        snprintf(err, cap, "cannot read \"%s\": not a regular file", path);
+        fclose(f);
+        return PRT_STATUS_IO_ERROR;
+    }
+    buf = prt__malloc((size_t)sz);
+    if (!buf) {
+        snprintf(err, cap, "out of memory reading \"%s\" (%ld bytes)", path, sz);
+        fclose(f);
+        return PRT_STATUS_OUT_OF_MEMORY;
+    }
+    if (sz && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
+        snprintf(err, cap, "cannot read \"%s\": short read", path);
+        prt__free(buf);
+        fclose(f);
+        return PRT_STATUS_IO_ERROR;
+    }
+    fclose(f);
+    *data = buf;
+    *len = (size_t)sz;
+    return PRT_OK;
+}

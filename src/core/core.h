@@ -1,0 +1,41 @@
+/*
+ * core/core.h - internal helpers shared by every module: allocation through
+ * one hook, per-object error messages, logging.
+ */
+#ifndef PLUGRT_CORE_CORE_H
+#define PLUGRT_CORE_CORE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "plugrt/plugin.h"
+
+/* Allocation. Everything in the library allocates through these, so that a
+ * test can make the Nth allocation fail (prt__alloc_fail_after). */
+void *prt__malloc(size_t n);
+void *prt__calloc(size_t nmemb, size_t size);
+void *prt__realloc(void *p, size_t n);
+void prt__free(void *p);
+char *prt__strdup(const char *s);
+char *prt__strndup(const char *s, size_t n);
+/* Test hook: the next `n` allocations succeed, the ones after fail; -1 turns
+ * failure injection off. Returns how many allocations were made since the
+ * last call. Per thread. */
+long prt__alloc_fail_after(long n);
+
+/* Error messages live on the object that failed, per calling thread. */
+#define PRT_ERR_CAP 1024
+void prt__err_set(const void *obj, const char *fmt, ...) PRT_PRINTF(2, 3);
+void prt__err_vset(const void *obj, const char *fmt, va_list ap);
+const char *prt__err_get(const void *obj);
+void prt__err_clear(const void *obj);
+/* Set the message and return `s`, for `return prt__err(obj, s, ...)`. */
+prt_status prt__err(const void *obj, prt_status s, const char *fmt, ...) PRT_PRINTF(3, 4);
+
+/* Logging through the process logger (status.h). */
+void prt__vlog(prt_severity sev, const char *fmt, va_list ap);
+
+/* Whole file into memory (caller frees with prt__free). */
+prt_status prt__read_file(const char *path, void **data, size_t *len, char *err, size_t cap);
+
+#endif

@@ -1,0 +1,75 @@
+#include "core/core.h"
+#include "plugrt/plugrt.h"
+#include "prt_test.h"
+
+TEST(status_names_and_messages)
+{
+    CHECK(strcmp(prt_status_name(PRT_STATUS_NOT_FOUND), "PRT_STATUS_NOT_FOUND") == 0);
+    CHECK(strcmp(prt_status_str(PRT_OK), "success") == 0);
+    CHECK(strcmp(prt_status_name((prt_status)999), "PRT_STATUS_UNKNOWN") == 0);
+    CHECK(strcmp(prt_status_str((prt_status)-1), "unknown status") == 0);
+}
+
+TEST(error_messages_live_on_objects)
+{
+    int a, b;
+    prt__err_set(&a, "a failed: %d", 1);
+    prt__err_set(&b, "b failed");
+    CHECK(strcmp(prt_last_error(&a), "a failed: 1") == 0);
+    CHECK(strcmp(prt_last_error(&b), "b failed") == 0);
+    prt__err_clear(&a);
+    CHECK(strcmp(prt_last_error(&a), "") == 0);
+}
+
+TEST(alloc_failure_injection)
+{
+    void *p, *q;
+    prt__alloc_fail_after(1);
+    p = prt__malloc(8);
+    q = prt__malloc(8);
+    CHECK(p != NULL);
+    CHECK(q == NULL);
+    prt__alloc_fail_after(-1);
+    prt__free(p);
+}
+
+TEST(f16_conversion_round_trips)
+{
+    uint32_t h;
+    for (h = 0; h < 0x10000u; h++) {
+        float f = prt_f16_to_f32((uint16_t)h);
+        if (f != f) continue; /* NaN */
+        CHECK_EQ_INT(prt_f32_to_f16(f), h);
+    }
+    CHECK_EQ_INT(prt_f32_to_f16(1.0f), 0x3c00);
+    CHECK_EQ_INT(prt_f32_to_f16(65520.0f), 0x7c00);
+    CHECK_NEAR(prt_f16_to_f32(prt_f32_to_f16(0.1f)), 0.0999755859375, 0);
+}
+
+static int logged;
+static void count_log(void *user, prt_severity sev, const char *msg)
+{
+    (void)user;
+    (void)sev;
+    if (strstr(msg, "hello 7")) logged++;
+}
+
+TEST(logger_callback_and_severity_filter)
+{
+    prt_set_logger(count_log, NULL, PRT_SEVERITY_WARNING);
+    prt_log(PRT_SEVERITY_INFO, "hello %d", 7);
+    CHECK_EQ_INT(logged, 0);
+    prt_log(PRT_SEVERITY_ERROR, "hello %d", 7);
+    CHECK_EQ_INT(logged, 1);
+    prt_set_logger(NULL, NULL, PRT_SEVERITY_WARNING);
+}
+
+TEST(dims_str)
+{
+    char buf[64];
+    prt_dims d = {3, 0, {2, -1, 7}};
+    CHECK(strcmp(prt_dims_str(&d, buf, sizeof buf), "[2, -1, 7]") == 0);
+    CHECK_EQ_INT(prt_dims_volume(&d), -1);
+    d.d[1] = 3;
+    CHECK_EQ_INT(prt_dims_volume(&d), 42);
+}
