@@ -46,8 +46,12 @@ void prt_test_skip(const char *why)
     _exit(PRT_TEST_SKIP_CODE);
 }
 
+/* Both directories can be moved with the environment (PRT_TEST_DATA_DIR,
+ * PRT_TEST_BIN_DIR), for running a build tree copied to another machine. */
 const char *prt_test_data_dir(void)
 {
+    const char *e = getenv("PRT_TEST_DATA_DIR");
+    if (e && *e) return e;
 #ifdef PRT_TEST_DATA_DIR
     return PRT_TEST_DATA_DIR;
 #else
@@ -57,6 +61,8 @@ const char *prt_test_data_dir(void)
 
 const char *prt_test_bin_dir(void)
 {
+    const char *e = getenv("PRT_TEST_BIN_DIR");
+    if (e && *e) return e;
 #ifdef PRT_TEST_BIN_DIR
     return PRT_TEST_BIN_DIR;
 #else
