@@ -1,0 +1,46 @@
+/* backend/cpu/nocuda.c - backend/cuda/device.h without CUDA: no devices. */
+#ifndef PLUGRT_HAVE_CUDA
+#include <stdio.h>
+
+#include "backend/cuda/device.h"
+
+static prt_status none(char *err, size_t cap)
+{
+    snprintf(err, cap, "this plugrt was built without CUDA");
+    return PRT_STATUS_NO_DEVICE;
+}
+
+int prt__cuda_device_count(void) { return 0; }
+prt_status prt__cuda_set_device(int device, char *err, size_t cap) { (void)device; return none(err, cap); }
+prt_status prt__cuda_malloc(size_t n, void **out, char *err, size_t cap)
+{
+    (void)n; (void)out;
+    return none(err, cap);
+}
+void prt__cuda_free(void *p) { (void)p; }
+prt_status prt__cuda_copy(void *dst, const void *src, size_t n, prt__copy_kind kind, char *err, size_t cap)
+{
+    (void)dst; (void)src; (void)n; (void)kind;
+    return none(err, cap);
+}
+prt_status prt__cuda_memset(void *p, int byte, size_t n, char *err, size_t cap)
+{
+    (void)p; (void)byte; (void)n;
+    return none(err, cap);
+}
+prt_status prt__cuda_stream_create(void **out, char *err, size_t cap) { (void)out; return none(err, cap); }
+void prt__cuda_stream_destroy(void *stream) { (void)stream; }
+prt_status prt__cuda_stream_sync(void *stream, char *err, size_t cap) { (void)stream; return none(err, cap); }
+prt_status prt__cuda_last_error(const char *what, char *err, size_t cap)
+{
+    (void)what; (void)err; (void)cap;
+    return PRT_OK;
+}
+const char *prt__cuda_device_name(int device, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "GPU %d: (no CUDA)", device);
+    return buf;
+}
+#else
+typedef int prt__nocuda_unused; /* an empty translation unit is not ISO C */
+#endif

@@ -1,0 +1,115 @@
+/* backend/cuda/device.c - CUDA runtime helpers (built only with CUDA). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cuda_runtime_api.h>
+
+#include "backend/cuda/device.h"
+
+static prt_status fail(cudaError_t e, const char *call, char *err, size_t cap)
+{
+    snprintf(err, cap, "%s failed: %s (%s)", call, cudaGetErrorName(e), cudaGetErrorString(e));
+    return e == cudaErrorMemoryAllocation ? PRT_STATUS_OUT_OF_MEMORY
+           : e == cudaErrorNoDevice || e == cudaErrorInvalidDevice || e == cudaErrorInsufficientDriver
+               ? PRT_STATUS_NO_DEVICE
+               : PRT_STATUS_CUDA_ERROR;
+}
+
+int prt__cuda_device_count(void)
+{
+    int n = 0;
+    if (getenv("PLUGRT_NO_GPU")) return 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+prt_status prt__cuda_set_device(int device, char *err, size_t cap)
+{
+    int n = prt__cuda_device_count();
+    cudaError_t e;
+    if (device < 0 || device >= n) {
+        snprintf(err, cap, "CUDA device %d requested, but %d device%s found", device, n, n == 1 ? " is" : "s are");
+        return PRT_STATUS_NO_DEVICE;
+    }
+    e = cudaSetDevice(device);
+    return e == cudaSuccess ? PRT_OK : fail(e, "cudaSetDevice", err, cap);
+}
+
+prt_status prt__cuda_malloc(size_t n, void **out, char *err, size_t cap)
+{
+    void *p = NULL;
+    cudaError_t e = cudaMalloc(&p, n ? n : 1);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(err, cap, "cudaMalloc of %zu bytes failed: %s", n, cudaGetErrorString(e));
+        return e == cudaErrorMemoryAllocation ? PRT_STATUS_OUT_OF_MEMORY : PRT_STATUS_CUDA_ERROR;
+    }
+    *out = p;
+    return PRT_OK;
+}
+
+void prt__cuda_free(void *p)
+{
+    if (p) cudaFree(p);
+}
+
+prt_status prt__cuda_copy(void *dst, const void *src, size_t n, prt__copy_kind kind, char *err, size_t cap)
+{
+    enum cudaMemcpyKind k = kind == PRT__H2D   ? cudaMemcpyHostToDevice
+                            : kind == PRT__D2H ? cudaMemcpyDeviceToHost
+                                               : cudaMemcpyDeviceToDevice;
+    cudaError_t e;
+    if (n == 0) return PRT_OK;
+    e = cudaMemcpy(dst, src, n, k);
+    return e == cudaSuccess ? PRT_OK : fail(e, "cudaMemcpy", err, cap);
+}
+
+prt_status prt__cuda_memset(void *p, int byte, size_t n, char *err, size_t cap)
+{
+    cudaError_t e;
+    if (n == 0) return PRT_OK;
+    e = cudaMemset(p, byte, n);
+    return e == cudaSuccess ? PRT_OK : fail(e, "cudaMemset", err, cap);
+}
+
+prt_status prt__cuda_stream_create(void **out, char *err, size_t cap)
+{
+    cudaStream_t s;
+    cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    if (e != cudaSuccess) return fail(e, "cudaStreamCreate", err, cap);
+    *out = (void *)s;
+    return PRT_OK;
+}
+
+void prt__cuda_stream_destroy(void *stream)
+{
+    if (stream) cudaStreamDestroy((cudaStream_t)stream);
+}
+
+prt_status prt__cuda_stream_sync(void *stream, char *err, size_t cap)
+{
+    cudaError_t e = cudaStreamSynchronize((cudaStream_t)stream);
+    return e == cudaSuccess ? PRT_OK : fail(e, "cudaStreamSynchronize", err, cap);
+}
+
+prt_status prt__cuda_last_error(const char *what, char *err, size_t cap)
+{
+    cudaError_t e = cudaGetLastError();
+    return e == cudaSuccess ? PRT_OK : fail(e, what, err, cap);
+}
+
+const char *prt__cuda_device_name(int device, char *buf, size_t cap)
+{
+    struct cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(buf, cap, "GPU %d: (properties unavailable)", device);
+        return buf;
+    }
+    snprintf(buf, cap, "GPU %d: %s (sm_%d%d, %.0f GiB)", device, p.name, p.major, p.minor,
+             (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0));
+    return buf;
+}

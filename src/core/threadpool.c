@@ -1,0 +1,170 @@
+/* core/threadpool.c - fixed pthread pool with a blocking parallel_for. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/core.h"
+#include "core/threadpool.h"
+
+struct prt__threadpool {
+    int32_t size; /* threads including the caller */
+    int32_t nb_workers;
+    pthread_t *workers;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;  /* workers wait for a new generation */
+    pthread_cond_t idle;  /* the caller waits for the workers to finish */
+    uint64_t generation;
+    int stop;
+    int32_t busy; /* workers still inside the current job */
+    /* the current job */
+    prt_range_fn fn;
+    void *arg;
+    int64_t n;
+    int64_t chunk;
+    int64_t nb_chunks;
+    atomic_llong next;
+};
+
+int32_t prt__threadpool_nb_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1) n = 1;
+    if (n > 1024) n = 1024;
+    return (int32_t)n;
+}
+
+static void run_chunks(prt__threadpool *tp)
+{
+    for (;;) {
+        int64_t c = atomic_fetch_add(&tp->next, 1);
+        int64_t b, e;
+        if (c >= tp->nb_chunks) return;
+        b = c * tp->chunk;
+        e = tp->n - b < tp->chunk ? tp->n : b + tp->chunk;
+        tp->fn(tp->arg, b, e);
+    }
+}
+
+static void *worker_main(void *p)
+{
+    prt__threadpool *tp = p;
+    uint64_t seen = 0;
+    pthread_mutex_lock(&tp->lock);
+    for (;;) {
+        while (!tp->stop && tp->generation == seen) pthread_cond_wait(&tp->wake, &tp->lock);
+        if (tp->stop) break;
+        seen = tp->generation;
+        pthread_mutex_unlock(&tp->lock);
+        run_chunks(tp);
+        pthread_mutex_lock(&tp->lock);
+        if (--tp->busy == 0) pthread_cond_signal(&tp->idle);
+    }
+    pthread_mutex_unlock(&tp->lock);
+    return NULL;
+}
+
+static void stop_workers(prt__threadpool *tp, int32_t started)
+{
+    int32_t i;
+    pthread_mutex_lock(&tp->lock);
+    tp->stop = 1;
+    pthread_cond_broadcast(&tp->wake);
+    pthread_mutex_unlock(&tp->lock);
+    for (i = 0; i < started; i++) pthread_join(tp->workers[i], NULL);
+}
+
+prt_status prt__threadpool_create(int32_t nb_threads, prt__threadpool **out, char *err, size_t cap)
+{
+    prt__threadpool *tp;
+    int32_t i;
+    int rc;
+    if (nb_threads < 0) {
+        snprintf(err, cap, "thread pool size must be >= 0 (0 = number of cores), got %d", (int)nb_threads);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    if (nb_threads == 0) nb_threads = prt__threadpool_nb_cores();
+    tp = prt__calloc(1, sizeof(*tp));
+    if (!tp) goto oom;
+    tp->size = nb_threads;
+    tp->nb_workers = nb_threads - 1;
+    atomic_init(&tp->next, 0);
+    if (tp->nb_workers > 0) {
+        tp->workers = prt__calloc((size_t)tp->nb_workers, sizeof(pthread_t));
+        if (!tp->workers) {
+            prt__free(tp);
+            goto oom;
+        }
+    }
+    pthread_mutex_init(&tp->lock, NULL);
+    pthread_cond_init(&tp->wake, NULL);
+    pthread_cond_init(&tp->idle, NULL);
+    for (i = 0; i < tp->nb_workers; i++) {
+        rc = pthread_create(&tp->workers[i], NULL, worker_main, tp);
+        if (rc != 0) {
+            stop_workers(tp, i);
+            snprintf(err, cap, "cannot start thread %d of %d: %s", (int)i + 1, (int)tp->nb_workers,
+                     strerror(rc));
+            pthread_mutex_destroy(&tp->lock);
+            pthread_cond_destroy(&tp->wake);
+            pthread_cond_destroy(&tp->idle);
+            prt__free(tp->workers);
+            prt__free(tp);
+            return PRT_STATUS_OUT_OF_MEMORY;
+        }
+    }
+    *out = tp;
+    return PRT_OK;
+oom:
+    snprintf(err, cap, "out of memory creating a thread pool of %d threads", (int)nb_threads);
+    return PRT_STATUS_OUT_OF_MEMORY;
+}
+
+void prt__threadpool_destroy(prt__threadpool *tp)
+{
+    if (!tp) return;
+    stop_workers(tp, tp->nb_workers);
+    pthread_mutex_destroy(&tp->lock);
+    pthread_cond_destroy(&tp->wake);
+    pthread_cond_destroy(&tp->idle);
+    prt__free(tp->workers);
+    prt__free(tp);
+}
+
+int32_t prt__threadpool_size(const prt__threadpool *tp)
+{
+    return tp ? tp->size : 1;
+}
+
+void prt__threadpool_parallel_for(prt__threadpool *tp, int64_t n, int64_t grain, prt_range_fn fn,
+                                  void *arg)
+{
+    int64_t chunk, target;
+    int32_t threads;
+    if (n <= 0 || !fn) return;
+    if (grain < 1) grain = 1;
+    threads = tp ? tp->size : 1;
+    if (threads <= 1 || n <= grain) {
+        fn(arg, 0, n);
+        return;
+    }
+    /* About four chunks per thread for balance, never below the grain. */
+    target = n / ((int64_t)threads * 4);
+    chunk = target > grain ? target : grain;
+    tp->fn = fn;
+    tp->arg = arg;
+    tp->n = n;
+    tp->chunk = chunk;
+    tp->nb_chunks = n / chunk + (n % chunk != 0);
+    atomic_store(&tp->next, 0);
+    pthread_mutex_lock(&tp->lock);
+    tp->busy = tp->nb_workers;
+    tp->generation++;
+    pthread_cond_broadcast(&tp->wake);
+    pthread_mutex_unlock(&tp->lock);
+    run_chunks(tp);
+    pthread_mutex_lock(&tp->lock);
+    while (tp->busy > 0) pthread_cond_wait(&tp->idle, &tp->lock);
+    pthread_mutex_unlock(&tp->lock);
+}
