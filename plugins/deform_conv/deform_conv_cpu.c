@@ -9,9 +9,9 @@
  *     for the tile's columns (computed once, reused by every channel of d);
  *   col[c' * K + k][p] = sum of the four weighted corners of channel c';
  *   y[n, g*Coutg .. , tile] = W_g [Coutg x Cg*K] * col [Cg*K x tile].
- * Items run in rounds of PRT_DCN_SLOTS through parallel_for; item i of a
- * round owns workspace slot i, so the result of an item never depends on
- * which thread ran it or how the round was split.
+ * parallel_for runs PRT_DCN_SLOTS lanes; lane l owns workspace slot l and
+ * runs items l, l + SLOTS, ... in order, so the result of an item never
+ * depends on which thread ran it or how the lanes were split.
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,7 +26,7 @@
 void openblas_set_num_threads(int num_threads);
 
 #define PRT_DCN_SLOTS 8
-#define PRT_DCN_CPU_COL_BYTES ((size_t)1 << 20) /* column buffer per slot */
+#define PRT_DCN_CPU_COL_BYTES ((size_t)1 << 22) /* column buffer per slot */
 #define PRT_DCN_ALIGN 64
 
 /* ------------------------------------------------------------------------ */
@@ -138,7 +138,6 @@ typedef struct dcn_job {
     const float *w32;
     void *y;
     uint8_t *slots;
-    int64_t item0;
 } dcn_job;
 
 static inline float ld(const void *base, int64_t i, int is_f16)
@@ -253,11 +252,14 @@ static void run_item(const dcn_job *jb, int64_t item, uint8_t *slot)
     }
 }
 
+/* Lane l runs items l, l + SLOTS, l + 2*SLOTS, ... in its own slot. */
 static void run_range(void *arg, int64_t begin, int64_t end)
 {
     const dcn_job *jb = (const dcn_job *)arg;
-    int64_t i;
-    for (i = begin; i < end; i++) run_item(jb, jb->item0 + i, jb->slots + (size_t)i * jb->pl.slot_bytes);
+    int64_t l, it;
+    for (l = begin; l < end; l++)
+        for (it = l; it < jb->pl.items; it += PRT_DCN_SLOTS)
+            run_item(jb, it, jb->slots + (size_t)l * jb->pl.slot_bytes);
 }
 
 typedef struct conv_job {
@@ -279,7 +281,7 @@ int prt__deform_conv_cpu(const prt__dcn_params *p, const prt__dcn_shape *s, int 
 {
     dcn_job jb;
     uint8_t *ws;
-    int64_t r;
+    int64_t lanes;
     if (s->n == 0 || s->cout == 0 || s->hout * s->wout == 0) return 0;
     if (!workspace) {
         if (err && cap) snprintf(err, cap, "ModulatedDeformConv2d: CPU path needs a workspace, got NULL");
@@ -309,11 +311,8 @@ int prt__deform_conv_cpu(const prt__dcn_params *p, const prt__dcn_shape *s, int 
         jb.w32 = (const float *)weight;
     }
     jb.slots = ws + jb.pl.w_bytes;
-    for (r = 0; r < jb.pl.items; r += PRT_DCN_SLOTS) {
-        const int64_t cnt = jb.pl.items - r < PRT_DCN_SLOTS ? jb.pl.items - r : PRT_DCN_SLOTS;
-        jb.item0 = r;
-        if (par) par(par_ctx, cnt, 1, run_range, &jb);
-        else run_range(&jb, 0, cnt);
-    }
+    lanes = jb.pl.items < PRT_DCN_SLOTS ? jb.pl.items : PRT_DCN_SLOTS;
+    if (par) par(par_ctx, lanes, 1, run_range, &jb);
+    else run_range(&jb, 0, lanes);
     return 0;
 }
