@@ -30,12 +30,14 @@ template <typename T> __device__ __forceinline__ T from_f(float v);
 template <> __device__ __forceinline__ float from_f<float>(float v) { return v; }
 template <> __device__ __forceinline__ __half from_f<__half>(float v) { return __float2half_rn(v); }
 
-/* One thread per (image in slice, deformable group, tap, column): computes
- * the four corners once and writes that tap's column entry for every
- * channel of the deformable group. */
+/* One thread per (image in slice, deformable group, channel chunk, tap,
+ * column): computes the four corners once and writes that tap's column
+ * entry for every channel of its chunk. Adjacent threads take adjacent
+ * columns, so the column writes are coalesced. */
 template <typename T>
 __global__ void im2col_kernel(const T *__restrict__ x, const T *__restrict__ off, const T *__restrict__ mask,
-                              T *__restrict__ col, Geo g, int64_t n0, int64_t p0, int64_t tc, int64_t total)
+                              T *__restrict__ col, Geo g, int64_t n0, int64_t p0, int64_t tc, int64_t chunk,
+                              int64_t nchunks, int64_t total)
 {
     int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= total) return;
@@ -43,6 +45,8 @@ __global__ void im2col_kernel(const T *__restrict__ x, const T *__restrict__ off
     int64_t r = idx / tc;
     const int64_t k = r % g.K;
     r /= g.K;
+    const int64_t ch = r % nchunks;
+    r /= nchunks;
     const int64_t d = r % g.dg;
     const int64_t nl = r / g.dg;
     const int64_t n = n0 + nl;
@@ -67,10 +71,13 @@ __global__ void im2col_kernel(const T *__restrict__ x, const T *__restrict__ off
         if (h0 + 1 < g.h && x0 + 1 < g.w) { i3 = (h0 + 1) * g.w + x0 + 1; w3 = m * lh * lw; }
     }
     const int64_t hwin = g.h * g.w;
-    const T *xc = x + (n * g.cin + d * g.cd) * hwin;
-    T *dst = col + ((nl * g.cin + d * g.cd) * g.K + k) * tc + q;
+    const int64_t c0 = d * g.cd + ch * chunk;
+    const int64_t cn = (ch + 1) * chunk <= g.cd ? chunk : g.cd - ch * chunk;
+    const T *xc = x + (n * g.cin + c0) * hwin;
+    T *dst = col + ((nl * g.cin + c0) * g.K + k) * tc + q;
     const int64_t step = g.K * tc;
-    for (int64_t c = 0; c < g.cd; c++) {
+#pragma unroll 4
+    for (int64_t c = 0; c < cn; c++) {
         const float v = w0 * to_f(xc[i0]) + w1 * to_f(xc[i1]) + w2 * to_f(xc[i2]) + w3 * to_f(xc[i3]);
         *dst = from_f<T>(v);
         dst += step;
@@ -170,14 +177,20 @@ extern "C" int prt__deform_conv_cuda(const prt__dcn_params *p, const prt__dcn_sh
         const int64_t nn = (s->n - n0) < ns ? (s->n - n0) : ns;
         for (int64_t p0 = 0; p0 < hw; p0 += tile) {
             const int64_t tc = (hw - p0) < tile ? (hw - p0) : tile;
-            const int64_t total = nn * g.dg * g.K * tc;
+            /* Split each deformable group's channels into chunks so that
+             * there are enough threads to fill the GPU. */
+            const int64_t base = nn * g.dg * g.K * tc;
+            int64_t chunk = g.cd;
+            while (chunk > 8 && base * ((g.cd + chunk - 1) / chunk) < ((int64_t)1 << 20)) chunk = (chunk + 1) / 2;
+            const int64_t nchunks = (g.cd + chunk - 1) / chunk;
+            const int64_t total = base * nchunks;
             const int64_t blocks = (total + 255) / 256;
             if (is_f16)
                 im2col_kernel<__half><<<(unsigned)blocks, 256, 0, st>>>((const __half *)x, (const __half *)offset,
-                    (const __half *)mask, (__half *)col, g, n0, p0, tc, total);
+                    (const __half *)mask, (__half *)col, g, n0, p0, tc, chunk, nchunks, total);
             else
                 im2col_kernel<float><<<(unsigned)blocks, 256, 0, st>>>((const float *)x, (const float *)offset,
-                    (const float *)mask, (float *)col, g, n0, p0, tc, total);
+                    (const float *)mask, (float *)col, g, n0, p0, tc, chunk, nchunks, total);
             cudaError_t ce = cudaGetLastError();
             if (ce != cudaSuccess) return fail(err, cap, cudaGetErrorString(ce), (int)ce);
             /* Row-major y_g[coutg x tc] = W_g[coutg x ckk] * col_g[ckk x tc], i.e. column-major
