@@ -41,7 +41,8 @@ static double ref_sample(const double *xc, int64_t h, int64_t w, double py, doub
 {
     double hl, wl, lh, lw, v = 0.0;
     int64_t h0, w0;
-    if (py <= -1.0 || py >= (double)h || px <= -1.0 || px >= (double)w) return 0.0;
+    /* written so that a NaN coordinate also samples 0 */
+    if (!(py > -1.0 && py < (double)h && px > -1.0 && px < (double)w)) return 0.0;
     hl = floor(py);
     wl = floor(px);
     h0 = (int64_t)hl;
@@ -187,7 +188,7 @@ static void build_table(const dcn_job *jb, int64_t n, int64_t d, int64_t k, int6
         float *w = wt + 4 * q;
         ix[0] = ix[1] = ix[2] = ix[3] = zr;
         w[0] = w[1] = w[2] = w[3] = 0.0f;
-        if (!(py <= -1.0f || py >= (float)s->h || px <= -1.0f || px >= (float)s->w)) {
+        if (py > -1.0f && py < (float)s->h && px > -1.0f && px < (float)s->w) { /* false for NaN */
             const float hf = floorf(py), wf = floorf(px);
             const int64_t h0 = (int64_t)hf, w0 = (int64_t)wf;
             const float lh = py - hf, lw = px - wf;

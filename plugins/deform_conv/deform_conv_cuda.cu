@@ -61,7 +61,7 @@ __global__ void im2col_kernel(const T *__restrict__ x, const T *__restrict__ off
     const float px = (float)(ox * g.sw - g.pw + j * g.dw) + dx;
     int64_t i0 = 0, i1 = 0, i2 = 0, i3 = 0;
     float w0 = 0.f, w1 = 0.f, w2 = 0.f, w3 = 0.f;
-    if (!(py <= -1.f || py >= (float)g.h || px <= -1.f || px >= (float)g.w)) {
+    if (py > -1.f && py < (float)g.h && px > -1.f && px < (float)g.w) { /* false for NaN */
         const float hf = floorf(py), wf = floorf(px);
         const int64_t h0 = (int64_t)hf, x0 = (int64_t)wf;
         const float lh = py - hf, lw = px - wf;

@@ -707,6 +707,33 @@ TEST(dcn_v1_v2_identical)
     }
 }
 
+/* Non-finite offsets sample 0 (no out-of-range index, no crash); the output
+ * stays finite and matches the reference. */
+static void check_nonfinite_offsets(int mode)
+{
+    dset d;
+    double *ref, err;
+    size_t k;
+    void *y;
+    dset_make(&d, &cases[0], 4242, 0, 1.0);
+    for (k = 0; k < d.nel[1]; k += 7) d.in[1][k] = (k / 7) % 3 == 0 ? NAN : (k / 7) % 3 == 1 ? INFINITY : -INFINITY;
+    ref = reference(&d);
+    y = run_dset(&d, 2, PRT_DTYPE_F32, mode);
+    err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
+    CHECK_MSG(err <= 1e-5, "non-finite offsets: relative error %.3g (inf: a non-finite output)", err);
+    free(y);
+    free(ref);
+    dset_free(&d);
+}
+
+TEST(dcn_cpu_nonfinite_offsets) { check_nonfinite_offsets(RUN_CPU_CHUNKED); }
+
+TEST(dcn_cuda_nonfinite_offsets)
+{
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    check_nonfinite_offsets(RUN_CUDA);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Serialization                                                            */
 /* ------------------------------------------------------------------------ */
