@@ -46,7 +46,7 @@ static inline int64_t prt__dcn_out_extent(int64_t in, int64_t pad, int64_t dil, 
 /* ---- CPU (deform_conv_cpu.c) ------------------------------------------- */
 
 /* Plain-loop float64 reference; bias may be NULL. */
-void prt__deform_conv_ref_f64(const prt__dcn_params *p, const prt__dcn_shape *s, const double *x,
+void prt__deform_conv_cpu_ref_f64(const prt__dcn_params *p, const prt__dcn_shape *s, const double *x,
                               const double *offset, const double *mask, const double *weight,
                               const double *bias, double *y);
 

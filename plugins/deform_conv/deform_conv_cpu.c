@@ -56,7 +56,7 @@ static double ref_sample(const double *xc, int64_t h, int64_t w, double py, doub
     return v;
 }
 
-void prt__deform_conv_ref_f64(const prt__dcn_params *p, const prt__dcn_shape *s, const double *x,
+void prt__deform_conv_cpu_ref_f64(const prt__dcn_params *p, const prt__dcn_shape *s, const double *x,
                               const double *offset, const double *mask, const double *weight,
                               const double *bias, double *y)
 {

@@ -2,7 +2,7 @@
  * test_deform_conv.c - ModulatedDeformConv2d, versions 1 and 2, driven
  * directly through their creators and ops (no registry, no engine).
  *
- * References: a float64 plain-loop reference (prt__deform_conv_ref_f64),
+ * References: a float64 plain-loop reference (prt__deform_conv_cpu_ref_f64),
  * an independent direct convolution written here (zero offsets, unit mask),
  * and the ONNX backend node tests converted by gen_onnx_data.py.
  * Every output buffer is poisoned with NaN before a run and every element
@@ -285,7 +285,7 @@ static double *reference(const dset *d)
     prt__dcn_shape s;
     double *y = (double *)malloc(d->nout * sizeof(double));
     dset_shape(d, &p, &s);
-    prt__deform_conv_ref_f64(&p, &s, d->in[0], d->in[1], d->in[2], d->in[3], d->in[4], y);
+    prt__deform_conv_cpu_ref_f64(&p, &s, d->in[0], d->in[1], d->in[2], d->in[3], d->in[4], y);
     return y;
 }
 
