@@ -1,0 +1,427 @@
+/*
+ * bench_dcn.c - ModulatedDeformConv2d benchmark over the cases A-F of
+ * shared/bench/SHAPES.md (3x3, padding 1, offsets U[-2, 2], mask U[0, 1],
+ * weights U[-1, 1] / sqrt(Cin/group*9), fixed seeds).
+ *
+ *   bench_dcn [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N]
+ *
+ * CUDA: fp32 and fp16, timed with CUDA events around each call, after a
+ * warm-up, median of N calls; several input sets are rotated when one set
+ * fits in the 60 MB L2. CPU: fp32 with 2 threads (a small pthread pool
+ * standing in for the runtime's), on A, B, C, E, median of a few calls.
+ * The implementation functions are called directly (what enqueue calls).
+ * Floor: max(bytes / 4.3 TB/s, FLOPs / 67 TF fp32 or 790 TF fp16), bytes =
+ * every input read once + output written once; CPU floor = FLOPs / 158 GF.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plugrt/tensor.h"
+#include "deform_conv.h"
+
+#ifdef PLUGRT_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+typedef struct bcase {
+    char id;
+    int64_t n, cin, cout, h, w, stride, group, dg;
+    int cpu;
+} bcase;
+
+static const bcase bcases[] = {
+    {'A', 1, 128, 128, 92, 160, 1, 1, 1, 1},
+    {'B', 1, 512, 512, 23, 40, 1, 1, 1, 1},
+    {'C', 1, 64, 64, 128, 128, 1, 1, 1, 1},
+    {'D', 2, 128, 128, 200, 336, 2, 1, 4, 0},
+    {'E', 1, 512, 512, 50, 84, 1, 32, 1, 1},
+    {'F', 32, 256, 256, 64, 64, 1, 1, 1, 0},
+};
+
+/* ---- a 2-thread pool ---------------------------------------------------- */
+
+typedef struct pool {
+    int nthreads;
+    pthread_t th[16];
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    uint64_t gen;
+    int pending, quit;
+    prt__dcn_range_fn fn;
+    void *arg;
+    int64_t n;
+} pool;
+
+static void pool_part(pool *p, int idx, prt__dcn_range_fn fn, void *arg, int64_t n)
+{
+    const int64_t b = n * idx / p->nthreads, e = n * (idx + 1) / p->nthreads;
+    if (e > b) fn(arg, b, e);
+}
+
+typedef struct worker_arg {
+    pool *p;
+    int idx;
+} worker_arg;
+
+static void *worker(void *a)
+{
+    worker_arg *wa = (worker_arg *)a;
+    pool *p = wa->p;
+    uint64_t seen = 0;
+    for (;;) {
+        prt__dcn_range_fn fn;
+        void *arg;
+        int64_t n;
+        pthread_mutex_lock(&p->mu);
+        while (p->gen == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
+        if (p->quit) {
+            pthread_mutex_unlock(&p->mu);
+            return NULL;
+        }
+        seen = p->gen;
+        fn = p->fn;
+        arg = p->arg;
+        n = p->n;
+        pthread_mutex_unlock(&p->mu);
+        pool_part(p, wa->idx, fn, arg, n);
+        pthread_mutex_lock(&p->mu);
+        if (--p->pending == 0) pthread_cond_signal(&p->done);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
+static void pool_for(void *ctx, int64_t n, int64_t grain, prt__dcn_range_fn fn, void *arg)
+{
+    pool *p = (pool *)ctx;
+    (void)grain;
+    if (p->nthreads == 1 || n < 2) {
+        fn(arg, 0, n);
+        return;
+    }
+    pthread_mutex_lock(&p->mu);
+    p->fn = fn;
+    p->arg = arg;
+    p->n = n;
+    p->pending = p->nthreads - 1;
+    p->gen++;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    pool_part(p, 0, fn, arg, n);
+    pthread_mutex_lock(&p->mu);
+    while (p->pending > 0) pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static worker_arg wargs[16];
+static void pool_start(pool *p, int n)
+{
+    int i;
+    memset(p, 0, sizeof(*p));
+    p->nthreads = n;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->go, NULL);
+    pthread_cond_init(&p->done, NULL);
+    for (i = 1; i < n; i++) {
+        wargs[i].p = p;
+        wargs[i].idx = i;
+        pthread_create(&p->th[i], NULL, worker, &wargs[i]);
+    }
+}
+
+static void pool_stop(pool *p)
+{
+    int i;
+    pthread_mutex_lock(&p->mu);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    for (i = 1; i < p->nthreads; i++) pthread_join(p->th[i], NULL);
+}
+
+/* ---- data ---------------------------------------------------------------- */
+
+static uint64_t rs;
+static float frand(float lo, float hi)
+{
+    uint64_t z = (rs += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return lo + (hi - lo) * (float)((double)(z >> 11) / 9007199254740992.0);
+}
+
+typedef struct bset {
+    prt__dcn_params p;
+    prt__dcn_shape s;
+    size_t nel[5], nout;
+    float *h[5]; /* host fp32: x, offset, mask, weight, bias */
+} bset;
+
+static void bset_make(bset *b, const bcase *c, uint64_t seed)
+{
+    int i;
+    size_t k;
+    const int64_t K = 9;
+    memset(b, 0, sizeof(*b));
+    b->p.stride[0] = b->p.stride[1] = c->stride;
+    b->p.padding[0] = b->p.padding[1] = 1;
+    b->p.dilation[0] = b->p.dilation[1] = 1;
+    b->p.group = c->group;
+    b->p.deformable_group = c->dg;
+    b->s.n = c->n; b->s.cin = c->cin; b->s.h = c->h; b->s.w = c->w; b->s.cout = c->cout;
+    b->s.kh = b->s.kw = 3;
+    b->s.hout = prt__dcn_out_extent(c->h, 1, 1, 3, c->stride);
+    b->s.wout = prt__dcn_out_extent(c->w, 1, 1, 3, c->stride);
+    b->s.has_bias = 1;
+    b->nel[0] = (size_t)(c->n * c->cin * c->h * c->w);
+    b->nel[1] = (size_t)(c->n * 2 * c->dg * K * b->s.hout * b->s.wout);
+    b->nel[2] = (size_t)(c->n * c->dg * K * b->s.hout * b->s.wout);
+    b->nel[3] = (size_t)(c->cout * (c->cin / c->group) * K);
+    b->nel[4] = (size_t)c->cout;
+    b->nout = (size_t)(c->n * c->cout * b->s.hout * b->s.wout);
+    rs = seed;
+    for (i = 0; i < 5; i++) {
+        const float ws = 1.0f / sqrtf((float)(c->cin / c->group * K));
+        b->h[i] = (float *)malloc(b->nel[i] * sizeof(float));
+        for (k = 0; k < b->nel[i]; k++)
+            b->h[i][k] = i == 0 ? frand(-1, 1) : i == 1 ? frand(-2, 2) : i == 2 ? frand(0, 1)
+                       : i == 3 ? frand(-1, 1) * ws : frand(-0.1f, 0.1f);
+    }
+}
+
+static void bset_free(bset *b)
+{
+    int i;
+    for (i = 0; i < 5; i++) free(b->h[i]);
+}
+
+static double gflop(const bset *b)
+{
+    return 2.0 * (double)b->s.n * (double)b->s.cout * (double)(b->s.cin / b->p.group) * 9.0 *
+           (double)(b->s.hout * b->s.wout) * 1e-9;
+}
+
+static double io_bytes(const bset *b, size_t elt)
+{
+    size_t t = b->nout;
+    int i;
+    for (i = 0; i < 5; i++) t += b->nel[i];
+    return (double)t * (double)elt;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+/* ---- results -------------------------------------------------------------- */
+
+typedef struct result {
+    char id;
+    const char *device, *dtype;
+    double us, tflops, floor_us, pct;
+    char shape[96];
+} result;
+
+static result results[64];
+static int nres;
+
+static void add_result(const bset *b, char id, const char *dev, const char *dt, double us, double floor_us)
+{
+    result *r = &results[nres++];
+    r->id = id;
+    r->device = dev;
+    r->dtype = dt;
+    r->us = us;
+    r->tflops = gflop(b) * 1e-3 / (us * 1e-6);
+    r->floor_us = floor_us;
+    r->pct = 100.0 * floor_us / us;
+    snprintf(r->shape, sizeof(r->shape), "N%lld Cin%lld Cout%lld %lldx%lld s%lld g%lld dg%lld",
+             (long long)b->s.n, (long long)b->s.cin, (long long)b->s.cout, (long long)b->s.h, (long long)b->s.w,
+             (long long)b->p.stride[0], (long long)b->p.group, (long long)b->p.deformable_group);
+}
+
+/* ---- CPU ---------------------------------------------------------------- */
+
+static int bench_cpu(const bcase *c, int threads)
+{
+    bset b;
+    pool pl;
+    char err[256];
+    size_t ws;
+    void *wsp;
+    float *y;
+    double t[7];
+    int i, reps = 5;
+    bset_make(&b, c, 1234 + (uint64_t)c->id);
+    ws = prt__deform_conv_cpu_workspace(&b.p, &b.s, 0);
+    wsp = malloc(ws);
+    y = (float *)malloc(b.nout * sizeof(float));
+    pool_start(&pl, threads);
+    for (i = 0; i < reps + 1; i++) {
+        double t0 = now_us();
+        if (prt__deform_conv_cpu(&b.p, &b.s, 0, b.h[0], b.h[1], b.h[2], b.h[3], b.h[4], y, wsp, pool_for, &pl,
+                                 err, sizeof(err)) != 0) {
+            fprintf(stderr, "CPU case %c: %s\n", c->id, err);
+            return -1;
+        }
+        if (i > 0) t[i - 1] = now_us() - t0;
+    }
+    pool_stop(&pl);
+    qsort(t, (size_t)reps, sizeof(double), cmp_d);
+    add_result(&b, c->id, "cpu2", "f32", t[reps / 2], gflop(&b) / 158.0 * 1e6);
+    free(wsp);
+    free(y);
+    bset_free(&b);
+    return 0;
+}
+
+/* ---- CUDA ---------------------------------------------------------------- */
+
+#ifdef PLUGRT_HAVE_CUDA
+static int bench_cuda(const bcase *c, int f16, int iters, void *blas)
+{
+    bset b;
+    char err[256];
+    const size_t elt = f16 ? 2 : 4;
+    size_t ws, set_bytes = 0;
+    void *wsp = NULL, *dy = NULL, *din[8][5];
+    int nsets, i, k, rc = 0;
+    double *t;
+    cudaEvent_t e0, e1;
+    cudaStream_t st;
+    bset_make(&b, c, 1234 + (uint64_t)c->id);
+    for (k = 0; k < 5; k++) set_bytes += b.nel[k] * elt;
+    nsets = (int)((150u << 20) / set_bytes) + 1;
+    if (nsets > 8) nsets = 8;
+    ws = prt__deform_conv_cuda_workspace(&b.p, &b.s, f16);
+    if (cudaMalloc(&wsp, ws) != cudaSuccess || cudaMalloc(&dy, b.nout * elt) != cudaSuccess) return -1;
+    for (i = 0; i < nsets; i++)
+        for (k = 0; k < 5; k++) {
+            size_t j, bytes = b.nel[k] * elt;
+            void *h = malloc(bytes);
+            for (j = 0; j < b.nel[k]; j++) {
+                float v = b.h[k][j];
+                if (i && k != 3 && k != 4) v = b.h[k][(j + (size_t)i * 7919) % b.nel[k]];
+                if (f16) ((uint16_t *)h)[j] = prt_f32_to_f16(v);
+                else ((float *)h)[j] = v;
+            }
+            if (cudaMalloc(&din[i][k], bytes) != cudaSuccess) return -1;
+            cudaMemcpy(din[i][k], h, bytes, cudaMemcpyHostToDevice);
+            free(h);
+        }
+    cudaStreamCreate(&st);
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    t = (double *)malloc((size_t)iters * sizeof(double));
+    for (i = -10; i < iters && rc == 0; i++) {
+        const int s = (i + 10) % nsets;
+        float ms = 0;
+        cudaEventRecord(e0, st);
+        rc = prt__deform_conv_cuda(&b.p, &b.s, f16, din[s][0], din[s][1], din[s][2], din[s][3], din[s][4], dy, wsp,
+                                   st, blas, err, sizeof(err));
+        cudaEventRecord(e1, st);
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (i >= 0) t[i] = ms * 1e3;
+    }
+    if (rc != 0 || cudaDeviceSynchronize() != cudaSuccess) {
+        fprintf(stderr, "CUDA case %c %s: %s / %s\n", c->id, f16 ? "f16" : "f32", err,
+                cudaGetErrorString(cudaGetLastError()));
+        return -1;
+    }
+    qsort(t, (size_t)iters, sizeof(double), cmp_d);
+    {
+        const double fl = gflop(&b) * 1e-3 / (f16 ? 790.0 : 67.0) * 1e6;
+        const double by = io_bytes(&b, elt) / 4.3e12 * 1e6;
+        add_result(&b, c->id, "cuda", f16 ? "f16" : "f32", t[iters / 2], fl > by ? fl : by);
+    }
+    free(t);
+    for (i = 0; i < nsets; i++)
+        for (k = 0; k < 5; k++) cudaFree(din[i][k]);
+    cudaFree(wsp);
+    cudaFree(dy);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaStreamDestroy(st);
+    bset_free(&b);
+    return 0;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    int json = 0, cpu = 1, cuda = 1, iters = 50, i, threads = 2;
+    const char *sel = "ABCDEF";
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "--no-cpu")) cpu = 0;
+        else if (!strcmp(argv[i], "--no-cuda")) cuda = 0;
+        else if (!strcmp(argv[i], "--cases") && i + 1 < argc) sel = argv[++i];
+        else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N] [--threads N]\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    if (iters < 1) iters = 1;
+    if (threads < 1 || threads > 16) threads = 2;
+#ifdef PLUGRT_HAVE_CUDA
+    if (cuda) {
+        int nd = 0;
+        void *blas = NULL;
+        char err[256];
+        if (cudaGetDeviceCount(&nd) != cudaSuccess || nd == 0) {
+            fprintf(stderr, "no CUDA device: skipping the CUDA runs\n");
+        } else if (prt__deform_conv_cuda_blas_create(&blas, err, sizeof(err)) != 0) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        } else {
+            for (i = 0; i < (int)(sizeof(bcases) / sizeof(bcases[0])); i++) {
+                if (!strchr(sel, bcases[i].id)) continue;
+                if (bench_cuda(&bcases[i], 0, iters, blas) != 0) return 1;
+                if (bench_cuda(&bcases[i], 1, iters, blas) != 0) return 1;
+            }
+            prt__deform_conv_cuda_blas_destroy(blas);
+        }
+    }
+#else
+    (void)cuda;
+#endif
+    if (cpu)
+        for (i = 0; i < (int)(sizeof(bcases) / sizeof(bcases[0])); i++)
+            if (bcases[i].cpu && strchr(sel, bcases[i].id))
+                if (bench_cpu(&bcases[i], threads) != 0) return 1;
+    if (json) {
+        printf("[\n");
+        for (i = 0; i < nres; i++)
+            printf("  {\"case\": \"%c\", \"device\": \"%s\", \"dtype\": \"%s\", \"shape\": \"%s\", \"us\": %.2f, "
+                   "\"tflops\": %.4f, \"floor_us\": %.2f, \"pct_floor\": %.2f}%s\n",
+                   results[i].id, results[i].device, results[i].dtype, results[i].shape, results[i].us,
+                   results[i].tflops, results[i].floor_us, results[i].pct, i + 1 < nres ? "," : "");
+        printf("]\n");
+    } else {
+        printf("%-4s %-5s %-5s %-44s %12s %9s %12s %8s\n", "case", "dev", "type", "shape", "ours_us", "TFLOP/s",
+               "floor_us", "%floor");
+        for (i = 0; i < nres; i++)
+            printf("%-4c %-5s %-5s %-44s %12.1f %9.3f %12.1f %7.1f%%\n", results[i].id, results[i].device,
+                   results[i].dtype, results[i].shape, results[i].us, results[i].tflops, results[i].floor_us,
+                   results[i].pct);
+    }
+    return 0;
+}

@@ -1,0 +1,92 @@
+/*
+ * deform_conv/deform_conv.h - internal interface of the ModulatedDeformConv2d
+ * plugin (deformable convolution v2), shared by the creators, the CPU and
+ * CUDA implementations, the tests and the benchmark.
+ *
+ * Layout (all linear NCHW): x [N, Cin, H, W], offset [N, 2*dg*kh*kw, Hout,
+ * Wout] holding (dy, dx) pairs per kernel tap, mask [N, dg*kh*kw, Hout,
+ * Wout], weight [Cout, Cin/group, kh, kw], optional bias [Cout], output y
+ * [N, Cout, Hout, Wout]. See README.md for the full contract.
+ */
+#ifndef PLUGRT_PLUGINS_DEFORM_CONV_H
+#define PLUGRT_PLUGINS_DEFORM_CONV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The five fields, [H, W] order. */
+typedef struct prt__dcn_params {
+    int64_t stride[2];
+    int64_t padding[2];
+    int64_t dilation[2];
+    int64_t group;
+    int64_t deformable_group;
+} prt__dcn_params;
+
+/* Concrete extents of one call. */
+typedef struct prt__dcn_shape {
+    int64_t n, cin, h, w;
+    int64_t cout, kh, kw;
+    int64_t hout, wout;
+    int has_bias;
+} prt__dcn_shape;
+
+/* Output extent along one axis; <= 0 when the input is too small. */
+static inline int64_t prt__dcn_out_extent(int64_t in, int64_t pad, int64_t dil, int64_t k, int64_t stride)
+{
+    int64_t num = in + 2 * pad - (dil * (k - 1) + 1);
+    if (num < 0) return 0;
+    return num / stride + 1;
+}
+
+/* ---- CPU (deform_conv_cpu.c) ------------------------------------------- */
+
+/* Plain-loop float64 reference; bias may be NULL. */
+void prt__deform_conv_cpu_ref_f64(const prt__dcn_params *p, const prt__dcn_shape *s, const double *x,
+                              const double *offset, const double *mask, const double *weight,
+                              const double *bias, double *y);
+
+/* Workspace bytes of the CPU fast path (is_f16: all tensors fp16). */
+size_t prt__deform_conv_cpu_workspace(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16);
+
+/* CPU fast path: im2col slices + OpenBLAS sgemm, run through `parallel_for`
+ * (which may be NULL: serial). Returns 0, or -1 with a message in err. */
+typedef void (*prt__dcn_range_fn)(void *arg, int64_t begin, int64_t end);
+typedef void (*prt__dcn_parallel_fn)(void *ctx, int64_t n, int64_t grain, prt__dcn_range_fn fn,
+                                     void *arg);
+int prt__deform_conv_cpu(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16,
+                         const void *x, const void *offset, const void *mask, const void *weight,
+                         const void *bias, void *y, void *workspace, prt__dcn_parallel_fn par,
+                         void *par_ctx, char *err, size_t cap);
+
+/* ---- CUDA (deform_conv_cuda.cu) --------------------------------------- */
+
+/* Column-buffer budget of one slice on the GPU (bytes). */
+#define PRT_DCN_CUDA_COL_CAP ((size_t)128 << 20)
+
+size_t prt__deform_conv_cuda_workspace(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16);
+/* Enqueue on `stream` with the cuBLAS handle `blas` (its stream is set
+ * here). Device pointers. Returns 0, or -1 with a message in err. */
+int prt__deform_conv_cuda(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16,
+                          const void *x, const void *offset, const void *mask, const void *weight,
+                          const void *bias, void *y, void *workspace, void *stream, void *blas,
+                          char *err, size_t cap);
+int prt__deform_conv_cuda_blas_create(void **out, char *err, size_t cap);
+void prt__deform_conv_cuda_blas_destroy(void *blas);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* ---- creators (deform_conv.c); C only ----------------------------------- */
+#ifndef __cplusplus
+#include "plugrt/plugin.h"
+extern const prt_plugin_creator prt__deform_conv_creator_v1; /* blob style */
+extern const prt_plugin_creator prt__deform_conv_creator_v2; /* field style */
+#endif
+
+#endif

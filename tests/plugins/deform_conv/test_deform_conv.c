@@ -1,0 +1,1285 @@
+/*
+ * test_deform_conv.c - ModulatedDeformConv2d, versions 1 and 2, driven
+ * directly through their creators and ops (no registry, no engine).
+ *
+ * References: a float64 plain-loop reference (prt__deform_conv_cpu_ref_f64),
+ * an independent direct convolution written here (zero offsets, unit mask),
+ * and the ONNX backend node tests converted by gen_onnx_data.py.
+ * Every output buffer is poisoned with NaN before a run and every element
+ * is compared.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugrt/plugin.h"
+#include "deform_conv.h"
+#include "prt_test.h"
+
+#ifdef PLUGRT_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* A constant-only expression builder                                       */
+/* ------------------------------------------------------------------------ */
+
+struct prt_expr {
+    int64_t v;
+    int ok;
+};
+
+typedef struct test_eb {
+    prt_expr_builder eb;
+    struct prt_expr nodes[512];
+    int nb;
+} test_eb;
+
+static const prt_expr *teb_new(test_eb *t, int64_t v, int ok)
+{
+    if (t->nb >= 512) return NULL;
+    t->nodes[t->nb].v = v;
+    t->nodes[t->nb].ok = ok;
+    return &t->nodes[t->nb++];
+}
+
+static const prt_expr *teb_constant(prt_expr_builder *eb, int64_t v) { return teb_new((test_eb *)eb, v, 1); }
+
+static const prt_expr *teb_op(prt_expr_builder *eb, prt_expr_op op, const prt_expr *a, const prt_expr *b)
+{
+    int64_t r = 0;
+    int ok;
+    if (!a || !b) return NULL;
+    ok = a->ok && b->ok;
+    switch (op) {
+    case PRT_EXPR_SUM: r = a->v + b->v; break;
+    case PRT_EXPR_PROD: r = a->v * b->v; break;
+    case PRT_EXPR_MAX: r = a->v > b->v ? a->v : b->v; break;
+    case PRT_EXPR_MIN: r = a->v < b->v ? a->v : b->v; break;
+    case PRT_EXPR_SUB: r = a->v - b->v; break;
+    case PRT_EXPR_EQUAL: r = a->v == b->v; break;
+    case PRT_EXPR_LESS: r = a->v < b->v; break;
+    case PRT_EXPR_FLOOR_DIV:
+        if (b->v == 0) { ok = 0; break; }
+        r = a->v / b->v;
+        if ((a->v % b->v != 0) && ((a->v < 0) != (b->v < 0))) r--;
+        break;
+    case PRT_EXPR_CEIL_DIV:
+        if (b->v == 0) { ok = 0; break; }
+        r = -((-a->v) / b->v);
+        break;
+    default: ok = 0;
+    }
+    return teb_new((test_eb *)eb, r, ok);
+}
+
+static int teb_get_constant(prt_expr_builder *eb, const prt_expr *e, int64_t *v)
+{
+    (void)eb;
+    if (!e || !e->ok) return 0;
+    *v = e->v;
+    return 1;
+}
+
+static void teb_init(test_eb *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->eb.struct_size = sizeof(prt_expr_builder);
+    t->eb.abi_version = PRT_ABI_VERSION;
+    t->eb.constant = teb_constant;
+    t->eb.operation = teb_op;
+    t->eb.get_constant = teb_get_constant;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Execution: serial, or split into single-item chunks run back to front     */
+/* ------------------------------------------------------------------------ */
+
+static void pf_serial(prt_exec *ex, int64_t n, int64_t grain, prt_range_fn fn, void *arg)
+{
+    (void)ex;
+    (void)grain;
+    if (n > 0) fn(arg, 0, n);
+}
+
+static void pf_chunked(prt_exec *ex, int64_t n, int64_t grain, prt_range_fn fn, void *arg)
+{
+    int64_t b;
+    (void)ex;
+    if (grain < 1) grain = 1;
+    /* uneven chunks, in reverse order: a different split than the serial one */
+    for (b = n; b > 0;) {
+        int64_t len = (b % 3 == 0 ? 2 : 1) * grain, s = b - len < 0 ? 0 : b - len;
+        fn(arg, s, b);
+        b = s;
+    }
+}
+
+static char g_exec_err[512];
+static void ex_set_error(prt_exec *ex, const char *msg)
+{
+    (void)ex;
+    snprintf(g_exec_err, sizeof(g_exec_err), "%s", msg);
+}
+
+static void exec_init(prt_exec *ex, prt_device dev, int chunked)
+{
+    memset(ex, 0, sizeof(*ex));
+    ex->struct_size = sizeof(*ex);
+    ex->abi_version = PRT_ABI_VERSION;
+    ex->device = dev;
+    ex->nb_threads = chunked ? 3 : 1;
+    ex->parallel_for = chunked ? pf_chunked : pf_serial;
+    ex->set_error = ex_set_error;
+}
+
+/* A plugin context whose resources are kept with a reference count. */
+typedef struct test_ctx {
+    prt_plugin_context ctx;
+    void *res;
+    int refs, creates;
+    prt_resource_destroy_fn destroy;
+    void *user;
+} test_ctx;
+
+static prt_status tctx_acquire(prt_plugin_context *c, const char *key, prt_resource_create_fn create,
+                               prt_resource_destroy_fn destroy, void *user, void **out, prt_msg *err)
+{
+    test_ctx *t = (test_ctx *)c;
+    if (strcmp(key, "cublas") != 0) return PRT_STATUS_NOT_FOUND;
+    if (t->refs == 0) {
+        prt_status st = create(user, c->device, &t->res, err);
+        if (st != PRT_OK) return st;
+        t->destroy = destroy;
+        t->user = user;
+        t->creates++;
+    }
+    t->refs++;
+    *out = t->res;
+    return PRT_OK;
+}
+
+static void tctx_release(prt_plugin_context *c, const char *key)
+{
+    test_ctx *t = (test_ctx *)c;
+    (void)key;
+    if (t->refs > 0 && --t->refs == 0) {
+        t->destroy(t->user, t->res);
+        t->res = NULL;
+    }
+}
+
+static void tctx_init(test_ctx *t, prt_device dev)
+{
+    memset(t, 0, sizeof(*t));
+    t->ctx.struct_size = sizeof(prt_plugin_context);
+    t->ctx.abi_version = PRT_ABI_VERSION;
+    t->ctx.device = dev;
+    t->ctx.acquire = tctx_acquire;
+    t->ctx.release = tctx_release;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cases and data                                                           */
+/* ------------------------------------------------------------------------ */
+
+typedef struct dcase {
+    const char *name;
+    int64_t n, cin, h, w, cout, kh, kw;
+    int64_t stride[2], pad[2], dil[2], group, dg;
+    int bias;
+    double off_range;
+} dcase;
+
+static const dcase cases[] = {
+    {"basic3x3_bias", 1, 4, 7, 9, 6, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
+    {"s22_p01_d12_nobias_b4", 4, 4, 9, 8, 4, 3, 3, {2, 2}, {0, 1}, {1, 2}, 1, 1, 0, 2.0},
+    {"s21_p22_d22_k3x5", 1, 3, 10, 11, 5, 3, 5, {2, 1}, {2, 2}, {2, 2}, 1, 1, 1, 1.5},
+    {"k1x1_group2", 2, 4, 6, 5, 6, 1, 1, {1, 1}, {0, 0}, {1, 1}, 2, 1, 1, 2.0},
+    {"depthwise_dg2", 1, 6, 8, 7, 6, 3, 3, {1, 1}, {1, 1}, {1, 1}, 6, 2, 0, 2.0},
+    {"group2_dg4", 2, 8, 7, 7, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2, 4, 1, 2.0},
+    {"far_offsets", 1, 3, 6, 6, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 7.0},
+    {"batch4_dg2_s21", 4, 4, 9, 10, 8, 3, 3, {2, 1}, {1, 0}, {1, 1}, 1, 2, 1, 3.0},
+    {"wide_channels", 1, 40, 9, 9, 24, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2, 2, 1, 2.0},
+};
+#define NB_CASES ((int)(sizeof(cases) / sizeof(cases[0])))
+
+typedef struct dset {
+    dcase c;
+    int64_t hout, wout;
+    size_t nel[5], nout;
+    double *in[5]; /* x, offset, mask, weight, bias (NULL without bias) */
+} dset;
+
+static uint64_t rng_state;
+static double urand(double lo, double hi)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return lo + (hi - lo) * ((double)(z >> 11) / 9007199254740992.0);
+}
+
+static double rnd_f16(double v) { return prt_f16_to_f32(prt_f32_to_f16((float)v)); }
+static double rnd_f32(double v) { return (double)(float)v; }
+
+/* Random inputs, rounded to fp16 when f16 is set (else to fp32). */
+static void dset_make(dset *d, const dcase *c, uint64_t seed, int f16, double wscale)
+{
+    int i;
+    size_t k;
+    double (*rnd)(double) = f16 ? rnd_f16 : rnd_f32;
+    const int64_t K = c->kh * c->kw;
+    memset(d, 0, sizeof(*d));
+    d->c = *c;
+    d->hout = prt__dcn_out_extent(c->h, c->pad[0], c->dil[0], c->kh, c->stride[0]);
+    d->wout = prt__dcn_out_extent(c->w, c->pad[1], c->dil[1], c->kw, c->stride[1]);
+    d->nel[0] = (size_t)(c->n * c->cin * c->h * c->w);
+    d->nel[1] = (size_t)(c->n * 2 * c->dg * K * d->hout * d->wout);
+    d->nel[2] = (size_t)(c->n * c->dg * K * d->hout * d->wout);
+    d->nel[3] = (size_t)(c->cout * (c->cin / c->group) * K);
+    d->nel[4] = c->bias ? (size_t)c->cout : 0;
+    d->nout = (size_t)(c->n * c->cout * d->hout * d->wout);
+    rng_state = seed;
+    for (i = 0; i < 5; i++) {
+        if (!d->nel[i]) continue;
+        d->in[i] = (double *)malloc(d->nel[i] * sizeof(double));
+        for (k = 0; k < d->nel[i]; k++) {
+            double v;
+            switch (i) {
+            case 0: v = urand(-2, 2); break;
+            case 1: v = urand(-c->off_range, c->off_range); break;
+            case 2: v = urand(0, 1); break;
+            case 3: v = urand(-1, 1) * wscale / sqrt((double)(c->cin / c->group * K)); break;
+            default: v = urand(-1, 1); break;
+            }
+            d->in[i][k] = rnd(v);
+        }
+    }
+}
+
+static void dset_free(dset *d)
+{
+    int i;
+    for (i = 0; i < 5; i++) free(d->in[i]);
+}
+
+static void dset_shape(const dset *d, prt__dcn_params *p, prt__dcn_shape *s)
+{
+    const dcase *c = &d->c;
+    memcpy(p->stride, c->stride, sizeof(p->stride));
+    memcpy(p->padding, c->pad, sizeof(p->padding));
+    memcpy(p->dilation, c->dil, sizeof(p->dilation));
+    p->group = c->group;
+    p->deformable_group = c->dg;
+    s->n = c->n; s->cin = c->cin; s->h = c->h; s->w = c->w; s->cout = c->cout;
+    s->kh = c->kh; s->kw = c->kw; s->hout = d->hout; s->wout = d->wout; s->has_bias = c->bias;
+}
+
+static double *reference(const dset *d)
+{
+    prt__dcn_params p;
+    prt__dcn_shape s;
+    double *y = (double *)malloc(d->nout * sizeof(double));
+    dset_shape(d, &p, &s);
+    prt__deform_conv_cpu_ref_f64(&p, &s, d->in[0], d->in[1], d->in[2], d->in[3], d->in[4], y);
+    return y;
+}
+
+/* Typed host copies of the inputs. */
+static void *to_typed(const double *v, size_t n, prt_dtype t)
+{
+    size_t i;
+    void *out = malloc(n ? n * prt_dtype_size(t) : 1);
+    for (i = 0; i < n; i++) {
+        if (t == PRT_DTYPE_F32) ((float *)out)[i] = (float)v[i];
+        else ((uint16_t *)out)[i] = prt_f32_to_f16((float)v[i]);
+    }
+    return out;
+}
+
+static double typed_get(const void *buf, size_t i, prt_dtype t)
+{
+    return t == PRT_DTYPE_F32 ? (double)((const float *)buf)[i] : (double)prt_f16_to_f32(((const uint16_t *)buf)[i]);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Driving a plugin                                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef struct fields5 {
+    prt_field f[5];
+    int64_t stride[2], pad[2], dil[2], group, dg;
+    prt_fields fc;
+} fields5;
+
+static void fields_make(fields5 *f, const dcase *c)
+{
+    memcpy(f->stride, c->stride, sizeof(f->stride));
+    memcpy(f->pad, c->pad, sizeof(f->pad));
+    memcpy(f->dil, c->dil, sizeof(f->dil));
+    f->group = c->group;
+    f->dg = c->dg;
+    memset(f->f, 0, sizeof(f->f));
+    f->f[0].name = "stride"; f->f[0].data = f->stride; f->f[0].count = 2;
+    f->f[1].name = "padding"; f->f[1].data = f->pad; f->f[1].count = 2;
+    f->f[2].name = "dilation"; f->f[2].data = f->dil; f->f[2].count = 2;
+    f->f[3].name = "group"; f->f[3].data = &f->group; f->f[3].count = 1;
+    f->f[4].name = "deformable_group"; f->f[4].data = &f->dg; f->f[4].count = 1;
+    for (int i = 0; i < 5; i++) f->f[i].type = PRT_FIELD_INT64;
+    f->fc.fields = f->f;
+    f->fc.nb = 5;
+    f->fc.reserved_ = 0;
+}
+
+/* Either style behind one small interface. */
+typedef struct plug {
+    prt_blob_plugin *b;
+    prt_field_plugin *f;
+} plug;
+
+static char g_msg[1024];
+
+static prt_status plug_create(plug *pl, int version, const prt_fields *fc)
+{
+    prt_msg m = {g_msg, sizeof(g_msg)};
+    g_msg[0] = 0;
+    memset(pl, 0, sizeof(*pl));
+    if (version == 1) return prt__deform_conv_creator_v1.create_blob(&prt__deform_conv_creator_v1, fc, &pl->b, &m);
+    return prt__deform_conv_creator_v2.create_field(&prt__deform_conv_creator_v2, fc, PRT_PHASE_BUILD, &pl->f, &m);
+}
+
+static void plug_destroy(plug *pl)
+{
+    if (pl->b) pl->b->ops->destroy(pl->b);
+    if (pl->f) pl->f->ops->destroy(pl->f);
+    memset(pl, 0, sizeof(*pl));
+}
+
+static void dims4(prt_dims *d, int64_t a, int64_t b, int64_t c, int64_t e)
+{
+    memset(d, 0, sizeof(*d));
+    d->nb = 4; d->d[0] = a; d->d[1] = b; d->d[2] = c; d->d[3] = e;
+}
+
+/* Input descriptors of a data set. */
+static int32_t dset_descs(const dset *d, prt_dtype t, prt_tensor_desc *in)
+{
+    const dcase *c = &d->c;
+    const int64_t K = c->kh * c->kw;
+    int32_t i, nb = c->bias ? 5 : 4;
+    memset(in, 0, 5 * sizeof(*in));
+    dims4(&in[0].dims, c->n, c->cin, c->h, c->w);
+    dims4(&in[1].dims, c->n, 2 * c->dg * K, d->hout, d->wout);
+    dims4(&in[2].dims, c->n, c->dg * K, d->hout, d->wout);
+    dims4(&in[3].dims, c->cout, c->cin / c->group, c->kh, c->kw);
+    in[4].dims.nb = 1;
+    in[4].dims.d[0] = c->cout;
+    for (i = 0; i < 5; i++) {
+        in[i].dtype = t;
+        in[i].format = PRT_FORMAT_LINEAR;
+    }
+    return nb;
+}
+
+/* Output shape through the expression builder + configure. Returns the
+ * status of the first failing call; g_msg holds its message. */
+static prt_status plug_build(plug *pl, const prt_tensor_desc *in, int32_t nb_in, prt_tensor_desc *out,
+                             size_t *ws)
+{
+    test_eb eb;
+    prt_dims_expr ein[5], eout;
+    prt_dyn_tensor_desc din[5], dout;
+    prt_dtype tin[5], tout;
+    prt_msg m = {g_msg, sizeof(g_msg)};
+    prt_status st;
+    int32_t i, j;
+    g_msg[0] = 0;
+    teb_init(&eb);
+    for (i = 0; i < nb_in; i++) {
+        tin[i] = in[i].dtype;
+        memset(&ein[i], 0, sizeof(ein[i]));
+        ein[i].nb = in[i].dims.nb;
+        for (j = 0; j < in[i].dims.nb; j++)
+            ein[i].d[j] = in[i].dims.d[j] >= 0 ? teb_constant(&eb.eb, in[i].dims.d[j]) : teb_new(&eb, 0, 0);
+    }
+    st = pl->b ? pl->b->ops->get_output_data_types(pl->b, tin, nb_in, &tout, 1, &m)
+               : pl->f->ops->build->get_output_data_types(pl->f, tin, nb_in, &tout, 1, &m);
+    if (st != PRT_OK) return st;
+    st = pl->b ? pl->b->ops->get_output_dims(pl->b, 0, ein, nb_in, &eb.eb, &eout, &m)
+               : pl->f->ops->build->get_output_shapes(pl->f, ein, nb_in, &eout, 1, &eb.eb, &m);
+    if (st != PRT_OK) return st;
+    memset(out, 0, sizeof(*out));
+    out->dtype = tout;
+    out->format = PRT_FORMAT_LINEAR;
+    out->dims.nb = eout.nb;
+    for (j = 0; j < eout.nb; j++)
+        if (!teb_get_constant(&eb.eb, eout.d[j], &out->dims.d[j])) out->dims.d[j] = -1;
+    for (i = 0; i < nb_in; i++) {
+        din[i].desc = in[i];
+        din[i].min = din[i].opt = din[i].max = in[i].dims;
+    }
+    dout.desc = *out;
+    dout.min = dout.opt = dout.max = out->dims;
+    /* format combination: every position must be accepted */
+    for (i = 0; i <= nb_in; i++) {
+        prt_tensor_desc io[6];
+        prt_dyn_tensor_desc dio[6];
+        int ok;
+        for (j = 0; j < nb_in; j++) { io[j] = in[j]; dio[j] = din[j]; }
+        io[nb_in] = *out;
+        dio[nb_in] = dout;
+        ok = pl->b ? pl->b->ops->supports_format_combination(pl->b, i, io, nb_in, 1)
+                   : pl->f->ops->build->supports_format_combination(pl->f, i, dio, nb_in, 1);
+        if (!ok) {
+            snprintf(g_msg, sizeof(g_msg), "format combination refused at %d", (int)i);
+            return PRT_STATUS_UNSUPPORTED;
+        }
+    }
+    st = pl->b ? pl->b->ops->configure_plugin(pl->b, din, nb_in, &dout, 1, &m)
+               : pl->f->ops->build->configure(pl->f, din, nb_in, &dout, 1, &m);
+    if (st != PRT_OK) return st;
+    *ws = pl->b ? pl->b->ops->get_workspace_size(pl->b, in, nb_in, out, 1)
+                : pl->f->ops->build->get_workspace_size(pl->f, din, nb_in, &dout, 1);
+    return PRT_OK;
+}
+
+enum { RUN_CPU_SERIAL = 0, RUN_CPU_CHUNKED = 1, RUN_CUDA = 2 };
+
+/* Run a built plugin on host data: CPU directly, CUDA through device
+ * copies. The output buffer is poisoned first. */
+static prt_status plug_run(plug *pl, const prt_tensor_desc *in, int32_t nb_in, const prt_tensor_desc *out,
+                           size_t ws, void *const *host_in, void *host_out, int mode)
+{
+    prt_exec ex;
+    test_ctx tc;
+    prt_msg m = {g_msg, sizeof(g_msg)};
+    prt_status st;
+    prt_field_plugin *attached = NULL;
+    const size_t out_bytes = (size_t)prt_dims_volume(&out->dims) * prt_dtype_size(out->dtype);
+    void *wsp = NULL, *dout = NULL, *din[5] = {0};
+    const void *inp[5];
+    void *outp[1];
+    int32_t i;
+    memset(host_out, 0xff, out_bytes); /* NaN in f32 and f16 */
+    exec_init(&ex, mode == RUN_CUDA ? PRT_DEVICE_CUDA : PRT_DEVICE_CPU, mode == RUN_CPU_CHUNKED);
+    tctx_init(&tc, ex.device);
+    g_exec_err[0] = 0;
+    if (mode != RUN_CUDA) {
+        wsp = malloc(ws ? ws : 1);
+        for (i = 0; i < nb_in; i++) inp[i] = host_in[i];
+        outp[0] = host_out;
+    }
+#ifdef PLUGRT_HAVE_CUDA
+    else {
+        if (cudaMalloc(&wsp, ws ? ws : 1) != cudaSuccess || cudaMalloc(&dout, out_bytes) != cudaSuccess)
+            return PRT_STATUS_CUDA_ERROR;
+        cudaMemset(dout, 0xff, out_bytes);
+        for (i = 0; i < nb_in; i++) {
+            size_t b = (size_t)prt_dims_volume(&in[i].dims) * prt_dtype_size(in[i].dtype);
+            if (cudaMalloc(&din[i], b) != cudaSuccess) return PRT_STATUS_CUDA_ERROR;
+            cudaMemcpy(din[i], host_in[i], b, cudaMemcpyHostToDevice);
+            inp[i] = din[i];
+        }
+        outp[0] = dout;
+    }
+#else
+    else return PRT_STATUS_NO_DEVICE;
+#endif
+    if (pl->b) {
+        st = pl->b->ops->attach_to_context(pl->b, &tc.ctx, &m);
+        if (st == PRT_OK) st = pl->b->ops->enqueue(pl->b, in, out, inp, outp, wsp, &ex);
+        pl->b->ops->detach_from_context(pl->b);
+    } else {
+        st = pl->f->ops->runtime->attach_to_context(pl->f, &tc.ctx, &attached, &m);
+        if (st == PRT_OK) st = attached->ops->runtime->on_shape_change(attached, in, nb_in, out, 1, &m);
+        if (st == PRT_OK) st = attached->ops->runtime->enqueue(attached, in, out, inp, outp, wsp, &ex);
+        if (attached) attached->ops->destroy(attached);
+    }
+    if (st != PRT_OK && g_exec_err[0]) snprintf(g_msg, sizeof(g_msg), "%s", g_exec_err);
+    if (mode != RUN_CUDA) {
+        free(wsp);
+    }
+#ifdef PLUGRT_HAVE_CUDA
+    else {
+        if (cudaDeviceSynchronize() != cudaSuccess && st == PRT_OK) st = PRT_STATUS_CUDA_ERROR;
+        cudaMemcpy(host_out, dout, out_bytes, cudaMemcpyDeviceToHost);
+        cudaFree(wsp);
+        cudaFree(dout);
+        for (i = 0; i < nb_in; i++) cudaFree(din[i]);
+    }
+#endif
+    CHECK_EQ_INT(tc.refs, 0); /* every acquire was released */
+    return st;
+}
+
+/* Build and run one data set; returns a malloc'ed typed output. */
+static void *run_dset(const dset *d, int version, prt_dtype t, int mode)
+{
+    fields5 f;
+    plug pl;
+    prt_tensor_desc in[5], out;
+    size_t ws = 0;
+    int32_t nb_in, i;
+    void *hin[5];
+    void *hout;
+    fields_make(&f, &d->c);
+    nb_in = dset_descs(d, t, in);
+    CHECK_OK(plug_create(&pl, version, &f.fc));
+    CHECK_MSG(plug_build(&pl, in, nb_in, &out, &ws) == PRT_OK, "%s: build: %s", d->c.name, g_msg);
+    CHECK_EQ_INT(out.dims.nb, 4);
+    CHECK_EQ_INT(out.dims.d[0], d->c.n);
+    CHECK_EQ_INT(out.dims.d[1], d->c.cout);
+    CHECK_EQ_INT(out.dims.d[2], d->hout);
+    CHECK_EQ_INT(out.dims.d[3], d->wout);
+    CHECK_EQ_INT(out.dtype, t);
+    for (i = 0; i < nb_in; i++) hin[i] = to_typed(d->in[i], d->nel[i], t);
+    hout = malloc(d->nout * prt_dtype_size(t));
+    CHECK_MSG(plug_run(&pl, in, nb_in, &out, ws, hin, hout, mode) == PRT_OK, "%s: run: %s", d->c.name, g_msg);
+    for (i = 0; i < nb_in; i++) free(hin[i]);
+    plug_destroy(&pl);
+    return hout;
+}
+
+/* Normwise relative error max|y - r| / max|r| (every element must be finite). */
+static double rel_err(const void *y, prt_dtype t, const double *r, size_t n, double *max_abs_err, double *max_ref)
+{
+    double e = 0, m = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        double v = typed_get(y, i, t);
+        if (!isfinite(v)) return INFINITY;
+        if (fabs(v - r[i]) > e) e = fabs(v - r[i]);
+        if (fabs(r[i]) > m) m = fabs(r[i]);
+    }
+    if (max_abs_err) *max_abs_err = e;
+    if (max_ref) *max_ref = m;
+    return m > 0 ? e / m : e;
+}
+
+/* ------------------------------------------------------------------------ */
+/* CPU numerics                                                              */
+/* ------------------------------------------------------------------------ */
+
+static void check_f32_cases(int mode)
+{
+    int ci, version;
+    for (ci = 0; ci < NB_CASES; ci++) {
+        dset d;
+        double *ref, err;
+        dset_make(&d, &cases[ci], 1000 + (uint64_t)ci, 0, 1.0);
+        ref = reference(&d);
+        for (version = 1; version <= 2; version++) {
+            void *y = run_dset(&d, version, PRT_DTYPE_F32, mode);
+            err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
+            CHECK_MSG(err <= 1e-5, "%s v%d: f32 relative error %.3g > 1e-5", cases[ci].name, version, err);
+            if (version == 2 && mode == RUN_CPU_SERIAL)
+                printf("  %-22s CPU f32: relative error %.2e vs f64\n", cases[ci].name, err);
+            free(y);
+        }
+        free(ref);
+        dset_free(&d);
+    }
+}
+
+TEST(dcn_cpu_f32_vs_f64_reference) { check_f32_cases(RUN_CPU_SERIAL); }
+TEST(dcn_cpu_f32_vs_f64_reference_chunked) { check_f32_cases(RUN_CPU_CHUNKED); }
+
+TEST(dcn_cpu_thread_split_independent)
+{
+    int ci;
+    for (ci = 0; ci < NB_CASES; ci++) {
+        dset d;
+        void *a, *b;
+        dset_make(&d, &cases[ci], 77 + (uint64_t)ci, 0, 1.0);
+        a = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CPU_SERIAL);
+        b = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CPU_CHUNKED);
+        CHECK_MSG(memcmp(a, b, d.nout * 4) == 0, "%s: serial and chunked runs differ", cases[ci].name);
+        free(a);
+        free(b);
+        dset_free(&d);
+    }
+}
+
+static void check_f16_cases(int mode, int compare_f32_mode)
+{
+    int ci;
+    for (ci = 0; ci < NB_CASES; ci++) {
+        dset d;
+        double *ref, err, abs_err, max_ref, abs32 = 0;
+        void *y, *y32;
+        /* weights scaled so that outputs reach magnitude ~4 */
+        dset_make(&d, &cases[ci], 5000 + (uint64_t)ci, 1, 6.0);
+        ref = reference(&d);
+        y = run_dset(&d, 2, PRT_DTYPE_F16, mode);
+        err = rel_err(y, PRT_DTYPE_F16, ref, d.nout, &abs_err, &max_ref);
+        CHECK_MSG(abs_err <= 1e-2, "%s: f16 max abs error %.3g > 1e-2 (max |y| %.3g)", cases[ci].name, abs_err,
+                  max_ref);
+        CHECK_MSG(max_ref >= 2.0, "%s: f16 case outputs too small to be meaningful (%.3g)", cases[ci].name,
+                  max_ref);
+        /* the fp32 path on the same (fp16-valued) inputs */
+        y32 = run_dset(&d, 2, PRT_DTYPE_F32, compare_f32_mode);
+        {
+            size_t i;
+            for (i = 0; i < d.nout; i++) {
+                double e = fabs(typed_get(y, i, PRT_DTYPE_F16) - ((float *)y32)[i]);
+                if (!(e <= abs32)) abs32 = isfinite(e) ? e : INFINITY;
+            }
+        }
+        CHECK_MSG(abs32 <= 1e-2, "%s: f16 vs f32 max abs difference %.3g > 1e-2", cases[ci].name, abs32);
+        printf("  %-22s f16: max |y| %5.2f, max abs err %.2e vs f64, %.2e vs f32\n", cases[ci].name, max_ref,
+               abs_err, abs32);
+        (void)err;
+        free(y);
+        free(y32);
+        free(ref);
+        dset_free(&d);
+    }
+}
+
+TEST(dcn_cpu_f16_vs_f32) { check_f16_cases(RUN_CPU_CHUNKED, RUN_CPU_SERIAL); }
+
+/* Independent direct convolution for zero offsets and unit mask. */
+TEST(dcn_cpu_zero_offsets_is_plain_conv)
+{
+    int ci, version;
+    for (ci = 0; ci < NB_CASES; ci++) {
+        const dcase *c = &cases[ci];
+        dset d;
+        double *conv;
+        size_t k;
+        int64_t n, oc, oy, ox, ic, i, j;
+        const int64_t cg = c->cin / c->group, coutg = c->cout / c->group;
+        dset_make(&d, c, 300 + (uint64_t)ci, 0, 1.0);
+        for (k = 0; k < d.nel[1]; k++) d.in[1][k] = 0.0;
+        for (k = 0; k < d.nel[2]; k++) d.in[2][k] = 1.0;
+        conv = (double *)calloc(d.nout, sizeof(double));
+        for (n = 0; n < c->n; n++)
+            for (oc = 0; oc < c->cout; oc++)
+                for (oy = 0; oy < d.hout; oy++)
+                    for (ox = 0; ox < d.wout; ox++) {
+                        double acc = c->bias ? d.in[4][oc] : 0.0;
+                        for (ic = 0; ic < cg; ic++)
+                            for (i = 0; i < c->kh; i++)
+                                for (j = 0; j < c->kw; j++) {
+                                    int64_t iy = oy * c->stride[0] - c->pad[0] + i * c->dil[0];
+                                    int64_t ix = ox * c->stride[1] - c->pad[1] + j * c->dil[1];
+                                    if (iy < 0 || iy >= c->h || ix < 0 || ix >= c->w) continue;
+                                    acc += d.in[3][((oc * cg + ic) * c->kh + i) * c->kw + j] *
+                                           d.in[0][((n * c->cin + (oc / coutg) * cg + ic) * c->h + iy) * c->w + ix];
+                                }
+                        conv[((n * c->cout + oc) * d.hout + oy) * d.wout + ox] = acc;
+                    }
+        for (version = 1; version <= 2; version++) {
+            void *y = run_dset(&d, version, PRT_DTYPE_F32, RUN_CPU_CHUNKED);
+            double err = rel_err(y, PRT_DTYPE_F32, conv, d.nout, NULL, NULL);
+            CHECK_MSG(err <= 1e-5, "%s v%d: differs from a plain convolution by %.3g", c->name, version, err);
+            free(y);
+        }
+        {
+            double *ref = reference(&d);
+            double err = 0;
+            for (k = 0; k < d.nout; k++) err = fmax(err, fabs(ref[k] - conv[k]));
+            CHECK_MSG(err <= 1e-12, "%s: f64 reference differs from a plain convolution by %.3g", c->name, err);
+            free(ref);
+        }
+        free(conv);
+        dset_free(&d);
+    }
+}
+
+TEST(dcn_v1_v2_identical)
+{
+    int ci;
+    for (ci = 0; ci < NB_CASES; ci++) {
+        dset d;
+        void *a, *b;
+        dset_make(&d, &cases[ci], 900 + (uint64_t)ci, 0, 1.0);
+        a = run_dset(&d, 1, PRT_DTYPE_F32, RUN_CPU_CHUNKED);
+        b = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CPU_CHUNKED);
+        CHECK_MSG(memcmp(a, b, d.nout * 4) == 0, "%s: v1 and v2 outputs differ", cases[ci].name);
+        free(a);
+        free(b);
+        dset_free(&d);
+    }
+}
+
+/* Non-finite offsets sample 0 (no out-of-range index, no crash); the output
+ * stays finite and matches the reference. */
+static void check_nonfinite_offsets(int mode)
+{
+    dset d;
+    double *ref, err;
+    size_t k;
+    void *y;
+    dset_make(&d, &cases[0], 4242, 0, 1.0);
+    for (k = 0; k < d.nel[1]; k += 7) d.in[1][k] = (k / 7) % 3 == 0 ? NAN : (k / 7) % 3 == 1 ? INFINITY : -INFINITY;
+    ref = reference(&d);
+    y = run_dset(&d, 2, PRT_DTYPE_F32, mode);
+    err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
+    CHECK_MSG(err <= 1e-5, "non-finite offsets: relative error %.3g (inf: a non-finite output)", err);
+    free(y);
+    free(ref);
+    dset_free(&d);
+}
+
+TEST(dcn_cpu_nonfinite_offsets) { check_nonfinite_offsets(RUN_CPU_CHUNKED); }
+
+TEST(dcn_cuda_nonfinite_offsets)
+{
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    check_nonfinite_offsets(RUN_CUDA);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Serialization                                                            */
+/* ------------------------------------------------------------------------ */
+
+static const dcase *ser_case(void) { return &cases[2]; } /* asymmetric everything */
+
+TEST(dcn_v1_blob_round_trip)
+{
+    dset d;
+    fields5 f;
+    plug pl, p2;
+    prt_tensor_desc in[5], out;
+    size_t ws = 0, len, i;
+    int32_t nb;
+    uint8_t *blob;
+    void *hin[5], *y1, *y2;
+    prt_msg m = {g_msg, sizeof(g_msg)};
+    dset_make(&d, ser_case(), 42, 0, 1.0);
+    fields_make(&f, &d.c);
+    nb = dset_descs(&d, PRT_DTYPE_F32, in);
+    for (i = 0; i < (size_t)nb; i++) hin[i] = to_typed(d.in[i], d.nel[i], PRT_DTYPE_F32);
+    y1 = malloc(d.nout * 4);
+    y2 = malloc(d.nout * 4);
+    CHECK_OK(plug_create(&pl, 1, &f.fc));
+    CHECK_OK(plug_build(&pl, in, nb, &out, &ws));
+    CHECK_OK(plug_run(&pl, in, nb, &out, ws, hin, y1, RUN_CPU_SERIAL));
+    len = pl.b->ops->get_serialization_size(pl.b);
+    CHECK_EQ_INT(len, 80);
+    blob = (uint8_t *)malloc(len);
+    CHECK_OK(pl.b->ops->serialize(pl.b, blob, len));
+    CHECK(pl.b->ops->serialize(pl.b, blob, len - 1) != PRT_OK);
+    memset(&p2, 0, sizeof(p2));
+    CHECK_OK(prt__deform_conv_creator_v1.deserialize_blob(&prt__deform_conv_creator_v1, blob, len, &p2.b, &m));
+    CHECK_OK(plug_build(&p2, in, nb, &out, &ws));
+    CHECK_OK(plug_run(&p2, in, nb, &out, ws, hin, y2, RUN_CPU_CHUNKED));
+    CHECK(memcmp(y1, y2, d.nout * 4) == 0);
+    /* a clone serializes to the same bytes */
+    {
+        prt_blob_plugin *cl = NULL;
+        uint8_t b2[80];
+        CHECK_OK(p2.b->ops->clone(p2.b, &cl, &m));
+        CHECK_OK(cl->ops->serialize(cl, b2, sizeof(b2)));
+        CHECK(memcmp(blob, b2, 80) == 0);
+        cl->ops->destroy(cl);
+    }
+    plug_destroy(&p2);
+    /* every truncation fails cleanly and leaves *out alone */
+    for (i = 0; i < len; i++) {
+        prt_blob_plugin *o = (prt_blob_plugin *)(uintptr_t)0x1;
+        g_msg[0] = 0;
+        CHECK(prt__deform_conv_creator_v1.deserialize_blob(&prt__deform_conv_creator_v1, blob, i, &o, &m) != PRT_OK);
+        CHECK(o == (prt_blob_plugin *)(uintptr_t)0x1);
+        CHECK(g_msg[0] != 0);
+    }
+    /* trailing garbage */
+    {
+        uint8_t big[81];
+        prt_blob_plugin *o = NULL;
+        memcpy(big, blob, 80);
+        big[80] = 0;
+        CHECK(prt__deform_conv_creator_v1.deserialize_blob(&prt__deform_conv_creator_v1, big, 81, &o, &m) != PRT_OK);
+        CHECK(o == NULL);
+    }
+    /* every single-byte flip, plus random multi-byte corruption */
+    for (i = 0; i < len * 8; i++) {
+        prt_blob_plugin *o = NULL;
+        uint8_t cp[80];
+        memcpy(cp, blob, 80);
+        cp[i / 8] ^= (uint8_t)(1u << (i % 8));
+        CHECK_MSG(prt__deform_conv_creator_v1.deserialize_blob(&prt__deform_conv_creator_v1, cp, 80, &o, &m) != PRT_OK,
+                  "bit %zu flipped was accepted", i);
+        CHECK(o == NULL);
+    }
+    rng_state = 7;
+    for (i = 0; i < 2000; i++) {
+        prt_blob_plugin *o = NULL;
+        uint8_t cp[80];
+        int j, nflip = 1 + (int)urand(0, 4);
+        memcpy(cp, blob, 80);
+        for (j = 0; j < nflip; j++) cp[(int)urand(0, 80)] ^= (uint8_t)(1 + (int)urand(0, 255));
+        if (memcmp(cp, blob, 80) == 0) continue;
+        CHECK(prt__deform_conv_creator_v1.deserialize_blob(&prt__deform_conv_creator_v1, cp, 80, &o, &m) != PRT_OK);
+        if (o) o->ops->destroy(o);
+    }
+    CHECK(prt__deform_conv_creator_v1.deserialize_blob(&prt__deform_conv_creator_v1, NULL, 80, &p2.b, &m) != PRT_OK);
+    plug_destroy(&pl);
+    free(blob);
+    free(y1);
+    free(y2);
+    for (i = 0; i < (size_t)nb; i++) free(hin[i]);
+    dset_free(&d);
+}
+
+TEST(dcn_v2_fields_round_trip)
+{
+    dset d;
+    fields5 f;
+    plug pl, p2;
+    prt_tensor_desc in[5], out;
+    prt_fields sf;
+    size_t ws = 0;
+    int32_t nb, i;
+    void *hin[5], *y1, *y2;
+    prt_msg m = {g_msg, sizeof(g_msg)};
+    dset_make(&d, ser_case(), 43, 0, 1.0);
+    fields_make(&f, &d.c);
+    nb = dset_descs(&d, PRT_DTYPE_F32, in);
+    for (i = 0; i < nb; i++) hin[i] = to_typed(d.in[i], d.nel[i], PRT_DTYPE_F32);
+    y1 = malloc(d.nout * 4);
+    y2 = malloc(d.nout * 4);
+    CHECK_OK(plug_create(&pl, 2, &f.fc));
+    CHECK(strcmp(pl.f->ops->core->get_name(pl.f), "ModulatedDeformConv2d") == 0);
+    CHECK(strcmp(pl.f->ops->core->get_version(pl.f), "2") == 0);
+    CHECK(strcmp(pl.f->ops->core->get_namespace(pl.f), "") == 0);
+    CHECK_OK(plug_build(&pl, in, nb, &out, &ws));
+    CHECK_OK(plug_run(&pl, in, nb, &out, ws, hin, y1, RUN_CPU_SERIAL));
+    CHECK_OK(pl.f->ops->runtime->get_fields_to_serialize(pl.f, &sf, &m));
+    CHECK_EQ_INT(sf.nb, 5);
+    for (i = 0; i < 5; i++) {
+        CHECK(strcmp(sf.fields[i].name, f.f[i].name) == 0);
+        CHECK_EQ_INT(sf.fields[i].type, PRT_FIELD_INT64);
+        CHECK_EQ_INT(sf.fields[i].count, f.f[i].count);
+        CHECK(memcmp(sf.fields[i].data, f.f[i].data, (size_t)f.f[i].count * 8) == 0);
+    }
+    memset(&p2, 0, sizeof(p2));
+    CHECK_OK(prt__deform_conv_creator_v2.create_field(&prt__deform_conv_creator_v2, &sf, PRT_PHASE_RUNTIME, &p2.f, &m));
+    CHECK_OK(plug_build(&p2, in, nb, &out, &ws));
+    CHECK_OK(plug_run(&p2, in, nb, &out, ws, hin, y2, RUN_CPU_CHUNKED));
+    CHECK(memcmp(y1, y2, d.nout * 4) == 0);
+    plug_destroy(&p2);
+    plug_destroy(&pl);
+    free(y1);
+    free(y2);
+    for (i = 0; i < nb; i++) free(hin[i]);
+    dset_free(&d);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Validation messages                                                      */
+/* ------------------------------------------------------------------------ */
+
+static void expect_field_error(int version, const fields5 *f, const char *needle)
+{
+    plug pl;
+    prt_status st = plug_create(&pl, version, &f->fc);
+    CHECK_MSG(st != PRT_OK, "v%d: expected a field error containing \"%s\"", version, needle);
+    CHECK(pl.b == NULL && pl.f == NULL);
+    CHECK_STR_CONTAINS(g_msg, needle);
+    plug_destroy(&pl);
+}
+
+TEST(dcn_field_errors)
+{
+    int version;
+    for (version = 1; version <= 2; version++) {
+        fields5 f;
+        int32_t i32[2] = {2, 1};
+        prt_field saved;
+        fields_make(&f, &cases[0]);
+        f.stride[1] = 0;
+        expect_field_error(version, &f, "field \"stride\" needs 2 values in [1, 65535], got [1, 0]");
+        fields_make(&f, &cases[0]);
+        f.pad[0] = -1;
+        expect_field_error(version, &f, "field \"padding\" needs 2 values in [0, 65535], got [-1, 1]");
+        fields_make(&f, &cases[0]);
+        f.dil[0] = 0;
+        expect_field_error(version, &f, "field \"dilation\"");
+        fields_make(&f, &cases[0]);
+        f.group = 0;
+        expect_field_error(version, &f, "field \"group\" needs a value in [1, 1048576], got 0");
+        fields_make(&f, &cases[0]);
+        f.dg = -3;
+        expect_field_error(version, &f, "field \"deformable_group\" needs a value in [1, 1048576], got -3");
+        fields_make(&f, &cases[0]);
+        f.f[0].count = 1;
+        expect_field_error(version, &f, "field \"stride\" needs 2 values, got 1");
+        fields_make(&f, &cases[0]);
+        saved = f.f[4];
+        f.fc.nb = 4;
+        expect_field_error(version, &f, "required field \"deformable_group\" is missing");
+        (void)saved;
+        fields_make(&f, &cases[0]);
+        f.f[0].type = PRT_FIELD_FLOAT32;
+        expect_field_error(version, &f, "field \"stride\" needs integers, got type float32");
+        /* int32 (not yet widened) is read correctly too */
+        fields_make(&f, &cases[0]);
+        f.f[0].type = PRT_FIELD_INT32;
+        f.f[0].data = i32;
+        {
+            plug pl;
+            CHECK_OK(plug_create(&pl, version, &f.fc));
+            plug_destroy(&pl);
+        }
+    }
+}
+
+/* Build with `mutate` applied to the descriptors and expect `needle`. */
+static void expect_build_error(int version, const dcase *c, void (*mutate)(prt_tensor_desc *in, int32_t *nb),
+                               const char *needle)
+{
+    dset d;
+    fields5 f;
+    plug pl;
+    prt_tensor_desc in[5], out;
+    size_t ws = 0;
+    int32_t nb;
+    prt_status st;
+    memset(&d, 0, sizeof(d));
+    d.c = *c;
+    d.hout = prt__dcn_out_extent(c->h, c->pad[0], c->dil[0], c->kh, c->stride[0]);
+    d.wout = prt__dcn_out_extent(c->w, c->pad[1], c->dil[1], c->kw, c->stride[1]);
+    fields_make(&f, c);
+    nb = dset_descs(&d, PRT_DTYPE_F32, in);
+    if (mutate) mutate(in, &nb);
+    CHECK_OK(plug_create(&pl, version, &f.fc));
+    st = plug_build(&pl, in, nb, &out, &ws);
+    CHECK_MSG(st != PRT_OK, "v%d: build accepted, expected \"%s\"", version, needle);
+    CHECK_STR_CONTAINS(g_msg, needle);
+    CHECK_STR_CONTAINS(g_msg, version == 1 ? "ModulatedDeformConv2d v1" : "ModulatedDeformConv2d v2");
+    plug_destroy(&pl);
+}
+
+static void m_offset_channels(prt_tensor_desc *in, int32_t *nb) { (void)nb; in[1].dims.d[1] = 17; }
+static void m_mask_channels(prt_tensor_desc *in, int32_t *nb) { (void)nb; in[2].dims.d[1] = 8; }
+static void m_offset_spatial(prt_tensor_desc *in, int32_t *nb) { (void)nb; in[1].dims.d[2] += 1; }
+static void m_mask_spatial(prt_tensor_desc *in, int32_t *nb) { (void)nb; in[2].dims.d[3] -= 1; }
+static void m_weight_cin(prt_tensor_desc *in, int32_t *nb) { (void)nb; in[3].dims.d[1] = 3; }
+static void m_batch(prt_tensor_desc *in, int32_t *nb) { (void)nb; in[1].dims.d[0] = 2; }
+static void m_mask_batch(prt_tensor_desc *in, int32_t *nb) { (void)nb; in[2].dims.d[0] = 3; }
+static void m_bias_len(prt_tensor_desc *in, int32_t *nb) { (void)nb; in[4].dims.d[0] = 5; }
+static void m_three_inputs(prt_tensor_desc *in, int32_t *nb) { (void)in; *nb = 3; }
+static void m_x_3d(prt_tensor_desc *in, int32_t *nb) { (void)nb; in[0].dims.nb = 3; }
+static void m_bias_2d(prt_tensor_desc *in, int32_t *nb) { (void)nb; in[4].dims.nb = 2; in[4].dims.d[1] = 1; }
+static void m_f16_mask(prt_tensor_desc *in, int32_t *nb) { (void)nb; in[2].dtype = PRT_DTYPE_F16; }
+static void m_i32_x(prt_tensor_desc *in, int32_t *nb)
+{
+    int32_t i;
+    for (i = 0; i < *nb; i++) in[i].dtype = PRT_DTYPE_I32;
+}
+static void m_tiny_x(prt_tensor_desc *in, int32_t *nb) { (void)nb; in[0].dims.d[2] = 0; }
+
+TEST(dcn_build_errors)
+{
+    int v;
+    /* cases[0]: n1 cin4 7x9 cout6 3x3 pad1, bias; cases[5]: cin8 cout4 g2 dg4 */
+    static const dcase g3 = {"g3", 1, 4, 7, 9, 6, 3, 3, {1, 1}, {1, 1}, {1, 1}, 3, 1, 1, 2.0};
+    static const dcase dg3 = {"dg3", 1, 4, 7, 9, 6, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 3, 1, 2.0};
+    static const dcase cout_g = {"coutg", 1, 4, 7, 9, 5, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2, 1, 0, 2.0};
+    for (v = 1; v <= 2; v++) {
+        expect_build_error(v, &g3, NULL, "x channels (4) must be divisible by group (3)");
+        expect_build_error(v, &dg3, NULL, "x channels (4) must be divisible by deformable_group (3)");
+        expect_build_error(v, &cout_g, NULL, "weight output channels (5) must be divisible by group (2)");
+        expect_build_error(v, &cases[0], m_weight_cin, "weight dim 1 must be x channels / group = 4 / 1 = 4, got 3");
+        expect_build_error(v, &cases[0], m_offset_channels,
+                           "offset must have 2*deformable_group*kh*kw = 2*1*3*3 = 18 channels, got 17");
+        expect_build_error(v, &cases[0], m_mask_channels,
+                           "mask must have deformable_group*kh*kw = 1*3*3 = 9 channels, got 8");
+        expect_build_error(v, &cases[0], m_offset_spatial,
+                           "offset spatial size must equal the output size 7x9 computed from x and the fields, got 8x9");
+        expect_build_error(v, &cases[0], m_mask_spatial,
+                           "mask spatial size must equal the output size 7x9 computed from x and the fields, got 7x8");
+        expect_build_error(v, &cases[0], m_batch, "offset batch (2) must equal x batch (1)");
+        expect_build_error(v, &cases[0], m_mask_batch, "mask batch (3) must equal x batch (1)");
+        expect_build_error(v, &cases[0], m_bias_len, "bias length must equal weight output channels (6), got 5");
+        expect_build_error(v, &cases[0], m_three_inputs, "needs 4 inputs (x, offset, mask, weight) or 5 (with bias), got 3");
+        expect_build_error(v, &cases[0], m_x_3d, "input 0 (x) must be 4-D, got 3-D");
+        expect_build_error(v, &cases[0], m_bias_2d, "input 4 (bias) must be 1-D, got 2-D");
+        expect_build_error(v, &cases[0], m_f16_mask, "all inputs must share x's type f32, but mask is f16");
+        expect_build_error(v, &cases[0], m_i32_x, "x must be f32 or f16, got i32");
+        expect_build_error(v, &cases[0], m_tiny_x, "x height 0 with padding 1 is smaller than the dilated kernel height 3");
+    }
+}
+
+/* Dynamic extents: shapes check only what is known; configure checks min/max. */
+TEST(dcn_dynamic_dims_checked_in_configure)
+{
+    int v;
+    for (v = 1; v <= 2; v++) {
+        fields5 f;
+        plug pl;
+        test_eb eb;
+        prt_dims_expr ein[5], eout;
+        prt_dyn_tensor_desc din[5], dout;
+        prt_msg m = {g_msg, sizeof(g_msg)};
+        dset d;
+        prt_tensor_desc in[5];
+        int32_t i, j, nb;
+        int64_t val;
+        const dcase *c = &cases[0];
+        memset(&d, 0, sizeof(d));
+        d.c = *c;
+        d.hout = 7;
+        d.wout = 9;
+        fields_make(&f, c);
+        nb = dset_descs(&d, PRT_DTYPE_F32, in);
+        teb_init(&eb);
+        for (i = 0; i < nb; i++) {
+            memset(&ein[i], 0, sizeof(ein[i]));
+            ein[i].nb = in[i].dims.nb;
+            for (j = 0; j < in[i].dims.nb; j++)
+                ein[i].d[j] = (j == 0 && i < 3) || (i == 1 && j >= 2) ? teb_new(&eb, 0, 0)
+                                                                      : teb_constant(&eb.eb, in[i].dims.d[j]);
+        }
+        CHECK_OK(plug_create(&pl, v, &f.fc));
+        CHECK_OK(v == 1 ? pl.b->ops->get_output_dims(pl.b, 0, ein, nb, &eb.eb, &eout, &m)
+                        : pl.f->ops->build->get_output_shapes(pl.f, ein, nb, &eout, 1, &eb.eb, &m));
+        CHECK(!teb_get_constant(&eb.eb, eout.d[0], &val));
+        CHECK(teb_get_constant(&eb.eb, eout.d[2], &val) && val == 7);
+        /* offset max H inconsistent with x */
+        for (i = 0; i < nb; i++) {
+            din[i].desc = in[i];
+            din[i].min = din[i].opt = din[i].max = in[i].dims;
+        }
+        din[0].desc.dims.d[0] = din[1].desc.dims.d[0] = din[2].desc.dims.d[0] = -1;
+        din[0].min.d[0] = din[1].min.d[0] = din[2].min.d[0] = 1;
+        din[0].max.d[0] = din[1].max.d[0] = din[2].max.d[0] = 8;
+        din[1].desc.dims.d[2] = -1;
+        din[1].max.d[2] = 9;
+        memset(&dout, 0, sizeof(dout));
+        dout.desc.dtype = PRT_DTYPE_F32;
+        dout.desc.format = PRT_FORMAT_LINEAR;
+        dims4(&dout.desc.dims, -1, 6, 7, 9);
+        CHECK(PRT_OK != (v == 1 ? pl.b->ops->configure_plugin(pl.b, din, nb, &dout, 1, &m)
+                                : pl.f->ops->build->configure(pl.f, din, nb, &dout, 1, &m)));
+        CHECK_STR_CONTAINS(g_msg, "offset spatial size must equal the output size 7x9 computed from x and the fields, got 9x9 (max dims)");
+        din[1].max.d[2] = 7;
+        din[0].max.d[0] = 4;
+        CHECK(PRT_OK != (v == 1 ? pl.b->ops->configure_plugin(pl.b, din, nb, &dout, 1, &m)
+                                : pl.f->ops->build->configure(pl.f, din, nb, &dout, 1, &m)));
+        CHECK_STR_CONTAINS(g_msg, "offset batch (8) must equal x batch (4) (max dims)");
+        din[0].max.d[0] = 8;
+        CHECK_OK(v == 1 ? pl.b->ops->configure_plugin(pl.b, din, nb, &dout, 1, &m)
+                        : pl.f->ops->build->configure(pl.f, din, nb, &dout, 1, &m));
+        plug_destroy(&pl);
+    }
+}
+
+TEST(dcn_enqueue_errors)
+{
+    dset d;
+    fields5 f;
+    plug pl;
+    prt_tensor_desc in[5], out;
+    size_t ws = 0;
+    int32_t nb, i;
+    void *hin[5], *y;
+    prt_exec ex;
+    const void *inp[5];
+    void *outp[1];
+    dset_make(&d, &cases[0], 11, 0, 1.0);
+    fields_make(&f, &d.c);
+    nb = dset_descs(&d, PRT_DTYPE_F32, in);
+    for (i = 0; i < nb; i++) {
+        hin[i] = to_typed(d.in[i], d.nel[i], PRT_DTYPE_F32);
+        inp[i] = hin[i];
+    }
+    y = malloc(d.nout * 4);
+    outp[0] = y;
+    CHECK_OK(plug_create(&pl, 2, &f.fc));
+    exec_init(&ex, PRT_DEVICE_CPU, 0);
+    g_exec_err[0] = 0;
+    CHECK(pl.f->ops->runtime->enqueue(pl.f, in, &out, inp, outp, NULL, &ex) != PRT_OK);
+    CHECK_STR_CONTAINS(g_exec_err, "enqueue before configure");
+    CHECK_OK(plug_build(&pl, in, nb, &out, &ws));
+    g_exec_err[0] = 0;
+    out.dims.d[2] = 6;
+    CHECK(pl.f->ops->runtime->enqueue(pl.f, in, &out, inp, outp, NULL, &ex) != PRT_OK);
+    CHECK_STR_CONTAINS(g_exec_err, "output must be f32 [1, 6, 7, 9]");
+    out.dims.d[2] = 7;
+    g_exec_err[0] = 0;
+    CHECK(pl.f->ops->runtime->enqueue(pl.f, in, &out, inp, outp, NULL, &ex) != PRT_OK);
+    CHECK_STR_CONTAINS(g_exec_err, "needs a workspace");
+#ifndef PLUGRT_HAVE_CUDA
+    exec_init(&ex, PRT_DEVICE_CUDA, 0);
+    CHECK(pl.f->ops->runtime->enqueue(pl.f, in, &out, inp, outp, NULL, &ex) != PRT_OK);
+#else
+    exec_init(&ex, PRT_DEVICE_CUDA, 0);
+    g_exec_err[0] = 0;
+    CHECK(pl.f->ops->runtime->enqueue(pl.f, in, &out, inp, outp, NULL, &ex) != PRT_OK);
+    CHECK_STR_CONTAINS(g_exec_err, "not attached to a CUDA context");
+#endif
+    plug_destroy(&pl);
+    free(y);
+    for (i = 0; i < nb; i++) free(hin[i]);
+    dset_free(&d);
+}
+
+/* ------------------------------------------------------------------------ */
+/* ONNX backend node tests                                                   */
+/* ------------------------------------------------------------------------ */
+
+static const char *onnx_dir(void)
+{
+    const char *e = getenv("PRT_DCN_DATA");
+    static char buf[1024];
+    if (e) return e;
+    snprintf(buf, sizeof(buf), "%s/onnx_deform_conv", prt_test_data_dir());
+    return buf;
+}
+
+/* Reads one converted case: see gen_onnx_data.py for the format. */
+static int onnx_case(const char *name)
+{
+    char path[1200], tag[64];
+    FILE *fp;
+    dset d;
+    double *expect = NULL;
+    int64_t fl[8];
+    int i, nt, ok = 0;
+    snprintf(path, sizeof(path), "%s/%s.txt", onnx_dir(), name);
+    fp = fopen(path, "r");
+    CHECK_MSG(fp != NULL, "cannot open %s", path);
+    if (!fp) return 0;
+    memset(&d, 0, sizeof(d));
+    CHECK(fscanf(fp, " %63s", tag) == 1 && strcmp(tag, "dcn-case") == 0);
+    for (i = 0; i < 8; i++) CHECK(fscanf(fp, " %lld", (long long *)&fl[i]) == 1);
+    d.c.name = name;
+    d.c.stride[0] = fl[0]; d.c.stride[1] = fl[1];
+    d.c.pad[0] = fl[2]; d.c.pad[1] = fl[3];
+    d.c.dil[0] = fl[4]; d.c.dil[1] = fl[5];
+    d.c.group = fl[6]; d.c.dg = fl[7];
+    CHECK(fscanf(fp, " %d", &nt) == 1 && nt >= 5 && nt <= 6);
+    for (i = 0; i < nt; i++) {
+        int nd, j, slot;
+        int64_t dims[4] = {0, 0, 0, 0}, vol = 1, k;
+        double *buf;
+        CHECK(fscanf(fp, " %63s %d", tag, &nd) == 2 && nd >= 1 && nd <= 4);
+        for (j = 0; j < nd; j++) {
+            CHECK(fscanf(fp, " %lld", (long long *)&dims[j]) == 1);
+            vol *= dims[j];
+        }
+        buf = (double *)malloc((size_t)vol * sizeof(double));
+        for (k = 0; k < vol; k++) {
+            float v;
+            CHECK(fscanf(fp, " %f", &v) == 1);
+            buf[k] = v;
+        }
+        slot = strcmp(tag, "x") == 0 ? 0 : strcmp(tag, "offset") == 0 ? 1 : strcmp(tag, "mask") == 0 ? 2
+             : strcmp(tag, "weight") == 0 ? 3 : strcmp(tag, "bias") == 0 ? 4 : strcmp(tag, "y") == 0 ? 5 : -1;
+        CHECK(slot >= 0);
+        if (slot == 5) { expect = buf; d.nout = (size_t)vol; d.hout = dims[2]; d.wout = dims[3]; }
+        else if (slot >= 0) { d.in[slot] = buf; d.nel[slot] = (size_t)vol; }
+        else free(buf);
+        if (slot == 0) { d.c.n = dims[0]; d.c.cin = dims[1]; d.c.h = dims[2]; d.c.w = dims[3]; }
+        if (slot == 3) { d.c.cout = dims[0]; d.c.kh = dims[2]; d.c.kw = dims[3]; }
+    }
+    fclose(fp);
+    d.c.bias = d.in[4] != NULL;
+    if (expect && d.in[0] && d.in[1] && d.in[2] && d.in[3]) {
+        int v;
+        double *ref = reference(&d);
+        double e = rel_err(NULL, PRT_DTYPE_F32, ref, 0, NULL, NULL);
+        size_t k;
+        (void)e;
+        for (k = 0; k < d.nout; k++)
+            CHECK_MSG(fabs(ref[k] - expect[k]) <= 1e-5 * (1 + fabs(expect[k])), "%s: f64 reference [%zu] %.9g vs %.9g",
+                      name, k, ref[k], expect[k]);
+        for (v = 1; v <= 2; v++) {
+            void *y = run_dset(&d, v, PRT_DTYPE_F32, RUN_CPU_CHUNKED);
+            for (k = 0; k < d.nout; k++)
+                CHECK_MSG(fabs(((float *)y)[k] - expect[k]) <= 1e-5 * (1 + fabs(expect[k])),
+                          "%s v%d: [%zu] %.9g vs expected %.9g", name, v, k, ((float *)y)[k], expect[k]);
+            free(y);
+        }
+        free(ref);
+        ok = 1;
+    }
+    free(expect);
+    dset_free(&d);
+    return ok;
+}
+
+TEST(dcn_onnx_basic_with_padding) { CHECK(onnx_case("test_basic_deform_conv_with_padding")); }
+TEST(dcn_onnx_basic_without_padding) { CHECK(onnx_case("test_basic_deform_conv_without_padding")); }
+TEST(dcn_onnx_with_mask_bias) { CHECK(onnx_case("test_deform_conv_with_mask_bias")); }
+TEST(dcn_onnx_multiple_offset_groups) { CHECK(onnx_case("test_deform_conv_with_multiple_offset_groups")); }
+
+/* ------------------------------------------------------------------------ */
+/* CUDA                                                                      */
+/* ------------------------------------------------------------------------ */
+
+TEST(dcn_cuda_f32_vs_f64_reference)
+{
+    int ci, version;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    for (ci = 0; ci < NB_CASES; ci++) {
+        dset d;
+        double *ref, err;
+        dset_make(&d, &cases[ci], 1000 + (uint64_t)ci, 0, 1.0);
+        ref = reference(&d);
+        for (version = 1; version <= 2; version++) {
+            void *y = run_dset(&d, version, PRT_DTYPE_F32, RUN_CUDA);
+            err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
+            CHECK_MSG(err <= 1e-5, "%s v%d: CUDA f32 relative error %.3g > 1e-5", cases[ci].name, version, err);
+            if (version == 2) printf("  %-22s CUDA f32: relative error %.2e vs f64\n", cases[ci].name, err);
+            free(y);
+        }
+        free(ref);
+        dset_free(&d);
+    }
+}
+
+TEST(dcn_cuda_f16_vs_f32)
+{
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    check_f16_cases(RUN_CUDA, RUN_CUDA);
+}
+
+TEST(dcn_cuda_zero_offsets_v1_v2_identical)
+{
+    int ci;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    for (ci = 0; ci < NB_CASES; ci++) {
+        dset d;
+        void *a, *b;
+        dset_make(&d, &cases[ci], 900 + (uint64_t)ci, 0, 1.0);
+        a = run_dset(&d, 1, PRT_DTYPE_F32, RUN_CUDA);
+        b = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CUDA);
+        CHECK_MSG(memcmp(a, b, d.nout * 4) == 0, "%s: CUDA v1 and v2 outputs differ", cases[ci].name);
+        free(a);
+        free(b);
+        dset_free(&d);
+    }
+}
+
+/* Two layers attached to one context share one cuBLAS handle. */
+TEST(dcn_cuda_shared_blas_handle)
+{
+    test_ctx tc;
+    fields5 f;
+    plug a, b;
+    prt_field_plugin *aa = NULL, *bb = NULL;
+    prt_msg m = {g_msg, sizeof(g_msg)};
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    tctx_init(&tc, PRT_DEVICE_CUDA);
+    fields_make(&f, &cases[0]);
+    CHECK_OK(plug_create(&a, 2, &f.fc));
+    CHECK_OK(plug_create(&b, 1, &f.fc));
+    CHECK_OK(a.f->ops->runtime->attach_to_context(a.f, &tc.ctx, &aa, &m));
+    CHECK_OK(b.b->ops->attach_to_context(b.b, &tc.ctx, &m));
+    CHECK_EQ_INT(tc.creates, 1);
+    CHECK_EQ_INT(tc.refs, 2);
+    aa->ops->destroy(aa);
+    CHECK_EQ_INT(tc.refs, 1);
+    b.b->ops->detach_from_context(b.b);
+    CHECK_EQ_INT(tc.refs, 0);
+    plug_destroy(&a);
+    plug_destroy(&b);
+}
