@@ -134,9 +134,12 @@ static prt_status hdr_string(hdr_parser *h, const char **s, size_t *n, const cha
     q = *h->p++;
     start = h->p;
     while (h->p < h->end && *h->p != q && *h->p != '\n') h->p++;
-    if (h->p >= h->end || *h->p != q)
+    if (h->p >= h->end || *h->p != q) {
+        ptrdiff_t avail = h->end - (start - 1);
         return prt__err(h->err_obj, PRT_STATUS_BAD_FORMAT,
-                        "npy: header: string starting at \"%.10s\" is not closed", start - 1);
+                        "npy: header: string starting at \"%.*s\" is not closed",
+                        (int)(avail < 10 ? avail : 10), start - 1);
+    }
     *s = start;
     *n = (size_t)(h->p - start);
     h->p++;
