@@ -297,6 +297,12 @@ static prt_status shape_size(const void *err_obj, const prt_dims *shape, size_t 
 {
     int64_t c = prt_dims_volume(shape);
     char buf[160];
+    int32_t k;
+    for (k = 0; k < shape->nb; k++)
+        if (shape->d[k] < 0)
+            return prt__err(err_obj, PRT_STATUS_INVALID_ARGUMENT,
+                            "npy: shape %s: dimensions must be >= 0, found %" PRId64 " at %d",
+                            prt_dims_str(shape, buf, sizeof buf), shape->d[k], (int)k);
     if (c < 0 || (uint64_t)c > SIZE_MAX / elem || (uint64_t)c > (uint64_t)INT64_MAX / elem)
         return prt__err(err_obj, PRT_STATUS_BAD_FORMAT,
                         "npy: shape %s is too large: its size overflows 64 bits",

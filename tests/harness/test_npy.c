@@ -439,3 +439,38 @@ TEST(allocation_failures_are_atomic)
     CHECK(n >= 1);
     prt__free(f);
 }
+
+size_t prt_test_npy_cxx_size(void);
+
+TEST(header_compiles_as_cxx)
+{
+    CHECK_EQ_INT(prt_test_npy_cxx_size(), 8 + sizeof(prt_npy_array));
+}
+
+TEST(writer_refuses_inconsistent_arrays)
+{
+    prt_npy_array a;
+    prt_dims sh;
+    void *buf = (void *)(uintptr_t)0x1234;
+    size_t len = 77;
+    memset(&sh, 0, sizeof sh);
+    sh.nb = 2;
+    sh.d[0] = 2;
+    sh.d[1] = 3;
+    CHECK_OK(prt_npy_array_alloc(&a, PRT_NPY_I4, &sh));
+    a.count = 5;
+    CHECK_EQ_INT(prt_npy_write_mem(&a, &buf, &len), PRT_STATUS_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(prt_last_error(&a), "do not match the shape (6 elements, 24 bytes)");
+    CHECK(buf == (void *)(uintptr_t)0x1234 && len == 77);
+    a.count = 6;
+    a.type = (prt_npy_type)42;
+    CHECK_EQ_INT(prt_npy_write_mem(&a, &buf, &len), PRT_STATUS_INVALID_ARGUMENT);
+    a.type = PRT_NPY_I4;
+    a.shape.d[1] = -3;
+    CHECK_EQ_INT(prt_npy_write_mem(&a, &buf, &len), PRT_STATUS_INVALID_ARGUMENT);
+    a.shape.d[1] = 3;
+    CHECK_EQ_INT(prt_npy_write_file(&a, "/nonexistent/dir/x.npy"), PRT_STATUS_IO_ERROR);
+    CHECK_STR_CONTAINS(prt_last_error(&a), "cannot create \"/nonexistent/dir/x.npy\"");
+    prt_npy_array_clear(&a);
+    prt_npy_array_clear(NULL);
+}
