@@ -254,6 +254,17 @@ prt_status prt__dimexpr_eval_list(const char *text, const prt_dimexpr_sym *syms,
 prt_status prt__dimexpr_check(const char *text, const prt_dimexpr_sym *syms, int nb_syms,
                               int *holds, char *err, size_t err_cap);
 
+/* Check input dims against a version: for every symbol that names an
+ * input, its rank (input_dims) and each extent against input_dim_range;
+ * then every input_dim_constraint. Constraints that name a symbol missing
+ * from `syms` are skipped and counted in *nb_skipped (may be NULL).
+ * PRT_STATUS_SHAPE_MISMATCH names the first rule broken, e.g.
+ * "input \"offset\" dim 1 = 1 breaks min \"=1, =2, =1, =1\"" or
+ * "constraint \"mask_0 == x_0\" is false"; BAD_FORMAT for a
+ * constraint that does not parse. */
+prt_status prt__pcfg_check_inputs(const prt_pcfg_version *v, const prt_dimexpr_sym *syms, int nb_syms,
+                                  int *nb_skipped, char *err, size_t err_cap);
+
 /* ---- Polygraphy golden-IO JSON (golden.c) --------------------------------------- */
 
 typedef struct prt_golden_tensor {

@@ -1028,3 +1028,69 @@ int prt__pcfg_resolve_path(const prt_pcfg *cfg, const char *path, char *buf, siz
     buf[0] = 0;
     return 0;
 }
+
+/* ---- checking input dims against a version --------------------------------------- */
+
+static int find_input(const prt_pcfg_version *v, const char *name)
+{
+    int i;
+    for (i = 0; i < v->nb_inputs; i++)
+        if (!strcmp(v->inputs[i], name)) return i;
+    return -1;
+}
+
+prt_status prt__pcfg_check_inputs(const prt_pcfg_version *v, const prt_dimexpr_sym *syms, int nb_syms,
+                                  int *nb_skipped, char *err, size_t err_cap)
+{
+    int i, k, skipped = 0;
+    char sub[256];
+    if (err && err_cap) err[0] = 0;
+    if (!v || (nb_syms && !syms)) return PRT_STATUS_INVALID_ARGUMENT;
+    for (i = 0; i < nb_syms; i++) {
+        const prt_dimexpr_sym *s = &syms[i];
+        const prt_pcfg_count *rank;
+        const prt_pcfg_range *r;
+        if (find_input(v, s->name) < 0) continue;
+        rank = prt__pcfg_count_get(v->input_dims, v->nb_input_dims, s->name);
+        if (rank && rank->value != s->nb) {
+            if (err) snprintf(err, err_cap, "input \"%s\" needs %lld dims (input_dims), found %d", s->name,
+                              (long long)rank->value, s->nb);
+            return PRT_STATUS_SHAPE_MISMATCH;
+        }
+        r = prt__pcfg_range_get(v->input_dim_ranges, v->nb_input_dim_ranges, s->name);
+        if (!r) continue;
+        for (k = 0; k < s->nb; k++) {
+            const prt_pcfg_bound *lo = k < r->nb_min ? &r->min[k] : NULL;
+            const prt_pcfg_bound *hi = k < r->nb_max ? &r->max[k] : NULL;
+            if (!prt__pcfg_bounds_allow(lo, NULL, (double)s->values[k])) {
+                if (err) snprintf(err, err_cap, "input \"%s\" dim %d = %lld breaks min \"%s\"", s->name, k,
+                                  (long long)s->values[k], r->min_text);
+                return PRT_STATUS_SHAPE_MISMATCH;
+            }
+            if (!prt__pcfg_bounds_allow(NULL, hi, (double)s->values[k])) {
+                if (err) snprintf(err, err_cap, "input \"%s\" dim %d = %lld breaks max \"%s\"", s->name, k,
+                                  (long long)s->values[k], r->max_text);
+                return PRT_STATUS_SHAPE_MISMATCH;
+            }
+        }
+    }
+    for (i = 0; i < v->nb_input_dim_constraints; i++) {
+        const char *c = v->input_dim_constraints[i];
+        int holds = 0;
+        prt_status st = prt__dimexpr_check(c, syms, nb_syms, &holds, sub, sizeof sub);
+        if (st == PRT_STATUS_NOT_FOUND) {
+            skipped++;
+            continue;
+        }
+        if (st != PRT_OK) {
+            if (err) snprintf(err, err_cap, "%s", sub);
+            return st;
+        }
+        if (!holds) {
+            if (err) snprintf(err, err_cap, "constraint \"%s\" is false", c);
+            return PRT_STATUS_SHAPE_MISMATCH;
+        }
+    }
+    if (nb_skipped) *nb_skipped = skipped;
+    return PRT_OK;
+}

@@ -363,3 +363,49 @@ TEST(allocation_failures_are_atomic)
     }
     CHECK(n >= 3);
 }
+
+TEST(check_inputs_against_a_version)
+{
+    prt_pcfg *cfg = load("CustomModulatedDeformConv2d_PluginConfig.yaml");
+    const prt_pcfg_version *v = prt__pcfg_find_version(cfg, "1");
+    int64_t x[] = {2, 8, 9, 10}, off[] = {2, 18, 7, 8}, mask[] = {2, 9, 7, 8}, w[] = {16, 8, 3, 3}, b[] = {16};
+    prt_dimexpr_sym s[] = {{"x", 4, x}, {"offset", 4, off}, {"mask", 4, mask}, {"weight", 4, w}, {"bias", 1, b}};
+    char err[256];
+    int skipped = -1;
+    CHECK_OK(prt__pcfg_check_inputs(v, s, 5, &skipped, err, sizeof err));
+    CHECK_EQ_INT(skipped, 0);
+    mask[0] = 3;
+    CHECK_EQ_INT(prt__pcfg_check_inputs(v, s, 5, NULL, err, sizeof err), PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(err, "constraint \"mask_0 == x_0\" is false");
+    mask[0] = 2;
+    off[1] = 1; /* min "=1, =2, =1, =1" */
+    CHECK_EQ_INT(prt__pcfg_check_inputs(v, s, 5, NULL, err, sizeof err), PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(err, "input \"offset\" dim 1 = 1 breaks min \"=1, =2, =1, =1\"");
+    off[1] = 18;
+    s[4].nb = 2; /* bias has rank 1 */
+    CHECK_EQ_INT(prt__pcfg_check_inputs(v, s, 5, NULL, err, sizeof err), PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(err, "input \"bias\" needs 1 dims (input_dims), found 2");
+    /* without bias the constraint on it cannot be checked */
+    CHECK_OK(prt__pcfg_check_inputs(v, s, 4, &skipped, err, sizeof err));
+    CHECK_EQ_INT(skipped, 1);
+    prt__pcfg_destroy(cfg);
+
+    cfg = load("MultilevelProposeROI_PluginConfig.yaml"); /* no inputs at all: nothing to check */
+    CHECK_OK(prt__pcfg_check_inputs(&cfg->versions[0], NULL, 0, NULL, err, sizeof err));
+    prt__pcfg_destroy(cfg);
+
+    cfg = load("CustomFCPluginDynamic_PluginConfig.yaml"); /* max "=pinf, =pinf, =pinf, =1, =1" */
+    {
+        int64_t in[] = {4, 3, 8, 2, 1}, W[] = {8, 16};
+        prt_dimexpr_sym s2[] = {{"input", 5, in}, {"W", 2, W}};
+        CHECK_EQ_INT(prt__pcfg_check_inputs(&cfg->versions[0], s2, 2, NULL, err, sizeof err),
+                     PRT_STATUS_SHAPE_MISMATCH);
+        CHECK_STR_CONTAINS(err, "dim 3 = 2 breaks max");
+        in[3] = 1;
+        CHECK_OK(prt__pcfg_check_inputs(&cfg->versions[0], s2, 2, NULL, err, sizeof err));
+        W[0] = 9; /* "input_2 == W_0" */
+        CHECK_EQ_INT(prt__pcfg_check_inputs(&cfg->versions[0], s2, 2, NULL, err, sizeof err),
+                     PRT_STATUS_SHAPE_MISMATCH);
+    }
+    prt__pcfg_destroy(cfg);
+}
