@@ -34,6 +34,7 @@ int PRT_FUZZ_ENTRY(const uint8_t *data, size_t size)
             (void)prt__dimexpr_eval_list(v->output_dims[i].value, syms, n, &d, err, sizeof err);
             (void)prt__dimexpr_eval(v->output_dims[i].value, syms, n, &x, NULL, 0);
         }
+        (void)prt__pcfg_check_inputs(v, syms, n, &h, err, sizeof err);
         for (i = 0; i < v->nb_options; i++)
             if (v->options[i].kind == PRT_PCFG_OPTION_RANGE && v->options[i].range.nb_min &&
                 v->options[i].range.nb_max)
