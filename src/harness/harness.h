@@ -205,7 +205,7 @@ prt_status prt__pcfg_load_mem(const char *text, size_t len, const char *name, pr
 void prt__pcfg_destroy(prt_pcfg *cfg);
 
 const prt_pcfg_version *prt__pcfg_find_version(const prt_pcfg *cfg, const char *version);
-/* Index of `key` in a pair / count / range array, or -1. */
+/* The entry named `key` in a pair / count / range array or the options, or NULL. */
 const char *prt__pcfg_pair_get(const prt_pcfg_pair *p, int nb, const char *key);
 const prt_pcfg_count *prt__pcfg_count_get(const prt_pcfg_count *p, int nb, const char *key);
 const prt_pcfg_range *prt__pcfg_range_get(const prt_pcfg_range *p, int nb, const char *name);
