@@ -1,0 +1,3 @@
+/* The npy fuzz entry under a name of its own, for the replay program. */
+#define PRT_FUZZ_ENTRY prt_fuzz_npy
+#include "fuzz_npy.c"
