@@ -1,0 +1,167 @@
+/*
+ * plugrt/engine.h - building a network into an engine, plans (serialized
+ * engines), and execution contexts.
+ *
+ * Contract
+ *   Build: prt_engine_build infers shapes through every plugin, negotiates
+ *   types (inserting f32<->f16 casts where neighbours disagree), sizes
+ *   workspaces from the profile's max shapes and plans activation memory, then
+ *   writes a plan (docs/engine-format.md) and loads it back: a built engine and
+ *   a loaded one are the same thing. Identical networks and configs give
+ *   byte-identical plans.
+ *
+ *   Ownership: engines and contexts are freed by their destroy functions
+ *   (NULL accepted). An engine keeps a borrowed pointer to the registry it was
+ *   built or loaded with, which must outlive it; contexts must be destroyed
+ *   before their engine. Buffers bound to a context are borrowed until they
+ *   are rebound or the context is destroyed.
+ *
+ *   Threads: an engine may be shared by any number of threads (creating
+ *   contexts, reading descriptions). One context is used by one thread at a
+ *   time; different contexts of one engine run concurrently, each with its
+ *   own plugin instances, activation memory, workspace, thread pool (CPU) and
+ *   stream (CUDA).
+ *
+ *   Errors: functions with `err`/`cap` write the reason there (NULL allowed);
+ *   context functions set the message read by prt_context_last_error(). A
+ *   failed call leaves the caller's objects and out-parameters untouched.
+ *   The lifecycle of plugin calls is docs/lifecycle.md, observable through
+ *   plugrt/trace.h.
+ */
+#ifndef PLUGRT_ENGINE_H
+#define PLUGRT_ENGINE_H
+
+#include "network.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct prt_engine prt_engine;
+typedef struct prt_context prt_context;
+
+typedef enum prt_precision {
+    PRT_PRECISION_FP32 = 0, /* every float tensor stays f32 unless a plugin accepts only f16 */
+    PRT_PRECISION_FP16 = 1  /* float layers run in f16 where the plugin accepts it */
+} prt_precision;
+
+/* The range allowed for one dynamic input (one optimization profile). */
+typedef struct prt_profile_range {
+    const char *input;
+    prt_dims min, opt, max;
+} prt_profile_range;
+
+typedef struct prt_builder_config {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    prt_precision precision;
+    prt_device device;       /* target device recorded in the plan */
+    int32_t nb_ranges;       /* entries of `ranges`: one per input with -1 extents */
+    int32_t reserved_;
+    const prt_profile_range *ranges;
+    uint64_t workspace_limit; /* bytes any one layer may ask for; 0: no limit */
+} prt_builder_config;
+
+/* fp32, CPU, no ranges, no workspace limit. */
+PRT_API void prt_builder_config_init(prt_builder_config *cfg);
+
+PRT_API PRT_NODISCARD prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cfg,
+                                                 prt_registry *r, prt_engine **out, char *err, size_t cap);
+
+/* The plan. buf == NULL: *len gets the size needed. */
+PRT_API PRT_NODISCARD prt_status prt_engine_serialize(const prt_engine *e, void *buf, size_t cap, size_t *len);
+PRT_API PRT_NODISCARD prt_status prt_engine_save(const prt_engine *e, const char *path, char *err, size_t cap);
+
+/* Load a plan from memory (copied) or a file, finding every plugin's creator
+ * in `r` (NULL: the global registry). Every byte is checked before use. */
+PRT_API PRT_NODISCARD prt_status prt_engine_deserialize(prt_registry *r, const void *data, size_t len,
+                                                       prt_engine **out, char *err, size_t cap);
+PRT_API PRT_NODISCARD prt_status prt_engine_load(prt_registry *r, const char *path, prt_engine **out,
+                                                char *err, size_t cap);
+PRT_API void prt_engine_destroy(prt_engine *e);
+
+/* ---- describing an engine ---------------------------------------------- */
+
+typedef enum prt_io_mode { PRT_IO_INPUT = 0, PRT_IO_OUTPUT = 1 } prt_io_mode;
+
+typedef struct prt_io_desc {
+    const char *name;   /* valid as long as the engine */
+    prt_io_mode mode;
+    prt_dtype dtype;
+    prt_dims dims;      /* -1 where the extent depends on input shapes or data */
+    prt_dims min, opt, max; /* inputs: the profile; outputs: extents at those */
+} prt_io_desc;
+
+PRT_API int32_t prt_engine_nb_io(const prt_engine *e);
+PRT_API PRT_NODISCARD prt_status prt_engine_io(const prt_engine *e, int32_t index, prt_io_desc *out);
+/* Index of the input or output called `name`, or -1. */
+PRT_API int32_t prt_engine_find_io(const prt_engine *e, const char *name);
+PRT_API int32_t prt_engine_nb_layers(const prt_engine *e);
+PRT_API const char *prt_engine_layer_name(const prt_engine *e, int32_t index);
+PRT_API prt_device prt_engine_device(const prt_engine *e);
+PRT_API prt_precision prt_engine_precision(const prt_engine *e);
+/* Bytes of activation memory every context allocates. */
+PRT_API uint64_t prt_engine_arena_size(const prt_engine *e);
+PRT_API uint64_t prt_engine_workspace_size(const prt_engine *e);
+
+/* ---- execution contexts -------------------------------------------------- */
+
+/* Device memory for contexts. alloc returns NULL when it cannot. */
+typedef struct prt_allocator {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    void *(*alloc)(void *user, prt_device device, size_t bytes);
+    void (*free)(void *user, prt_device device, void *p);
+    void *user;
+} prt_allocator;
+
+typedef struct prt_context_config {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    prt_device device;       /* where the context runs; prt_context_config_init sets
+                              * (prt_device)-1, meaning the engine's target device */
+    int32_t cuda_device;
+    int32_t nb_threads;      /* CPU thread pool; 0 = number of cores */
+    int32_t reserved_;
+    void *cuda_stream;       /* NULL: the context creates its own stream */
+    const prt_allocator *allocator; /* NULL: malloc on the CPU, cudaMalloc on CUDA */
+} prt_context_config;
+
+/* The engine's device, own stream, pool of the machine's cores. */
+PRT_API void prt_context_config_init(prt_context_config *cfg);
+
+/* cfg NULL: defaults. Errors: prt_engine_last_error(e). */
+PRT_API PRT_NODISCARD prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg,
+                                                   prt_context **out);
+PRT_API void prt_context_destroy(prt_context *ctx);
+PRT_API const char *prt_engine_last_error(const prt_engine *e);
+
+/* Extents of a dynamic input, within the profile. Static inputs may be set to
+ * their own dims. */
+PRT_API PRT_NODISCARD prt_status prt_context_set_input_shape(prt_context *ctx, const char *name,
+                                                            const prt_dims *dims);
+/* Current extents of an input or output: after set_input_shape, the shapes
+ * they imply (data-dependent extents at their upper bound); after a run, the
+ * extents the run produced. */
+PRT_API PRT_NODISCARD prt_status prt_context_get_shape(prt_context *ctx, const char *name, prt_dims *out);
+/* Bytes the buffer bound to `name` needs for the current input shapes (the
+ * upper bound for data-dependent outputs). */
+PRT_API PRT_NODISCARD prt_status prt_context_buffer_size(prt_context *ctx, const char *name, size_t *bytes);
+/* Host memory for CPU contexts, device memory for CUDA contexts. */
+PRT_API PRT_NODISCARD prt_status prt_context_set_tensor(prt_context *ctx, const char *name, void *ptr);
+
+/* Run and wait. */
+PRT_API PRT_NODISCARD prt_status prt_context_execute(prt_context *ctx);
+/* CUDA: enqueue on `stream` (NULL: the context's) and return; CPU: runs
+ * synchronously. Data-dependent output extents are known after the stream
+ * is synchronized. */
+PRT_API PRT_NODISCARD prt_status prt_context_enqueue(prt_context *ctx, void *stream);
+PRT_API void *prt_context_stream(const prt_context *ctx);
+PRT_API prt_device prt_context_device(const prt_context *ctx);
+
+PRT_API const char *prt_context_last_error(const prt_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PLUGRT_ENGINE_H */

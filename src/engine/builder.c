@@ -1,0 +1,1015 @@
+/*
+ * engine/builder.c - a network into a plan: shape inference, type
+ * negotiation with cast insertion, workspaces, the activation memory plan.
+ *
+ * Plugin calls, per layer in network order (docs/lifecycle.md):
+ *   create (build phase), get_nb_outputs, output shapes, output data types
+ *   for the declared input types, then for each candidate type assignment
+ *   (output data types, supports_format_combination per position) until one
+ *   is accepted, configure, get_workspace_size.
+ * Then, for every layer in order, the plugin record is written (fields or
+ * blob), and finally every build plugin is destroyed in order. The plan is
+ * loaded back (prt_engine_deserialize) to make the engine.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "engine/expr.h"
+#include "engine/netdef.h"
+#include "engine/runtime.h"
+
+#define ARENA_ALIGN 256u
+
+/* ---- recording expression builder ------------------------------------------ */
+
+/* Wraps the arena's builder and numbers every node it hands out, so the plan
+ * can store the expressions and the runtime evaluate them. */
+typedef struct rec {
+    prt_expr_builder pub;
+    prt_expr_builder *under;
+    prt__exprs *x;
+    prt__pnode *nodes;
+    const prt_expr **ptrs;
+    int32_t nb, cap;
+    int failed;
+} rec;
+
+static int32_t rec_find(const rec *r, const prt_expr *e)
+{
+    int32_t i;
+    if (!e) return -1;
+    for (i = r->nb - 1; i >= 0; i--)
+        if (r->ptrs[i] == e) return i;
+    return -1;
+}
+
+static int32_t rec_add(rec *r, const prt_expr *e, uint8_t kind, uint8_t op, int32_t a, int32_t b, int64_t v)
+{
+    int32_t i;
+    if (!e) {
+        r->failed = 1;
+        return -1;
+    }
+    if ((i = rec_find(r, e)) >= 0) return i;
+    if (r->nb == r->cap) {
+        int32_t ncap = r->cap ? r->cap * 2 : 64;
+        prt__pnode *n = prt__realloc(r->nodes, (size_t)ncap * sizeof *n);
+        const prt_expr **p;
+        if (!n) {
+            r->failed = 1;
+            return -1;
+        }
+        r->nodes = n;
+        p = prt__realloc((void *)r->ptrs, (size_t)ncap * sizeof *p);
+        if (!p) {
+            r->failed = 1;
+            return -1;
+        }
+        r->ptrs = p;
+        r->cap = ncap;
+    }
+    r->nodes[r->nb].kind = kind;
+    r->nodes[r->nb].op = op;
+    r->nodes[r->nb].a = a;
+    r->nodes[r->nb].b = b;
+    r->nodes[r->nb].v = v;
+    r->ptrs[r->nb] = e;
+    return r->nb++;
+}
+
+static rec *rec_of(prt_expr_builder *eb) { return (rec *)eb->host_; }
+
+static const prt_expr *rec_constant(prt_expr_builder *eb, int64_t value)
+{
+    rec *r = rec_of(eb);
+    const prt_expr *e = r->under->constant(r->under, value);
+    return rec_add(r, e, PRT__NODE_CONST, 0, 0, 0, value) >= 0 ? e : NULL;
+}
+
+static const prt_expr *rec_operation(prt_expr_builder *eb, prt_expr_op op, const prt_expr *a, const prt_expr *b)
+{
+    rec *r = rec_of(eb);
+    int32_t ia = rec_find(r, a), ib = rec_find(r, b);
+    const prt_expr *e;
+    if (ia < 0 || ib < 0 || (unsigned)op > (unsigned)PRT_EXPR_CEIL_DIV) return NULL;
+    e = r->under->operation(r->under, op, a, b);
+    return rec_add(r, e, PRT__NODE_OP, (uint8_t)op, ia, ib, 0) >= 0 ? e : NULL;
+}
+
+static int rec_get_constant(prt_expr_builder *eb, const prt_expr *e, int64_t *value)
+{
+    rec *r = rec_of(eb);
+    if (rec_find(r, e) < 0) return 0;
+    return r->under->get_constant(r->under, e, value);
+}
+
+static const prt_expr *rec_data_dependent(prt_expr_builder *eb, const prt_expr *upper)
+{
+    rec *r = rec_of(eb);
+    int32_t iu = rec_find(r, upper);
+    const prt_expr *e;
+    if (iu < 0) return NULL;
+    e = r->under->data_dependent(r->under, upper);
+    return rec_add(r, e, PRT__NODE_DDEP, 0, iu, 0, 0) >= 0 ? e : NULL;
+}
+
+/* ---- build state ---------------------------------------------------------------- */
+
+typedef struct bstate {
+    const prt_network *net;
+    const prt_builder_config *cfg;
+    prt_registry *reg;
+    char *err;
+    size_t cap;
+    rec rc;
+    prt__plan *p; /* being filled */
+    int32_t cap_tensors, cap_layers, cap_records;
+    int32_t *net2plan;   /* net tensor -> plan tensor (the version it was produced as) */
+    prt_dtype *declared; /* net tensor -> dtype under the declared (fp32) types */
+    int32_t *plan2net;   /* plan tensor -> net tensor */
+    prt__plugin **plugins; /* per plan layer, NULL for casts */
+    prt_dims *in_min, *in_opt, *in_max; /* per graph input */
+    uint8_t *wbuf;
+    size_t wlen, wcap;
+} bstate;
+
+static prt_status bfail(bstate *b, prt_status s, const char *fmt, ...) PRT_PRINTF(3, 4);
+static prt_status bfail(bstate *b, prt_status s, const char *fmt, ...)
+{
+    va_list ap;
+    if (b->err && b->cap) {
+        va_start(ap, fmt);
+        vsnprintf(b->err, b->cap, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
+static int grow(void **arr, int32_t *cap, int32_t nb, size_t elem)
+{
+    void *p;
+    int32_t ncap;
+    if (nb < *cap) return 1;
+    ncap = *cap ? *cap * 2 : 16;
+    p = prt__realloc(*arr, (size_t)ncap * elem);
+    if (!p) return 0;
+    memset((char *)p + (size_t)*cap * elem, 0, (size_t)(ncap - *cap) * elem);
+    *arr = p;
+    *cap = ncap;
+    return 1;
+}
+
+static int name_taken(const prt__plan *p, const char *name)
+{
+    int32_t i;
+    for (i = 0; i < p->nb_tensors; i++)
+        if (strcmp(p->tensors[i].name, name) == 0) return 1;
+    return 0;
+}
+
+/* A new plan tensor; name made unique with "#n" when needed. Returns the
+ * index or -1 (out of memory). */
+static int32_t new_tensor(bstate *b, const char *name, uint32_t role, prt_dtype dtype, int32_t net_index)
+{
+    prt__plan *p = b->p;
+    prt__ptensor *t;
+    char buf[4200];
+    int n = 1;
+    int32_t old_cap = b->cap_tensors;
+    if (!grow((void **)&p->tensors, &b->cap_tensors, p->nb_tensors, sizeof *p->tensors)) return -1;
+    if (old_cap != b->cap_tensors) {
+        int32_t *q = prt__realloc(b->plan2net, (size_t)b->cap_tensors * sizeof *q);
+        if (!q) return -1;
+        b->plan2net = q;
+    }
+    snprintf(buf, sizeof buf, "%s", name);
+    while (name_taken(p, buf)) snprintf(buf, sizeof buf, "%s#%d", name, n++);
+    t = &p->tensors[p->nb_tensors];
+    memset(t, 0, sizeof *t);
+    t->name = prt__strdup(buf);
+    if (!t->name) return -1;
+    t->role = role;
+    t->dtype = dtype;
+    t->format = PRT_FORMAT_LINEAR;
+    b->plan2net[p->nb_tensors] = net_index;
+    return p->nb_tensors++;
+}
+
+static int32_t new_layer(bstate *b, const char *name, uint32_t kind)
+{
+    prt__plan *p = b->p;
+    prt__player *l;
+    int32_t old_cap = b->cap_layers;
+    if (!grow((void **)&p->layers, &b->cap_layers, p->nb_layers, sizeof *p->layers)) return -1;
+    if (old_cap != b->cap_layers) {
+        prt__plugin **q = prt__realloc(b->plugins, (size_t)b->cap_layers * sizeof *q);
+        if (!q) return -1;
+        memset(q + old_cap, 0, (size_t)(b->cap_layers - old_cap) * sizeof *q);
+        b->plugins = q;
+    }
+    l = &p->layers[p->nb_layers];
+    memset(l, 0, sizeof *l);
+    l->name = prt__strdup(name);
+    if (!l->name) return -1;
+    l->kind = kind;
+    l->plugin = -1;
+    b->plugins[p->nb_layers] = NULL;
+    return p->nb_layers++;
+}
+
+static const char *graph_inputs_str(bstate *b, const prt_dims *dims, char *buf, size_t cap)
+{
+    size_t n = 0;
+    int32_t i, k = 0;
+    char d[160];
+    buf[0] = 0;
+    for (i = 0; i < b->p->nb_tensors && n < cap; i++) {
+        if (b->p->tensors[i].role != PRT__ROLE_INPUT) continue;
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s %s", k ? ", " : "", b->p->tensors[i].name,
+                              prt_dims_str(&dims[k], d, sizeof d));
+        k++;
+    }
+    return buf;
+}
+
+/* Dims of plan tensor t at the three profile points; every extent must be
+ * computable and >= 0. `who` names the layer for messages. */
+static prt_status eval_ranges(bstate *b, int32_t ti, const char *who)
+{
+    prt__plan *p = b->p;
+    prt__ptensor *t = &p->tensors[ti];
+    int64_t *vals;
+    int k;
+    int32_t j;
+    prt_status s = PRT_OK;
+    const prt_dims *ins[3] = {b->in_min, b->in_opt, b->in_max};
+    static const char *const at[3] = {"min", "opt", "max"};
+    prt_dims *outs[3] = {&t->min, &t->opt, &t->max};
+
+    p->nodes = b->rc.nodes;
+    p->nb_nodes = b->rc.nb;
+    vals = prt__malloc((size_t)(p->nb_nodes ? p->nb_nodes : 1) * sizeof *vals);
+    if (!vals) return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    for (k = 0; k < 3; k++) {
+        outs[k]->nb = t->nb_dims;
+        prt__plan_eval(p, ins[k], vals, NULL);
+        for (j = 0; j < t->nb_dims; j++) {
+            int64_t v = vals[t->expr[j]];
+            if (v == PRT__EVAL_BAD) {
+                char e[256], in[512];
+                s = bfail(b, PRT_STATUS_SHAPE_MISMATCH,
+                          "%s: output \"%s\" dim %d = %s cannot be computed at the profile's %s shapes (%s): "
+                          "division by zero or overflow",
+                          who, t->name, j, prt__expr_str(b->rc.x, b->rc.ptrs[t->expr[j]], e, sizeof e), at[k],
+                          graph_inputs_str(b, ins[k], in, sizeof in));
+                goto done;
+            }
+            if (v < 0) {
+                char e[256], in[512];
+                s = bfail(b, PRT_STATUS_SHAPE_MISMATCH,
+                          "%s: output \"%s\" dim %d = %s is %" PRId64 " at the profile's %s shapes (%s); extents must "
+                          "be >= 0",
+                          who, t->name, j, prt__expr_str(b->rc.x, b->rc.ptrs[t->expr[j]], e, sizeof e), v, at[k],
+                          graph_inputs_str(b, ins[k], in, sizeof in));
+                goto done;
+            }
+            outs[k]->d[j] = v;
+        }
+    }
+    /* max holds the largest extent seen, so that its volume bounds memory. */
+    for (j = 0; j < t->nb_dims; j++) {
+        if (t->min.d[j] > t->max.d[j]) t->max.d[j] = t->min.d[j];
+        if (t->opt.d[j] > t->max.d[j]) t->max.d[j] = t->opt.d[j];
+        if (t->min.d[j] > t->opt.d[j]) t->min.d[j] = t->opt.d[j];
+        if (t->opt.d[j] > t->max.d[j]) t->opt.d[j] = t->max.d[j];
+    }
+done:
+    prt__free(vals);
+    return s;
+}
+
+/* Set a tensor's shape from expressions; dims hold what folds to a constant. */
+static prt_status set_shape(bstate *b, int32_t ti, const prt_dims_expr *d, const char *who, int32_t out_index)
+{
+    prt__ptensor *t = &b->p->tensors[ti];
+    int32_t j;
+    t->nb_dims = d->nb;
+    t->dims.nb = d->nb;
+    for (j = 0; j < d->nb; j++) {
+        int64_t v;
+        int32_t n = rec_find(&b->rc, d->d[j]);
+        if (n < 0)
+            return bfail(b, PRT_STATUS_PLUGIN_ERROR,
+                         "%s: output %d dim %d is an expression that was not made by this build's expression builder",
+                         who, out_index, j);
+        t->expr[j] = n;
+        t->dims.d[j] = (b->rc.nodes[n].kind != PRT__NODE_DDEP && b->rc.under->get_constant(b->rc.under, d->d[j], &v) &&
+                        v >= 0)
+                           ? v
+                           : -1;
+    }
+    return PRT_OK;
+}
+
+/* A version of plan tensor `src` in dtype `to`, made by a cast layer placed
+ * now; reuses an existing one. */
+static prt_status cast_version(bstate *b, int32_t src, prt_dtype to, uint32_t role, const char *name, int32_t *out)
+{
+    prt__plan *p = b->p;
+    int32_t i, t, l;
+    char nm[4200];
+    prt_dtype from = p->tensors[src].dtype;
+    int32_t net = b->plan2net[src];
+    if (!name) {
+        for (i = 0; i < p->nb_tensors; i++)
+            if (b->plan2net[i] == net && p->tensors[i].dtype == to) {
+                *out = i;
+                return PRT_OK;
+            }
+    }
+    if (!((from == PRT_DTYPE_F32 && to == PRT_DTYPE_F16) || (from == PRT_DTYPE_F16 && to == PRT_DTYPE_F32)))
+        return bfail(b, PRT_STATUS_TYPE_MISMATCH, "tensor \"%s\" is %s but %s is needed; only f32 <-> f16 casts exist",
+                     p->tensors[src].name, prt_dtype_name(from), prt_dtype_name(to));
+    snprintf(nm, sizeof nm, "%s:%s", b->net->tensors[net].name, prt_dtype_name(to));
+    t = new_tensor(b, name ? name : nm, role, to, net);
+    if (t < 0) return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    {
+        prt__ptensor *d = &p->tensors[t], *s = &p->tensors[src];
+        d->nb_dims = s->nb_dims;
+        memcpy(d->expr, s->expr, sizeof d->expr);
+        d->dims = s->dims;
+        d->min = s->min;
+        d->opt = s->opt;
+        d->max = s->max;
+    }
+    snprintf(nm, sizeof nm, "%s:to_%s", b->net->tensors[net].name, prt_dtype_name(to));
+    l = new_layer(b, nm, PRT__LAYER_CAST);
+    if (l < 0) return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    p->layers[l].cast_from = from;
+    p->layers[l].cast_to = to;
+    p->layers[l].in = prt__malloc(sizeof(int32_t));
+    p->layers[l].out = prt__malloc(sizeof(int32_t));
+    if (!p->layers[l].in || !p->layers[l].out) return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    p->layers[l].nb_in = p->layers[l].nb_out = 1;
+    p->layers[l].in[0] = src;
+    p->layers[l].out[0] = t;
+    *out = t;
+    return PRT_OK;
+}
+
+static int is_float(prt_dtype t) { return t == PRT_DTYPE_F32 || t == PRT_DTYPE_F16; }
+
+static void dyn_desc(const prt__ptensor *t, prt_dtype dtype, prt_dyn_tensor_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->desc.dtype = dtype;
+    d->desc.format = PRT_FORMAT_LINEAR;
+    d->desc.dims = t->dims;
+    d->min = t->min;
+    d->opt = t->opt;
+    d->max = t->max;
+}
+
+static const char *types_str(const prt_dtype *t, int32_t n, char *buf, size_t cap)
+{
+    size_t k = 0;
+    int32_t i;
+    buf[0] = 0;
+    k += (size_t)snprintf(buf, cap, "(");
+    for (i = 0; i < n && k < cap; i++) k += (size_t)snprintf(buf + k, cap - k, "%s%s", i ? ", " : "", prt_dtype_name(t[i]));
+    if (k < cap) snprintf(buf + k, cap - k, ")");
+    return buf;
+}
+
+/* One network layer. */
+static prt_status build_layer(bstate *b, int32_t li)
+{
+    const prt__net_layer *nl = &b->net->layers[li];
+    prt__plan *p = b->p;
+    const prt_plugin_creator *c = NULL;
+    const char *owner = NULL;
+    prt__plugin *pl = NULL;
+    char who[600], msg[PRT_ERR_CAP];
+    prt_status s;
+    int32_t nin = nl->nb_in, nout = nl->nb_out, i, j, k, pli;
+    int32_t *pin = NULL; /* plan tensor per input, per candidate */
+    prt_dims_expr *ein = NULL, *eout = NULL;
+    prt_dtype *decl_in = NULL, *decl_out = NULL, *cand = NULL, *cand_out = NULL;
+    prt_dyn_tensor_desc *io = NULL;
+    int32_t nb_out_reported;
+    int found = 0, decl_ok;
+    size_t ws;
+
+    snprintf(who, sizeof who, "layer \"%.200s\" (%s%s%.100s v%.40s)", nl->name, nl->plugin_namespace,
+             nl->plugin_namespace[0] ? "::" : "", nl->plugin, nl->version);
+    s = prt_registry_find(b->reg, nl->plugin, nl->version, nl->plugin_namespace, &c, &owner);
+    if (s != PRT_OK) return bfail(b, s, "layer \"%s\": %s", nl->name, prt_registry_last_error(b->reg));
+    msg[0] = 0;
+    s = prt__plugin_create(c, owner, nl->name, prt_owned_fields_get(nl->fields), PRT_PHASE_BUILD, &pl, msg,
+                           sizeof msg);
+    if (s != PRT_OK) return bfail(b, s, "%s", msg);
+    pli = new_layer(b, nl->name, PRT__LAYER_PLUGIN);
+    if (pli < 0) {
+        prt__plugin_destroy(pl);
+        return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    }
+    b->plugins[pli] = pl; /* destroyed with the build state from here on */
+
+    nb_out_reported = prt__plugin_nb_outputs(pl);
+    if (nb_out_reported != nout)
+        return bfail(b, PRT_STATUS_INVALID_ARGUMENT, "%s: the plugin has %d outputs, the network names %d", who,
+                     (int)nb_out_reported, (int)nout);
+
+    pin = prt__calloc((size_t)nin + 1, sizeof *pin);
+    ein = prt__calloc((size_t)nin + 1, sizeof *ein);
+    eout = prt__calloc((size_t)nout, sizeof *eout);
+    decl_in = prt__calloc((size_t)nin + 1, sizeof *decl_in);
+    decl_out = prt__calloc((size_t)nout, sizeof *decl_out);
+    cand = prt__calloc((size_t)nin + 1, sizeof *cand);
+    cand_out = prt__calloc((size_t)nout, sizeof *cand_out);
+    io = prt__calloc((size_t)(nin + nout), sizeof *io);
+    if (!pin || !ein || !eout || !decl_in || !decl_out || !cand || !cand_out || !io) {
+        s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+
+    /* Shapes. */
+    for (i = 0; i < nin; i++) {
+        const prt__ptensor *t;
+        pin[i] = b->net2plan[nl->in[i]];
+        t = &p->tensors[pin[i]];
+        ein[i].nb = t->nb_dims;
+        for (j = 0; j < t->nb_dims; j++) ein[i].d[j] = b->rc.ptrs[t->expr[j]];
+        decl_in[i] = b->declared[nl->in[i]];
+    }
+    msg[0] = 0;
+    s = prt__plugin_output_shapes(pl, ein, nin, eout, nout, &b->rc.pub, msg, sizeof msg);
+    if (s != PRT_OK) {
+        char shapes[1024];
+        size_t n = 0;
+        shapes[0] = 0;
+        for (i = 0; i < nin && n < sizeof shapes; i++) {
+            char d[160];
+            n += (size_t)snprintf(shapes + n, sizeof shapes - n, "%s%s %s", i ? ", " : "", p->tensors[pin[i]].name,
+                                  prt_dims_str(&p->tensors[pin[i]].dims, d, sizeof d));
+        }
+        s = bfail(b, s, "%s (inputs %s)", msg, shapes);
+        goto done;
+    }
+    if (b->rc.failed) {
+        s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "%s: out of memory recording shape expressions", who);
+        goto done;
+    }
+
+    /* Declared output types (what the outputs are with the declared input types). */
+    msg[0] = 0;
+    decl_ok = prt__plugin_output_types(pl, decl_in, nin, decl_out, nout, msg, sizeof msg) == PRT_OK;
+    if (!decl_ok)
+        for (i = 0; i < nout; i++) decl_out[i] = PRT_DTYPE_F32; /* settled by the accepted types below */
+
+    /* Output tensors (dtype decided below). */
+    for (i = 0; i < nout; i++) {
+        int32_t ni = nl->out[i];
+        int32_t t = new_tensor(b, b->net->tensors[ni].name, PRT__ROLE_ACTIVATION, decl_out[i], ni);
+        if (t < 0) {
+            s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+            goto done;
+        }
+        b->declared[ni] = decl_out[i];
+        b->net2plan[ni] = t;
+        if ((s = set_shape(b, t, &eout[i], who, i)) != PRT_OK) goto done;
+        if ((s = eval_ranges(b, t, who)) != PRT_OK) goto done;
+    }
+
+    /* Type negotiation: candidates in order of preference. */
+    for (k = 0; k < 4 && !found; k++) {
+        int same_as_earlier = 0;
+        for (i = 0; i < nin; i++) {
+            prt_dtype cur = p->tensors[pin[i]].dtype;
+            switch (k) {
+            case 0: cand[i] = (b->cfg->precision == PRT_PRECISION_FP16 && is_float(cur)) ? PRT_DTYPE_F16 : cur; break;
+            case 1: cand[i] = cur; break;
+            case 2: cand[i] = is_float(cur) ? PRT_DTYPE_F32 : cur; break;
+            default: cand[i] = is_float(cur) ? PRT_DTYPE_F16 : cur; break;
+            }
+        }
+        if (k > 0) {
+            /* Skip a candidate equal to an earlier one (recompute them). */
+            int32_t kk;
+            for (kk = 0; kk < k && !same_as_earlier; kk++) {
+                int eq = 1;
+                for (i = 0; i < nin; i++) {
+                    prt_dtype cur = p->tensors[pin[i]].dtype, e;
+                    switch (kk) {
+                    case 0: e = (b->cfg->precision == PRT_PRECISION_FP16 && is_float(cur)) ? PRT_DTYPE_F16 : cur; break;
+                    case 1: e = cur; break;
+                    case 2: e = is_float(cur) ? PRT_DTYPE_F32 : cur; break;
+                    default: e = is_float(cur) ? PRT_DTYPE_F16 : cur; break;
+                    }
+                    if (e != cand[i]) eq = 0;
+                }
+                if (eq) same_as_earlier = 1;
+            }
+        }
+        if (same_as_earlier) continue;
+        msg[0] = 0;
+        s = prt__plugin_output_types(pl, cand, nin, cand_out, nout, msg, sizeof msg);
+        if (s != PRT_OK) continue; /* this assignment is not one the plugin takes */
+        for (i = 0; i < nin; i++) dyn_desc(&p->tensors[pin[i]], cand[i], &io[i]);
+        for (i = 0; i < nout; i++) dyn_desc(&p->tensors[b->net2plan[nl->out[i]]], cand_out[i], &io[nin + i]);
+        found = 1;
+        for (i = 0; i < nin + nout && found; i++)
+            if (!prt__plugin_supports(pl, i, io, nin, nout)) found = 0;
+    }
+    if (!found) {
+        char t1[256];
+        for (i = 0; i < nin; i++) cand[i] = p->tensors[pin[i]].dtype;
+        s = bfail(b, PRT_STATUS_TYPE_MISMATCH,
+                  "%s: the plugin accepts no type combination tried for its inputs %s (f32 and f16 variants of float "
+                  "inputs, linear format)",
+                  who, types_str(cand, nin, t1, sizeof t1));
+        goto done;
+    }
+    /* Casts for inputs in another type; they run before this layer, so the
+     * layer moves after them. */
+    for (i = 0; i < nin; i++) {
+        if (p->tensors[pin[i]].dtype != cand[i]) {
+            int32_t t;
+            if ((s = cast_version(b, pin[i], cand[i], PRT__ROLE_ACTIVATION, NULL, &t)) != PRT_OK) goto done;
+            pin[i] = t;
+        }
+    }
+    if (p->layers[pli].kind == PRT__LAYER_PLUGIN && pli != p->nb_layers - 1) {
+        /* Move the plugin layer to the end (after the casts just added). */
+        prt__player l = p->layers[pli];
+        prt__plugin *pp = b->plugins[pli];
+        memmove(&p->layers[pli], &p->layers[pli + 1], (size_t)(p->nb_layers - pli - 1) * sizeof *p->layers);
+        memmove(&b->plugins[pli], &b->plugins[pli + 1], (size_t)(p->nb_layers - pli - 1) * sizeof *b->plugins);
+        pli = p->nb_layers - 1;
+        p->layers[pli] = l;
+        b->plugins[pli] = pp;
+    }
+    if (!decl_ok) {
+        /* The plugin refuses the declared input types outright: its outputs
+         * are declared as what it gives for the accepted ones. */
+        for (i = 0; i < nout; i++) {
+            decl_out[i] = cand_out[i];
+            b->declared[nl->out[i]] = cand_out[i];
+        }
+    }
+    for (i = 0; i < nout; i++) {
+        int32_t t = b->net2plan[nl->out[i]];
+        p->tensors[t].dtype = cand_out[i];
+        if (cand_out[i] != decl_out[i]) {
+            /* The produced version carries the dtype in its name. */
+            char nm[4200];
+            char *old = p->tensors[t].name, *nn;
+            p->tensors[t].name = (char *)"";
+            snprintf(nm, sizeof nm, "%s:%s", old, prt_dtype_name(cand_out[i]));
+            {
+                int n = 1;
+                char buf[4300];
+                snprintf(buf, sizeof buf, "%s", nm);
+                while (name_taken(p, buf)) snprintf(buf, sizeof buf, "%s#%d", nm, n++);
+                nn = prt__strdup(buf);
+            }
+            if (!nn) {
+                p->tensors[t].name = old;
+                s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+                goto done;
+            }
+            prt__free(old);
+            p->tensors[t].name = nn;
+        }
+    }
+    for (i = 0; i < nin; i++) dyn_desc(&p->tensors[pin[i]], cand[i], &io[i]);
+    for (i = 0; i < nout; i++) dyn_desc(&p->tensors[b->net2plan[nl->out[i]]], cand_out[i], &io[nin + i]);
+
+    p->layers[pli].in = prt__malloc(((size_t)nin + 1) * sizeof(int32_t));
+    p->layers[pli].out = prt__malloc((size_t)nout * sizeof(int32_t));
+    if (!p->layers[pli].in || !p->layers[pli].out) {
+        s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    p->layers[pli].nb_in = nin;
+    p->layers[pli].nb_out = nout;
+    for (i = 0; i < nin; i++) p->layers[pli].in[i] = pin[i];
+    for (i = 0; i < nout; i++) p->layers[pli].out[i] = b->net2plan[nl->out[i]];
+
+    msg[0] = 0;
+    s = prt__plugin_configure(pl, io, nin, io + nin, nout, msg, sizeof msg);
+    if (s != PRT_OK) {
+        s = bfail(b, s, "%s", msg);
+        goto done;
+    }
+    ws = prt__plugin_workspace(pl, io, nin, io + nin, nout);
+    if (ws == SIZE_MAX || (uint64_t)ws > (uint64_t)INT64_MAX) {
+        s = bfail(b, PRT_STATUS_PLUGIN_ERROR, "%s: asks for %zu workspace bytes", who, ws);
+        goto done;
+    }
+    if (b->cfg->workspace_limit && (uint64_t)ws > b->cfg->workspace_limit) {
+        s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "%s: needs %zu workspace bytes at the profile's max shapes; the limit is %" PRIu64,
+                  who, ws, b->cfg->workspace_limit);
+        goto done;
+    }
+    p->layers[pli].workspace = (uint64_t)ws;
+
+    /* Network outputs are delivered in their declared type. */
+    for (i = 0; i < nout; i++) {
+        int32_t ni = nl->out[i], t = b->net2plan[ni];
+        if (!b->net->tensors[ni].is_output) continue;
+        if (p->tensors[t].dtype == b->declared[ni]) {
+            p->tensors[t].role = PRT__ROLE_OUTPUT;
+        } else {
+            int32_t o;
+            if ((s = cast_version(b, t, b->declared[ni], PRT__ROLE_OUTPUT, b->net->tensors[ni].name, &o)) != PRT_OK)
+                goto done;
+        }
+    }
+    s = PRT_OK;
+done:
+    prt__free(pin);
+    prt__free(ein);
+    prt__free(eout);
+    prt__free(decl_in);
+    prt__free(decl_out);
+    prt__free(cand);
+    prt__free(cand_out);
+    prt__free(io);
+    return s;
+}
+
+/* ---- memory plan -------------------------------------------------------------- */
+
+typedef struct live {
+    int32_t t, first, last;
+    uint64_t off, bytes;
+} live;
+
+static prt_status plan_memory(bstate *b)
+{
+    prt__plan *p = b->p;
+    live *lv;
+    int32_t i, j, n = 0;
+    uint64_t arena = 0, ws = 0;
+    lv = prt__calloc((size_t)(p->nb_tensors ? p->nb_tensors : 1), sizeof *lv);
+    if (!lv) return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < p->nb_tensors; i++) {
+        prt__ptensor *t = &p->tensors[i];
+        t->offset = t->bytes = 0;
+        if (t->role != PRT__ROLE_ACTIVATION) continue;
+        {
+            int64_t vol = prt_dims_volume(&t->max);
+            size_t es = prt_dtype_size(t->dtype);
+            if (vol < 0 || (uint64_t)vol > (UINT64_MAX - ARENA_ALIGN) / es / 2) {
+                char d[160];
+                prt__free(lv);
+                return bfail(b, PRT_STATUS_SHAPE_MISMATCH, "tensor \"%s\" is too large at the profile's max shapes %s",
+                             t->name, prt_dims_str(&t->max, d, sizeof d));
+            }
+            t->bytes = (uint64_t)vol * es;
+        }
+        lv[n].t = i;
+        lv[n].first = -1;
+        lv[n].last = -1;
+        lv[n].bytes = (t->bytes + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+        n++;
+    }
+    for (i = 0; i < n; i++) {
+        int32_t l;
+        for (l = 0; l < p->nb_layers; l++) {
+            const prt__player *ly = &p->layers[l];
+            for (j = 0; j < ly->nb_out; j++)
+                if (ly->out[j] == lv[i].t && lv[i].first < 0) lv[i].first = l;
+            for (j = 0; j < ly->nb_in; j++)
+                if (ly->in[j] == lv[i].t) lv[i].last = l;
+        }
+        if (lv[i].last < lv[i].first) lv[i].last = lv[i].first;
+    }
+    /* First fit in order of production: the lowest offset that overlaps no
+     * tensor alive at the same time. */
+    for (i = 0; i < n; i++) {
+        uint64_t off = 0;
+        int moved = 1;
+        while (moved) {
+            moved = 0;
+            for (j = 0; j < i; j++) {
+                if (lv[j].last < lv[i].first || lv[i].last < lv[j].first) continue;
+                if (off < lv[j].off + lv[j].bytes && lv[j].off < off + lv[i].bytes) {
+                    off = lv[j].off + lv[j].bytes;
+                    moved = 1;
+                }
+            }
+        }
+        lv[i].off = off;
+        p->tensors[lv[i].t].offset = off;
+        if (off + lv[i].bytes > arena) arena = off + lv[i].bytes;
+    }
+    for (i = 0; i < p->nb_layers; i++)
+        if (p->layers[i].workspace > ws) ws = p->layers[i].workspace;
+    p->arena_size = arena;
+    p->workspace_size = (ws + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+    prt__free(lv);
+    return PRT_OK;
+}
+
+/* ---- the build -------------------------------------------------------------------- */
+
+void prt_builder_config_init(prt_builder_config *cfg)
+{
+    if (!cfg) return;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->struct_size = (uint32_t)sizeof *cfg;
+    cfg->abi_version = PRT_ABI_VERSION;
+    cfg->precision = PRT_PRECISION_FP32;
+    cfg->device = PRT_DEVICE_CPU;
+}
+
+static prt_status check_config(bstate *b)
+{
+    const prt_builder_config *cfg = b->cfg;
+    int32_t i, j;
+    if (cfg->struct_size < sizeof *cfg)
+        return bfail(b, PRT_STATUS_INVALID_ARGUMENT, "builder config struct_size is %u; expected %zu (use prt_builder_config_init)",
+                     cfg->struct_size, sizeof *cfg);
+    if ((unsigned)cfg->precision > PRT_PRECISION_FP16)
+        return bfail(b, PRT_STATUS_INVALID_ARGUMENT, "precision %d is neither fp32 (0) nor fp16 (1)", (int)cfg->precision);
+    if ((unsigned)cfg->device > PRT_DEVICE_CUDA)
+        return bfail(b, PRT_STATUS_INVALID_ARGUMENT, "device %d is neither cpu (0) nor cuda (1)", (int)cfg->device);
+    if (cfg->nb_ranges < 0 || (cfg->nb_ranges > 0 && !cfg->ranges))
+        return bfail(b, PRT_STATUS_INVALID_ARGUMENT, "profile: %d ranges but no array", (int)cfg->nb_ranges);
+    for (i = 0; i < cfg->nb_ranges; i++) {
+        int32_t t = prt__network_find(b->net, cfg->ranges[i].input);
+        if (t < 0 || b->net->tensors[t].kind != PRT__TENSOR_INPUT)
+            return bfail(b, PRT_STATUS_NOT_FOUND, "profile names \"%s\", which is not a network input",
+                         cfg->ranges[i].input ? cfg->ranges[i].input : "(null)");
+        for (j = 0; j < i; j++)
+            if (strcmp(cfg->ranges[j].input, cfg->ranges[i].input) == 0)
+                return bfail(b, PRT_STATUS_INVALID_ARGUMENT, "profile names input \"%s\" twice", cfg->ranges[i].input);
+    }
+    return PRT_OK;
+}
+
+/* The profile of graph input `ti` (net tensor). */
+static prt_status input_range(bstate *b, int32_t ti, prt_dims *mn, prt_dims *op, prt_dims *mx)
+{
+    const prt__net_tensor *t = &b->net->tensors[ti];
+    const prt_profile_range *r = NULL;
+    int32_t i, j;
+    int dynamic = 0;
+    char d1[160], d2[160], d3[160], d4[160];
+    for (i = 0; i < b->cfg->nb_ranges; i++)
+        if (strcmp(b->cfg->ranges[i].input, t->name) == 0) r = &b->cfg->ranges[i];
+    for (j = 0; j < t->dims.nb; j++)
+        if (t->dims.d[j] < 0) dynamic = 1;
+    if (!r) {
+        if (dynamic)
+            return bfail(b, PRT_STATUS_INVALID_ARGUMENT,
+                         "input \"%s\" has dynamic dims %s; the profile needs a min/opt/max range for it", t->name,
+                         prt_dims_str(&t->dims, d1, sizeof d1));
+        *mn = *op = *mx = t->dims;
+        return PRT_OK;
+    }
+    if (r->min.nb != t->dims.nb || r->opt.nb != t->dims.nb || r->max.nb != t->dims.nb)
+        return bfail(b, PRT_STATUS_SHAPE_MISMATCH, "profile for input \"%s\" %s: min %s, opt %s, max %s must each have %d dims",
+                     t->name, prt_dims_str(&t->dims, d4, sizeof d4), prt_dims_str(&r->min, d1, sizeof d1),
+                     prt_dims_str(&r->opt, d2, sizeof d2), prt_dims_str(&r->max, d3, sizeof d3), t->dims.nb);
+    for (j = 0; j < t->dims.nb; j++) {
+        int64_t a = r->min.d[j], o = r->opt.d[j], z = r->max.d[j];
+        if (a < 0 || a > o || o > z)
+            return bfail(b, PRT_STATUS_SHAPE_MISMATCH,
+                         "profile for input \"%s\" dim %d: min %" PRId64 ", opt %" PRId64 ", max %" PRId64
+                         " must satisfy 0 <= min <= opt <= max",
+                         t->name, j, a, o, z);
+        if (t->dims.d[j] >= 0 && (a != t->dims.d[j] || z != t->dims.d[j]))
+            return bfail(b, PRT_STATUS_SHAPE_MISMATCH,
+                         "profile for input \"%s\" dim %d: the dim is fixed at %" PRId64 " but the range is %" PRId64
+                         "..%" PRId64,
+                         t->name, j, t->dims.d[j], a, z);
+    }
+    *mn = r->min;
+    *op = r->opt;
+    *mx = r->max;
+    mn->reserved_ = op->reserved_ = mx->reserved_ = 0;
+    return PRT_OK;
+}
+
+static prt_status add_weights(bstate *b, const void *data, size_t n, uint64_t *off)
+{
+    size_t at = (b->wlen + PRT__PLAN_WEIGHT_ALIGN - 1) / PRT__PLAN_WEIGHT_ALIGN * PRT__PLAN_WEIGHT_ALIGN;
+    if (at + n > b->wcap) {
+        size_t ncap = b->wcap ? b->wcap : 4096;
+        uint8_t *q;
+        while (ncap < at + n) ncap *= 2;
+        q = prt__realloc(b->wbuf, ncap);
+        if (!q) return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory for %zu bytes of weights", ncap);
+        b->wbuf = q;
+        b->wcap = ncap;
+    }
+    memset(b->wbuf + b->wlen, 0, at - b->wlen);
+    memcpy(b->wbuf + at, data, n);
+    b->wlen = at + n;
+    *off = at;
+    return PRT_OK;
+}
+
+prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cfg, prt_registry *r, prt_engine **out,
+                            char *err, size_t cap)
+{
+    bstate b;
+    prt_builder_config defcfg;
+    prt__plan *p;
+    prt_status s = PRT_OK;
+    int32_t i, j, nin = 0;
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    char msg[PRT_ERR_CAP];
+
+    if (err && cap) err[0] = 0;
+    memset(&b, 0, sizeof b);
+    b.err = err;
+    b.cap = cap;
+    if (!net || !out) return bfail(&b, PRT_STATUS_INVALID_ARGUMENT, "no network or no output pointer given");
+    if (!cfg) {
+        prt_builder_config_init(&defcfg);
+        cfg = &defcfg;
+    }
+    b.net = net;
+    b.cfg = cfg;
+    b.reg = r ? r : net->registry;
+    if ((s = check_config(&b)) != PRT_OK) return s;
+    if (net->nb_outputs == 0) return bfail(&b, PRT_STATUS_INVALID_ARGUMENT, "the network marks no outputs");
+    if (net->nb_layers == 0) return bfail(&b, PRT_STATUS_INVALID_ARGUMENT, "the network has no layers");
+
+    b.p = p = prt__calloc(1, sizeof *p);
+    b.net2plan = prt__calloc((size_t)net->nb_tensors, sizeof *b.net2plan);
+    b.declared = prt__calloc((size_t)net->nb_tensors, sizeof *b.declared);
+    b.in_min = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
+    b.in_opt = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
+    b.in_max = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
+    if (!p || !b.net2plan || !b.declared || !b.in_min || !b.in_opt || !b.in_max ||
+        prt__exprs_create(&b.rc.x) != PRT_OK) {
+        s = bfail(&b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    b.rc.under = prt__exprs_builder(b.rc.x);
+    b.rc.pub = *b.rc.under;
+    b.rc.pub.constant = rec_constant;
+    b.rc.pub.operation = rec_operation;
+    b.rc.pub.get_constant = rec_get_constant;
+    b.rc.pub.data_dependent = rec_data_dependent;
+    b.rc.pub.host_ = &b.rc;
+    p->lib_version = prt__strdup(prt_version_string());
+    if (!p->lib_version) {
+        s = bfail(&b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    p->precision = (uint32_t)cfg->precision;
+    p->device = (uint32_t)cfg->device;
+    p->workspace_limit = cfg->workspace_limit;
+
+    /* Inputs, then constants. */
+    for (i = 0; i < net->nb_tensors; i++) {
+        const prt__net_tensor *nt = &net->tensors[i];
+        int32_t t;
+        if (nt->kind != PRT__TENSOR_INPUT) continue;
+        if ((s = input_range(&b, i, &b.in_min[nin], &b.in_opt[nin], &b.in_max[nin])) != PRT_OK) goto done;
+        t = new_tensor(&b, nt->name, PRT__ROLE_INPUT, nt->dtype, i);
+        if (t < 0) {
+            s = bfail(&b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+            goto done;
+        }
+        p->tensors[t].nb_dims = nt->dims.nb;
+        p->tensors[t].dims = nt->dims;
+        p->tensors[t].min = b.in_min[nin];
+        p->tensors[t].opt = b.in_opt[nin];
+        p->tensors[t].max = b.in_max[nin];
+        for (j = 0; j < nt->dims.nb; j++) {
+            const prt_expr *e = prt__exprs_leaf(b.rc.x, nin, j, nt->dims.d[j]);
+            p->tensors[t].expr[j] = rec_add(&b.rc, e, PRT__NODE_LEAF, 0, nin, j, 0);
+        }
+        b.net2plan[i] = t;
+        b.declared[i] = nt->dtype;
+        nin++;
+    }
+    p->nb_inputs = nin;
+    for (i = 0; i < net->nb_tensors; i++) {
+        const prt__net_tensor *nt = &net->tensors[i];
+        int32_t t;
+        if (nt->kind != PRT__TENSOR_CONSTANT) continue;
+        t = new_tensor(&b, nt->name, PRT__ROLE_CONSTANT, nt->dtype, i);
+        if (t < 0) {
+            s = bfail(&b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+            goto done;
+        }
+        p->tensors[t].nb_dims = nt->dims.nb;
+        p->tensors[t].dims = nt->dims;
+        p->tensors[t].min = p->tensors[t].opt = p->tensors[t].max = nt->dims;
+        for (j = 0; j < nt->dims.nb; j++) {
+            const prt_expr *e = prt__exprs_const(b.rc.x, nt->dims.d[j]);
+            p->tensors[t].expr[j] = rec_add(&b.rc, e, PRT__NODE_CONST, 0, 0, 0, nt->dims.d[j]);
+        }
+        b.net2plan[i] = t;
+        b.declared[i] = nt->dtype;
+    }
+    if (b.rc.failed) {
+        s = bfail(&b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+
+    for (i = 0; i < net->nb_layers; i++)
+        if ((s = build_layer(&b, i)) != PRT_OK) goto done;
+
+    p->nodes = b.rc.nodes;
+    p->nb_nodes = b.rc.nb;
+    if ((s = plan_memory(&b)) != PRT_OK) goto done;
+    /* Weights, each at a multiple of 64 bytes. */
+    for (i = 0; i < p->nb_tensors; i++) {
+        prt__ptensor *t = &p->tensors[i];
+        const prt__net_tensor *nt;
+        if (t->role != PRT__ROLE_CONSTANT) continue;
+        nt = &net->tensors[b.plan2net[i]];
+        if ((s = add_weights(&b, nt->data, nt->nbytes, &t->offset)) != PRT_OK) goto done;
+        t->bytes = nt->nbytes;
+    }
+    p->weights = b.wbuf;
+    p->weights_len = b.wlen;
+
+    /* Plugin records, in layer order. */
+    for (i = 0; i < p->nb_layers; i++) {
+        prt_writer w;
+        prt__precord *rc;
+        if (p->layers[i].kind != PRT__LAYER_PLUGIN) continue;
+        if (!grow((void **)&p->records, &b.cap_records, p->nb_records, sizeof *p->records)) {
+            s = bfail(&b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+            goto done;
+        }
+        rc = &p->records[p->nb_records];
+        w = prt_writer_init(NULL, 0);
+        msg[0] = 0;
+        s = prt__plugin_write_record(b.plugins[i], &w, msg, sizeof msg);
+        if (s == PRT_OK) {
+            size_t n = w.len;
+            rc->data = prt__malloc(n ? n : 1);
+            if (!rc->data) {
+                s = bfail(&b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+                goto done;
+            }
+            w = prt_writer_init(rc->data, n);
+            s = prt__plugin_write_record(b.plugins[i], &w, msg, sizeof msg);
+            if (s == PRT_OK && w.len != n) {
+                snprintf(msg, sizeof msg, "layer \"%s\": the plugin record changed size between two writes (%zu, then %zu bytes)",
+                         p->layers[i].name, n, w.len);
+                s = PRT_STATUS_PLUGIN_ERROR;
+            }
+            rc->len = n;
+            p->nb_records++; /* owns rc->data now */
+        }
+        if (s != PRT_OK) {
+            s = bfail(&b, s, "%s", msg);
+            goto done;
+        }
+        p->layers[i].plugin = p->nb_records - 1;
+    }
+
+    msg[0] = 0;
+    s = prt__plan_write(p, &bytes, &len, msg, sizeof msg);
+    if (s != PRT_OK) {
+        s = bfail(&b, s, "%s", msg);
+        goto done;
+    }
+    /* Build plugins go before the engine's own are made. */
+    for (i = 0; i < p->nb_layers; i++) {
+        prt__plugin_destroy(b.plugins[i]);
+        b.plugins[i] = NULL;
+    }
+    s = prt_engine_deserialize(b.reg, bytes, len, out, msg, sizeof msg);
+    if (s != PRT_OK) s = bfail(&b, s, "loading the plan just built: %s", msg);
+
+done:
+    if (b.plugins)
+        for (i = 0; i < p->nb_layers; i++) prt__plugin_destroy(b.plugins[i]);
+    prt__free(b.plugins);
+    prt__free(bytes);
+    if (p) {
+        p->weights = NULL;
+        p->weights_block = b.wbuf; /* freed with the plan */
+        p->nodes = b.rc.nodes;     /* the current block: freed with the plan */
+        prt__plan_free(p);
+    } else {
+        prt__free(b.wbuf);
+        prt__free(b.rc.nodes);
+    }
+    prt__free((void *)b.rc.ptrs);
+    prt__exprs_destroy(b.rc.x);
+    prt__free(b.net2plan);
+    prt__free(b.declared);
+    prt__free(b.plan2net);
+    prt__free(b.in_min);
+    prt__free(b.in_opt);
+    prt__free(b.in_max);
+    return s;
+}

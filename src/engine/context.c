@@ -1,0 +1,766 @@
+/*
+ * engine/context.c - execution contexts: per-context plugin instances,
+ * activation arena, workspace, shared plugin resources, thread pool (CPU) or
+ * stream (CUDA), and the run loop.
+ *
+ * Plugin calls (docs/lifecycle.md): create attaches one instance per layer
+ * from the engine's plugin (blob: clone, attach_to_context, initialize;
+ * field: attach_to_context). A run calls, per layer in order, the shape
+ * notification (field: on_shape_change; blob: configure_plugin) when the
+ * layer's shapes differ from its previous run, then enqueue. Destroy tears
+ * the instances down in layer order (terminate, detach_from_context,
+ * destroy), then releases the resources.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/cuda/device.h"
+#include "core/core.h"
+#include "core/threadpool.h"
+#include "engine/runtime.h"
+
+#define EXEC_ERR_CAP 1024
+
+typedef struct resource {
+    char *key;
+    void *ptr;
+    int32_t refs;
+    prt_resource_destroy_fn destroy;
+    void *user;
+} resource;
+
+struct prt_context {
+    prt_engine *e;
+    prt_device device;
+    int32_t cuda_device;
+    void *stream;
+    int own_stream;
+    prt_allocator alloc;
+    int have_alloc;
+    prt__threadpool *pool;
+
+    prt__plugin **inst;   /* per layer */
+    uint8_t *arena;       /* activations (device memory on CUDA) */
+    void *arena_block;
+    uint8_t *workspace;
+    void *workspace_block;
+    uint8_t *weights;     /* CUDA: a device copy of the weights; CPU: the engine's */
+    void **bound;         /* per tensor: caller buffers of inputs and outputs */
+    prt_dims *in_dims;    /* per graph input */
+    int64_t *vals;        /* per expression node */
+    uint8_t *ddep_known;
+    prt_dims *cur;        /* per tensor: current extents */
+    prt_tensor_desc *last_in, *last_out; /* per layer: shapes of its last notification */
+    uint8_t *notified;
+    int ran;              /* cur holds the extents of a finished run */
+
+    resource *res;
+    int32_t nb_res, cap_res;
+    prt_plugin_context pctx;
+
+    prt_exec ex;
+    int32_t cur_layer;
+    char exec_err[EXEC_ERR_CAP];
+    int exec_err_set;
+};
+
+/* ---- resources ----------------------------------------------------------------- */
+
+static prt_context *ctx_of_pctx(prt_plugin_context *pc) { return (prt_context *)pc->host_; }
+
+static prt_status res_acquire(prt_plugin_context *pc, const char *key, prt_resource_create_fn create,
+                              prt_resource_destroy_fn destroy, void *user, void **out, prt_msg *err)
+{
+    prt_context *c = ctx_of_pctx(pc);
+    int32_t i;
+    void *ptr = NULL;
+    char pm[512];
+    prt_msg m = {pm, sizeof pm};
+    prt_status s;
+    if (!c || !key || !out) {
+        prt_msg_set(err, "acquire needs a context, a key and an out pointer");
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    for (i = 0; i < c->nb_res; i++)
+        if (strcmp(c->res[i].key, key) == 0) {
+            c->res[i].refs++;
+            *out = c->res[i].ptr;
+            return PRT_OK;
+        }
+    if (!create) {
+        prt_msg_set(err, "resource \"%s\" does not exist and no create function was given", key);
+        return PRT_STATUS_NOT_FOUND;
+    }
+    if (c->nb_res == c->cap_res) {
+        int32_t ncap = c->cap_res ? c->cap_res * 2 : 8;
+        resource *r = prt__realloc(c->res, (size_t)ncap * sizeof *r);
+        if (!r) {
+            prt_msg_set(err, "out of memory acquiring resource \"%s\"", key);
+            return PRT_STATUS_OUT_OF_MEMORY;
+        }
+        c->res = r;
+        c->cap_res = ncap;
+    }
+    c->res[c->nb_res].key = prt__strdup(key);
+    if (!c->res[c->nb_res].key) {
+        prt_msg_set(err, "out of memory acquiring resource \"%s\"", key);
+        return PRT_STATUS_OUT_OF_MEMORY;
+    }
+    pm[0] = 0;
+    s = create(user, c->device, &ptr, &m);
+    if (s != PRT_OK) {
+        prt__free(c->res[c->nb_res].key);
+        prt_msg_set(err, "creating resource \"%s\" failed: %s", key, pm[0] ? pm : prt_status_str(s));
+        return s;
+    }
+    c->res[c->nb_res].ptr = ptr;
+    c->res[c->nb_res].refs = 1;
+    c->res[c->nb_res].destroy = destroy;
+    c->res[c->nb_res].user = user;
+    c->nb_res++;
+    *out = ptr;
+    return PRT_OK;
+}
+
+static void res_drop(prt_context *c, int32_t i)
+{
+    resource r = c->res[i];
+    memmove(&c->res[i], &c->res[i + 1], (size_t)(c->nb_res - i - 1) * sizeof *c->res);
+    c->nb_res--;
+    if (r.destroy) r.destroy(r.user, r.ptr);
+    prt__free(r.key);
+}
+
+static void res_release(prt_plugin_context *pc, const char *key)
+{
+    prt_context *c = ctx_of_pctx(pc);
+    int32_t i;
+    if (!c || !key) return;
+    for (i = 0; i < c->nb_res; i++)
+        if (strcmp(c->res[i].key, key) == 0) {
+            if (--c->res[i].refs <= 0) res_drop(c, i);
+            return;
+        }
+    prt_log(PRT_SEVERITY_WARNING, "execution context: release of resource \"%s\", which is not held", key);
+}
+
+static void pctx_log(prt_plugin_context *pc, prt_severity sev, const char *msg)
+{
+    (void)pc;
+    prt_log(sev, "%s", msg ? msg : "");
+}
+
+/* ---- exec callbacks ------------------------------------------------------------- */
+
+static prt_context *ctx_of_ex(prt_exec *ex) { return (prt_context *)ex->host_; }
+
+static void ex_parallel_for(prt_exec *ex, int64_t n, int64_t grain, prt_range_fn fn, void *arg)
+{
+    prt_context *c = ctx_of_ex(ex);
+    if (c->pool) prt__threadpool_parallel_for(c->pool, n, grain, fn, arg);
+    else if (n > 0) fn(arg, 0, n);
+}
+
+static void ex_set_error(prt_exec *ex, const char *msg)
+{
+    prt_context *c = ctx_of_ex(ex);
+    if (c->exec_err_set) return;
+    snprintf(c->exec_err, sizeof c->exec_err, "%s", msg ? msg : "");
+    c->exec_err_set = 1;
+}
+
+static prt_status ex_set_output_dims(prt_exec *ex, int32_t index, const prt_dims *dims)
+{
+    prt_context *c = ctx_of_ex(ex);
+    const prt__plan *p = c->e->plan;
+    const prt__player *l;
+    const prt__ptensor *t;
+    int32_t j;
+    char a[160], b[160], msg[512];
+    if (c->cur_layer < 0 || c->cur_layer >= p->nb_layers) return PRT_STATUS_INVALID_ARGUMENT;
+    l = &p->layers[c->cur_layer];
+    if (!dims || index < 0 || index >= l->nb_out) {
+        snprintf(msg, sizeof msg, "set_output_dims: output %d does not exist (the layer has %d)", (int)index,
+                 (int)l->nb_out);
+        ex_set_error(ex, msg);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    t = &p->tensors[l->out[index]];
+    if (dims->nb != t->nb_dims) {
+        snprintf(msg, sizeof msg, "set_output_dims: output %d has %d dims, got %s", (int)index, (int)t->nb_dims,
+                 prt_dims_str(dims, a, sizeof a));
+        ex_set_error(ex, msg);
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    /* Check all, then set: a refused call changes nothing. */
+    for (j = 0; j < t->nb_dims; j++) {
+        int32_t n = t->expr[j];
+        int64_t have = c->cur[l->out[index]].d[j];
+        int ok = p->nodes[n].kind == PRT__NODE_DDEP ? (dims->d[j] >= 0 && dims->d[j] <= c->vals[p->nodes[n].a])
+                                                    : dims->d[j] == have;
+        if (!ok) {
+            snprintf(msg, sizeof msg, "set_output_dims: output %d dims %s do not fit the allocated %s (dim %d)",
+                     (int)index, prt_dims_str(dims, a, sizeof a), prt_dims_str(&c->cur[l->out[index]], b, sizeof b),
+                     (int)j);
+            ex_set_error(ex, msg);
+            return PRT_STATUS_SHAPE_MISMATCH;
+        }
+    }
+    for (j = 0; j < t->nb_dims; j++) {
+        int32_t n = t->expr[j];
+        if (p->nodes[n].kind == PRT__NODE_DDEP) {
+            c->vals[n] = dims->d[j];
+            c->ddep_known[n] = 1;
+        }
+    }
+    return PRT_OK;
+}
+
+/* ---- memory ------------------------------------------------------------------------ */
+
+static void *mem_alloc(prt_context *c, size_t n, void **block)
+{
+    if (n == 0) n = 1;
+    if (c->have_alloc) {
+        *block = c->alloc.alloc(c->alloc.user, c->device, n);
+        return *block;
+    }
+    if (c->device == PRT_DEVICE_CUDA) {
+        char e[256];
+        void *p = NULL;
+        if (prt__cuda_malloc(n, &p, e, sizeof e) != PRT_OK) return NULL;
+        *block = p;
+        return p;
+    }
+    return prt__plan_aligned_alloc(n, block);
+}
+
+static void mem_free(prt_context *c, void *block)
+{
+    if (!block) return;
+    if (c->have_alloc) c->alloc.free(c->alloc.user, c->device, block);
+    else if (c->device == PRT_DEVICE_CUDA) prt__cuda_free(block);
+    else prt__free(block);
+}
+
+/* ---- create / destroy ------------------------------------------------------------- */
+
+void prt_context_config_init(prt_context_config *cfg)
+{
+    if (!cfg) return;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->struct_size = (uint32_t)sizeof *cfg;
+    cfg->abi_version = PRT_ABI_VERSION;
+    cfg->device = (prt_device)-1; /* the engine's */
+}
+
+void prt_context_destroy(prt_context *c)
+{
+    int32_t i;
+    const prt__plan *p;
+    if (!c) return;
+    p = c->e->plan;
+    if (c->inst)
+        for (i = 0; i < p->nb_layers; i++) prt__plugin_destroy(c->inst[i]);
+    while (c->nb_res > 0) {
+        prt_log(PRT_SEVERITY_WARNING, "execution context: resource \"%s\" still has %d reference%s at destruction",
+                c->res[c->nb_res - 1].key, (int)c->res[c->nb_res - 1].refs, c->res[c->nb_res - 1].refs == 1 ? "" : "s");
+        res_drop(c, c->nb_res - 1);
+    }
+    prt__free(c->res);
+    mem_free(c, c->arena_block);
+    mem_free(c, c->workspace_block);
+    if (c->device == PRT_DEVICE_CUDA) mem_free(c, c->weights);
+    if (c->own_stream) prt__cuda_stream_destroy(c->stream);
+    prt__threadpool_destroy(c->pool);
+    prt__free(c->inst);
+    prt__free(c->bound);
+    prt__free(c->in_dims);
+    prt__free(c->vals);
+    prt__free(c->ddep_known);
+    prt__free(c->cur);
+    prt__free(c->last_in);
+    prt__free(c->last_out);
+    prt__free(c->notified);
+    prt__err_clear(c);
+    prt__free(c);
+}
+
+static int32_t max_io(const prt__plan *p)
+{
+    int32_t i, m = 1;
+    for (i = 0; i < p->nb_layers; i++) {
+        if (p->layers[i].nb_in > m) m = p->layers[i].nb_in;
+        if (p->layers[i].nb_out > m) m = p->layers[i].nb_out;
+    }
+    return m;
+}
+
+prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_context **out)
+{
+    prt_context *c;
+    prt_context_config def;
+    const prt__plan *p;
+    char msg[PRT_ERR_CAP];
+    prt_status s;
+    int32_t i, k, io;
+
+    if (!e || !out) return PRT_STATUS_INVALID_ARGUMENT;
+    p = e->plan;
+    if (!cfg) {
+        prt_context_config_init(&def);
+        cfg = &def;
+    }
+    if (cfg->struct_size < sizeof *cfg)
+        return prt__err(e, PRT_STATUS_INVALID_ARGUMENT, "context config struct_size is %u; expected %zu",
+                        cfg->struct_size, sizeof *cfg);
+    if (cfg->nb_threads < 0)
+        return prt__err(e, PRT_STATUS_INVALID_ARGUMENT, "context config asks for %d threads", (int)cfg->nb_threads);
+    c = prt__calloc(1, sizeof *c);
+    if (!c) return prt__err(e, PRT_STATUS_OUT_OF_MEMORY, "out of memory creating a context");
+    c->e = e;
+    c->device = (int)cfg->device < 0 ? (prt_device)p->device : cfg->device;
+    c->cuda_device = cfg->cuda_device;
+    c->cur_layer = -1;
+    if (c->device != PRT_DEVICE_CPU && c->device != PRT_DEVICE_CUDA) {
+        prt__free(c);
+        return prt__err(e, PRT_STATUS_INVALID_ARGUMENT, "context device %d is neither cpu nor cuda", (int)cfg->device);
+    }
+    if (cfg->allocator) {
+        if (!cfg->allocator->alloc || !cfg->allocator->free) {
+            prt__free(c);
+            return prt__err(e, PRT_STATUS_INVALID_ARGUMENT, "the allocator needs both alloc and free");
+        }
+        c->alloc = *cfg->allocator;
+        c->have_alloc = 1;
+    }
+    msg[0] = 0;
+    if (c->device == PRT_DEVICE_CUDA) {
+        if (prt__cuda_device_count() <= c->cuda_device || c->cuda_device < 0) {
+            prt__free(c);
+            return prt__err(e, PRT_STATUS_NO_DEVICE, "no CUDA device %d (%d found)", (int)cfg->cuda_device,
+                            prt__cuda_device_count());
+        }
+        if ((s = prt__cuda_set_device(c->cuda_device, msg, sizeof msg)) != PRT_OK) {
+            prt__free(c);
+            return prt__err(e, s, "%s", msg);
+        }
+        if (cfg->cuda_stream) {
+            c->stream = cfg->cuda_stream;
+        } else {
+            if ((s = prt__cuda_stream_create(&c->stream, msg, sizeof msg)) != PRT_OK) {
+                prt__free(c);
+                return prt__err(e, s, "%s", msg);
+            }
+            c->own_stream = 1;
+        }
+    } else {
+        if ((s = prt__threadpool_create(cfg->nb_threads, &c->pool, msg, sizeof msg)) != PRT_OK) {
+            prt__free(c);
+            return prt__err(e, s, "%s", msg);
+        }
+    }
+    io = max_io(p);
+    c->inst = prt__calloc((size_t)p->nb_layers + 1, sizeof *c->inst);
+    c->bound = prt__calloc((size_t)p->nb_tensors + 1, sizeof *c->bound);
+    c->in_dims = prt__calloc((size_t)p->nb_inputs + 1, sizeof *c->in_dims);
+    c->vals = prt__calloc((size_t)p->nb_nodes + 1, sizeof *c->vals);
+    c->ddep_known = prt__calloc((size_t)p->nb_nodes + 1, 1);
+    c->cur = prt__calloc((size_t)p->nb_tensors + 1, sizeof *c->cur);
+    c->last_in = prt__calloc((size_t)p->nb_layers * (size_t)io + 1, sizeof *c->last_in);
+    c->last_out = prt__calloc((size_t)p->nb_layers * (size_t)io + 1, sizeof *c->last_out);
+    c->notified = prt__calloc((size_t)p->nb_layers + 1, 1);
+    if (!c->inst || !c->bound || !c->in_dims || !c->vals || !c->ddep_known || !c->cur || !c->last_in ||
+        !c->last_out || !c->notified) {
+        prt_context_destroy(c);
+        return prt__err(e, PRT_STATUS_OUT_OF_MEMORY, "out of memory creating a context");
+    }
+    c->arena = mem_alloc(c, (size_t)p->arena_size, &c->arena_block);
+    c->workspace = mem_alloc(c, (size_t)p->workspace_size, &c->workspace_block);
+    if (!c->arena || !c->workspace) {
+        const char *where = c->device == PRT_DEVICE_CUDA ? "GPU" : "CPU";
+        prt_context_destroy(c);
+        return prt__err(e, PRT_STATUS_OUT_OF_MEMORY,
+                        "cannot allocate %" PRIu64 " bytes of activations and %" PRIu64 " bytes of workspace on the %s",
+                        p->arena_size, p->workspace_size, where);
+    }
+    if (c->device == PRT_DEVICE_CUDA) {
+        void *blk = NULL;
+        c->weights = mem_alloc(c, (size_t)p->weights_len, &blk);
+        if (!c->weights) {
+            prt_context_destroy(c);
+            return prt__err(e, PRT_STATUS_OUT_OF_MEMORY, "cannot allocate %" PRIu64 " bytes of weights on the GPU",
+                            p->weights_len);
+        }
+        if (p->weights_len &&
+            (s = prt__cuda_copy(c->weights, p->weights, (size_t)p->weights_len, PRT__H2D, msg, sizeof msg)) != PRT_OK) {
+            prt_context_destroy(c);
+            return prt__err(e, s, "%s", msg);
+        }
+    } else {
+        c->weights = p->weights;
+    }
+    /* Inputs start at the profile's opt shapes. */
+    for (i = 0, k = 0; i < p->nb_tensors; i++)
+        if (p->tensors[i].role == PRT__ROLE_INPUT) c->in_dims[k++] = p->tensors[i].opt;
+
+    c->pctx.struct_size = (uint32_t)sizeof c->pctx;
+    c->pctx.abi_version = PRT_ABI_VERSION;
+    c->pctx.device = c->device;
+    c->pctx.cuda_device = c->cuda_device;
+    c->pctx.acquire = res_acquire;
+    c->pctx.release = res_release;
+    c->pctx.log = pctx_log;
+    c->pctx.host_ = c;
+    c->ex.struct_size = (uint32_t)sizeof c->ex;
+    c->ex.abi_version = PRT_ABI_VERSION;
+    c->ex.device = c->device;
+    c->ex.cuda_device = c->cuda_device;
+    c->ex.cuda_stream = c->device == PRT_DEVICE_CUDA ? c->stream : NULL;
+    c->ex.nb_threads = c->pool ? prt__threadpool_size(c->pool) : 1;
+    c->ex.parallel_for = ex_parallel_for;
+    c->ex.set_error = ex_set_error;
+    c->ex.set_output_dims = ex_set_output_dims;
+    c->ex.host_ = c;
+
+    s = PRT_OK;
+    pthread_mutex_lock(&e->lock);
+    for (i = 0; i < p->nb_layers && s == PRT_OK; i++) {
+        if (!e->protos[i]) continue;
+        msg[0] = 0;
+        s = prt__plugin_attach(e->protos[i], &c->pctx, &c->inst[i], msg, sizeof msg);
+    }
+    pthread_mutex_unlock(&e->lock);
+    if (s != PRT_OK) {
+        prt_context_destroy(c);
+        return prt__err(e, s, "%s", msg);
+    }
+    *out = c;
+    return PRT_OK;
+}
+
+/* ---- shapes --------------------------------------------------------------------------- */
+
+/* Evaluate every tensor's extents from the input shapes and the
+ * data-dependent extents known so far. Fails when an activation would not fit
+ * its planned memory. */
+static prt_status compute_shapes(prt_context *c)
+{
+    const prt__plan *p = c->e->plan;
+    int32_t i, j;
+    prt__plan_eval(p, c->in_dims, c->vals, c->ddep_known);
+    for (i = 0; i < p->nb_tensors; i++) {
+        const prt__ptensor *t = &p->tensors[i];
+        prt_dims *d = &c->cur[i];
+        memset(d, 0, sizeof *d);
+        d->nb = t->nb_dims;
+        for (j = 0; j < t->nb_dims; j++) {
+            int64_t v = c->vals[t->expr[j]];
+            if (v == PRT__EVAL_BAD || v < 0) {
+                char in[160];
+                return prt__err(c, PRT_STATUS_SHAPE_MISMATCH,
+                                "tensor \"%s\" dim %d %s for the current input shapes (first input %s)", t->name, j,
+                                v == PRT__EVAL_BAD ? "cannot be computed (division by zero or overflow)"
+                                                   : "is negative",
+                                p->nb_inputs ? prt_dims_str(&c->in_dims[0], in, sizeof in) : "[]");
+            }
+            d->d[j] = v;
+        }
+        if (t->role == PRT__ROLE_ACTIVATION) {
+            int64_t vol = prt_dims_volume(d);
+            if (vol < 0 || (uint64_t)vol > t->bytes / prt_dtype_size(t->dtype)) {
+                char a[160];
+                return prt__err(c, PRT_STATUS_SHAPE_MISMATCH,
+                                "tensor \"%s\" is %s for the current input shapes, larger than the %" PRIu64
+                                " bytes planned for the profile",
+                                t->name, prt_dims_str(d, a, sizeof a), t->bytes);
+            }
+        }
+    }
+    return PRT_OK;
+}
+
+static int32_t find_tensor(prt_context *c, const char *name, const char *what, prt_status *s)
+{
+    int32_t t = prt__runtime_find(c->e, name);
+    if (t < 0) {
+        char list[512];
+        size_t n = 0;
+        int32_t i;
+        list[0] = 0;
+        for (i = 0; i < c->e->nb_io && n < sizeof list; i++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s\"%s\"", i ? ", " : "",
+                                  c->e->plan->tensors[c->e->io[i]].name);
+        *s = prt__err(c, PRT_STATUS_NOT_FOUND, "%s: the engine has no input or output \"%s\" (it has %s)", what,
+                      name ? name : "(null)", list);
+    }
+    return t;
+}
+
+prt_status prt_context_set_input_shape(prt_context *c, const char *name, const prt_dims *dims)
+{
+    const prt__plan *p;
+    const prt__ptensor *t;
+    prt_status s = PRT_OK;
+    int32_t ti, k, j, idx = 0;
+    char a[160], b[160], d[160];
+    if (!c) return PRT_STATUS_INVALID_ARGUMENT;
+    p = c->e->plan;
+    ti = find_tensor(c, name, "set_input_shape", &s);
+    if (ti < 0) return s;
+    t = &p->tensors[ti];
+    if (t->role != PRT__ROLE_INPUT)
+        return prt__err(c, PRT_STATUS_INVALID_ARGUMENT, "set_input_shape: \"%s\" is an output, not an input", name);
+    if (!dims) return prt__err(c, PRT_STATUS_INVALID_ARGUMENT, "set_input_shape: no dims given for \"%s\"", name);
+    if (dims->nb != t->nb_dims)
+        return prt__err(c, PRT_STATUS_SHAPE_MISMATCH, "input \"%s\" has %d dims %s; got %s", name, t->nb_dims,
+                        prt_dims_str(&t->dims, a, sizeof a), prt_dims_str(dims, b, sizeof b));
+    for (j = 0; j < t->nb_dims; j++)
+        if (dims->d[j] < t->min.d[j] || dims->d[j] > t->max.d[j])
+            return prt__err(c, PRT_STATUS_SHAPE_MISMATCH,
+                            "input \"%s\" dim %d is %" PRId64 ", outside the profile's range %" PRId64 "..%" PRId64
+                            " (min %s, max %s; got %s)",
+                            name, j, dims->d[j], t->min.d[j], t->max.d[j], prt_dims_str(&t->min, a, sizeof a),
+                            prt_dims_str(&t->max, b, sizeof b), prt_dims_str(dims, d, sizeof d));
+    for (k = 0; k < ti; k++)
+        if (p->tensors[k].role == PRT__ROLE_INPUT) idx++;
+    c->in_dims[idx] = *dims;
+    c->in_dims[idx].reserved_ = 0;
+    c->ran = 0;
+    return PRT_OK;
+}
+
+prt_status prt_context_get_shape(prt_context *c, const char *name, prt_dims *out)
+{
+    prt_status s = PRT_OK;
+    int32_t ti;
+    if (!c || !out) return PRT_STATUS_INVALID_ARGUMENT;
+    ti = find_tensor(c, name, "get_shape", &s);
+    if (ti < 0) return s;
+    if (!c->ran) {
+        memset(c->ddep_known, 0, (size_t)c->e->plan->nb_nodes);
+        if ((s = compute_shapes(c)) != PRT_OK) return s;
+    }
+    *out = c->cur[ti];
+    return PRT_OK;
+}
+
+prt_status prt_context_buffer_size(prt_context *c, const char *name, size_t *bytes)
+{
+    prt_status s = PRT_OK;
+    int32_t ti;
+    prt_dims d;
+    const prt__plan *p;
+    if (!c || !bytes) return PRT_STATUS_INVALID_ARGUMENT;
+    p = c->e->plan;
+    ti = find_tensor(c, name, "buffer_size", &s);
+    if (ti < 0) return s;
+    memset(c->ddep_known, 0, (size_t)p->nb_nodes);
+    c->ran = 0;
+    if ((s = compute_shapes(c)) != PRT_OK) return s;
+    d = c->cur[ti]; /* data-dependent extents are at their upper bounds here */
+    {
+        int64_t vol = prt_dims_volume(&d);
+        if (vol < 0) return prt__err(c, PRT_STATUS_SHAPE_MISMATCH, "\"%s\" has no valid size", name);
+        *bytes = (size_t)vol * prt_dtype_size(p->tensors[ti].dtype);
+    }
+    return PRT_OK;
+}
+
+prt_status prt_context_set_tensor(prt_context *c, const char *name, void *ptr)
+{
+    prt_status s = PRT_OK;
+    int32_t ti;
+    if (!c) return PRT_STATUS_INVALID_ARGUMENT;
+    ti = find_tensor(c, name, "set_tensor", &s);
+    if (ti < 0) return s;
+    c->bound[ti] = ptr;
+    return PRT_OK;
+}
+
+/* ---- the run ----------------------------------------------------------------------------- */
+
+static void *addr(prt_context *c, int32_t ti)
+{
+    const prt__ptensor *t = &c->e->plan->tensors[ti];
+    switch (t->role) {
+    case PRT__ROLE_ACTIVATION: return c->arena + t->offset;
+    case PRT__ROLE_CONSTANT: return c->weights + t->offset;
+    default: return c->bound[ti];
+    }
+}
+
+typedef struct cast_job {
+    prt_dtype from, to;
+    const void *src;
+    void *dst;
+} cast_job;
+
+static void cast_range(void *arg, int64_t b, int64_t e)
+{
+    cast_job *j = arg;
+    prt__runtime_cast_cpu(j->from, j->to, j->src, j->dst, b, e);
+}
+
+static prt_status run_cast(prt_context *c, const prt__player *l, int64_t n)
+{
+    cast_job j;
+    size_t in_bytes = (size_t)n * prt_dtype_size(l->cast_from), out_bytes = (size_t)n * prt_dtype_size(l->cast_to);
+    j.from = l->cast_from;
+    j.to = l->cast_to;
+    j.src = addr(c, l->in[0]);
+    j.dst = addr(c, l->out[0]);
+    if (n <= 0) return PRT_OK;
+    if (c->device == PRT_DEVICE_CPU) {
+        ex_parallel_for(&c->ex, n, 16384, cast_range, &j);
+        return PRT_OK;
+    }
+    {
+        /* CUDA: through the host (casts sit only at type boundaries). */
+        char msg[512];
+        prt_status s;
+        void *hs = prt__malloc(in_bytes), *hd = prt__malloc(out_bytes);
+        if (!hs || !hd) {
+            prt__free(hs);
+            prt__free(hd);
+            return prt__err(c, PRT_STATUS_OUT_OF_MEMORY, "layer \"%s\": out of memory", l->name);
+        }
+        msg[0] = 0;
+        s = prt__cuda_stream_sync(c->stream, msg, sizeof msg);
+        if (s == PRT_OK) s = prt__cuda_copy(hs, j.src, in_bytes, PRT__D2H, msg, sizeof msg);
+        if (s == PRT_OK) {
+            prt__runtime_cast_cpu(j.from, j.to, hs, hd, 0, n);
+            s = prt__cuda_copy(j.dst, hd, out_bytes, PRT__H2D, msg, sizeof msg);
+        }
+        prt__free(hs);
+        prt__free(hd);
+        if (s != PRT_OK) return prt__err(c, s, "layer \"%s\": %s", l->name, msg);
+        return PRT_OK;
+    }
+}
+
+static int same_descs(const prt_tensor_desc *a, const prt_tensor_desc *b, int32_t n)
+{
+    int32_t i;
+    for (i = 0; i < n; i++)
+        if (a[i].dtype != b[i].dtype || !prt_dims_equal(&a[i].dims, &b[i].dims)) return 0;
+    return 1;
+}
+
+static prt_status run(prt_context *c)
+{
+    const prt__plan *p = c->e->plan;
+    int32_t io = max_io(p), i, j;
+    prt_status s;
+    const void **ins = NULL;
+    void **outs = NULL;
+    prt_tensor_desc *din = NULL, *dout = NULL;
+    char msg[PRT_ERR_CAP];
+
+    for (i = 0; i < p->nb_tensors; i++) {
+        uint32_t r = p->tensors[i].role;
+        if ((r == PRT__ROLE_INPUT || r == PRT__ROLE_OUTPUT) && !c->bound[i])
+            return prt__err(c, PRT_STATUS_INVALID_ARGUMENT, "%s \"%s\" has no buffer: call prt_context_set_tensor",
+                            r == PRT__ROLE_INPUT ? "input" : "output", p->tensors[i].name);
+    }
+    c->ran = 0;
+    memset(c->ddep_known, 0, (size_t)p->nb_nodes);
+    if ((s = compute_shapes(c)) != PRT_OK) return s;
+    ins = prt__calloc((size_t)io, sizeof *ins);
+    outs = prt__calloc((size_t)io, sizeof *outs);
+    din = prt__calloc((size_t)io, sizeof *din);
+    dout = prt__calloc((size_t)io, sizeof *dout);
+    if (!ins || !outs || !din || !dout) {
+        s = prt__err(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory running the engine");
+        goto done;
+    }
+    for (i = 0; i < p->nb_layers; i++) {
+        const prt__player *l = &p->layers[i];
+        int dd = 0;
+        for (j = 0; j < l->nb_in; j++) {
+            din[j].dtype = p->tensors[l->in[j]].dtype;
+            din[j].format = p->tensors[l->in[j]].format;
+            din[j].dims = c->cur[l->in[j]];
+            ins[j] = addr(c, l->in[j]);
+        }
+        for (j = 0; j < l->nb_out; j++) {
+            int32_t k;
+            dout[j].dtype = p->tensors[l->out[j]].dtype;
+            dout[j].format = p->tensors[l->out[j]].format;
+            dout[j].dims = c->cur[l->out[j]];
+            outs[j] = addr(c, l->out[j]);
+            for (k = 0; k < p->tensors[l->out[j]].nb_dims; k++)
+                if (p->nodes[p->tensors[l->out[j]].expr[k]].kind == PRT__NODE_DDEP) dd = 1;
+        }
+        if (l->kind == PRT__LAYER_CAST) {
+            if ((s = run_cast(c, l, prt_dims_volume(&din[0].dims))) != PRT_OK) goto done;
+            continue;
+        }
+        if (!c->notified[i] || !same_descs(din, &c->last_in[(size_t)i * (size_t)io], l->nb_in) ||
+            !same_descs(dout, &c->last_out[(size_t)i * (size_t)io], l->nb_out)) {
+            msg[0] = 0;
+            s = prt__plugin_shapes(c->inst[i], din, l->nb_in, dout, l->nb_out, msg, sizeof msg);
+            if (s != PRT_OK) {
+                c->notified[i] = 0;
+                s = prt__err(c, s, "%s", msg);
+                goto done;
+            }
+            memcpy(&c->last_in[(size_t)i * (size_t)io], din, (size_t)l->nb_in * sizeof *din);
+            memcpy(&c->last_out[(size_t)i * (size_t)io], dout, (size_t)l->nb_out * sizeof *dout);
+            c->notified[i] = 1;
+        }
+        c->cur_layer = i;
+        c->exec_err_set = 0;
+        c->exec_err[0] = 0;
+        s = prt__plugin_enqueue(c->inst[i], din, dout, ins, outs, c->workspace, &c->ex);
+        c->cur_layer = -1;
+        if (s != PRT_OK) {
+            const prt_plugin_creator *cr = c->inst[i]->creator;
+            s = prt__err(c, (int)s > 0 && s < PRT_STATUS_COUNT_ ? s : PRT_STATUS_PLUGIN_ERROR,
+                         "layer \"%s\" (%s v%s): enqueue failed: %s", l->name, cr->name, cr->version,
+                         c->exec_err_set ? c->exec_err : prt_status_str(s));
+            goto done;
+        }
+        if (dd && (s = compute_shapes(c)) != PRT_OK) goto done;
+    }
+    c->ran = 1;
+    s = PRT_OK;
+done:
+    prt__free(ins);
+    prt__free(outs);
+    prt__free(din);
+    prt__free(dout);
+    return s;
+}
+
+prt_status prt_context_enqueue(prt_context *c, void *stream)
+{
+    prt_status s;
+    void *saved;
+    if (!c) return PRT_STATUS_INVALID_ARGUMENT;
+    saved = c->ex.cuda_stream;
+    if (c->device == PRT_DEVICE_CUDA && stream) c->ex.cuda_stream = stream;
+    s = run(c);
+    c->ex.cuda_stream = saved;
+    return s;
+}
+
+prt_status prt_context_execute(prt_context *c)
+{
+    prt_status s;
+    char msg[512];
+    if (!c) return PRT_STATUS_INVALID_ARGUMENT;
+    s = run(c);
+    if (s == PRT_OK && c->device == PRT_DEVICE_CUDA) {
+        msg[0] = 0;
+        s = prt__cuda_stream_sync(c->stream, msg, sizeof msg);
+        if (s != PRT_OK) s = prt__err(c, s, "%s", msg);
+    }
+    return s;
+}
+
+void *prt_context_stream(const prt_context *c) { return c ? c->stream : NULL; }
+prt_device prt_context_device(const prt_context *c) { return c ? c->device : PRT_DEVICE_CPU; }
+const char *prt_context_last_error(const prt_context *c) { return prt__err_get(c); }

@@ -1,0 +1,28 @@
+/*
+ * tests/runtime/fakeplugins.h - small plugins of both styles for engine
+ * tests, registered into a child registry by fake_registry().
+ *
+ *   TestScale v1 (blob):   y = x * scale + bias over the first
+ *                          volume(y) elements; y dims = x dims with dim 0
+ *                          reduced by "crop". f32 only. Workspace:
+ *                          4 * volume(x) bytes (x is staged there).
+ *   TestScale v2 (blob):   like v1 plus 100 (to tell the two apart).
+ *   TestAddBias v1 (field): y[n, c] = x[n, c] + b[c]; f32 or f16 (all the same).
+ *   TestHalfNeg v1 (field): y = -k * x; f16 only.
+ *   TestCompact v1 (field): y = the elements of x that are > 0, in order;
+ *                          y dims [data-dependent, <= volume(x)]; f32.
+ */
+#ifndef TESTS_RUNTIME_FAKEPLUGINS_H
+#define TESTS_RUNTIME_FAKEPLUGINS_H
+
+#include "plugrt/registry.h"
+
+/* A child of the global registry holding the fakes (v2 of TestScale only
+ * when with_v2; v1 of TestScale only when with_v1). halfneg_max_k bounds
+ * TestHalfNeg's "k" field (the schema's max). */
+prt_registry *fake_registry(int with_v1, int with_v2, double halfneg_max_k);
+
+/* How many attach_to_context calls are live (contexts x layers). */
+int fake_live_attachments(void);
+
+#endif

@@ -1,0 +1,184 @@
+/* tools/plugrt/cmd_build.c - `plugrt build NET.json -o model.plan ...` */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "plugrt/engine.h"
+
+static void build_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: plugrt build NET.json -o model.plan [--fp16] [--device cpu|cuda]\n"
+            "                    [--profile name:MIN,OPT,MAX ...] [--workspace BYTES] [--load LIB ...]\n"
+            "  NET.json           network description (docs/network-json.md)\n"
+            "  -o, --output FILE  where to write the plan\n"
+            "  --fp16             let float layers run in f16 where their plugin accepts it\n"
+            "  --device D         target device recorded in the plan (default cpu)\n"
+            "  --profile P        range of a dynamic input, dims joined by 'x':\n"
+            "                     --profile x:1x3x8x8,4x3x8x8,8x3x8x8\n"
+            "  --workspace BYTES  largest workspace any one layer may use (default: no limit)\n"
+            "  --load LIB         load a plugin library first (repeatable)\n");
+}
+
+/* "1x3x8x8" */
+static int parse_dims(const char *s, const char *end, prt_dims *d)
+{
+    char *e;
+    memset(d, 0, sizeof *d);
+    if (s == end) return 0;
+    while (s < end) {
+        long long v;
+        if (d->nb == PRT_MAX_DIMS) return 0;
+        v = strtoll(s, &e, 10);
+        if (e == s || e > end || v < 0) return 0;
+        d->d[d->nb++] = v;
+        s = e;
+        if (s < end) {
+            if (*s != 'x') return 0;
+            s++;
+            if (s == end) return 0;
+        }
+    }
+    return 1;
+}
+
+/* "name:MIN,OPT,MAX" into r (the name points into arg). */
+static int parse_profile(char *arg, prt_profile_range *r)
+{
+    char *colon = strrchr(arg, ':'), *c1, *c2;
+    if (!colon || colon == arg) return 0;
+    *colon = 0;
+    r->input = arg;
+    c1 = strchr(colon + 1, ',');
+    if (!c1) return 0;
+    c2 = strchr(c1 + 1, ',');
+    if (!c2 || strchr(c2 + 1, ',')) return 0;
+    return parse_dims(colon + 1, c1, &r->min) && parse_dims(c1 + 1, c2, &r->opt) &&
+           parse_dims(c2 + 1, c2 + strlen(c2), &r->max);
+}
+
+int prt_cli_build(int argc, char **argv)
+{
+    const char *net_path = NULL, *out_path = NULL;
+    prt_builder_config cfg;
+    prt_profile_range *ranges = NULL;
+    char **copies = NULL;
+    int nb_ranges = 0, i, rc = 1;
+    prt_registry *reg = NULL;
+    prt_network *net = NULL;
+    prt_engine *e = NULL;
+    char err[2048];
+    size_t len = 0;
+
+    prt_builder_config_init(&cfg);
+    ranges = calloc((size_t)argc + 1, sizeof *ranges);
+    copies = calloc((size_t)argc + 1, sizeof *copies);
+    if (!ranges || !copies || prt_registry_create(prt_registry_global(), &reg) != PRT_OK) {
+        fprintf(stderr, "plugrt build: out of memory\n");
+        free(ranges);
+        free(copies);
+        return 1;
+    }
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_next = i + 1 < argc;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            build_usage(stdout);
+            rc = 0;
+            goto done;
+        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && has_next) {
+            out_path = argv[++i];
+        } else if (strcmp(a, "--fp16") == 0) {
+            cfg.precision = PRT_PRECISION_FP16;
+        } else if (strcmp(a, "--device") == 0 && has_next) {
+            const char *d = argv[++i];
+            if (strcmp(d, "cpu") == 0) cfg.device = PRT_DEVICE_CPU;
+            else if (strcmp(d, "cuda") == 0) cfg.device = PRT_DEVICE_CUDA;
+            else {
+                fprintf(stderr, "plugrt build: --device takes cpu or cuda, got \"%s\"\n", d);
+                rc = 2;
+                goto done;
+            }
+        } else if (strcmp(a, "--profile") == 0 && has_next) {
+            char *copy = strdup(argv[++i]); /* parse_profile cuts it up; kept until the end */
+            if (!copy) {
+                fprintf(stderr, "plugrt build: out of memory\n");
+                goto done;
+            }
+            copies[nb_ranges] = copy;
+            if (!parse_profile(copy, &ranges[nb_ranges])) {
+                fprintf(stderr,
+                        "plugrt build: --profile takes name:MIN,OPT,MAX with dims joined by 'x' "
+                        "(x:1x3x8x8,4x3x8x8,8x3x8x8), got \"%s\"\n",
+                        argv[i]);
+                rc = 2;
+                goto done;
+            }
+            nb_ranges++;
+        } else if (strcmp(a, "--workspace") == 0 && has_next) {
+            char *end;
+            unsigned long long v = strtoull(argv[++i], &end, 10);
+            if (*end || end == argv[i]) {
+                fprintf(stderr, "plugrt build: --workspace takes a byte count, got \"%s\"\n", argv[i]);
+                rc = 2;
+                goto done;
+            }
+            cfg.workspace_limit = v;
+        } else if (strcmp(a, "--load") == 0 && has_next) {
+            prt_library *lib = NULL;
+            if (prt_registry_load_library(reg, argv[++i], &lib) != PRT_OK) {
+                fprintf(stderr, "plugrt build: %s\n", prt_registry_last_error(reg));
+                goto done;
+            }
+        } else if (a[0] == '-') {
+            fprintf(stderr, "plugrt build: unknown or incomplete option \"%s\"\n", a);
+            build_usage(stderr);
+            rc = 2;
+            goto done;
+        } else if (!net_path) {
+            net_path = a;
+        } else {
+            fprintf(stderr, "plugrt build: more than one network given (\"%s\", \"%s\")\n", net_path, a);
+            rc = 2;
+            goto done;
+        }
+    }
+    if (!net_path || !out_path) {
+        fprintf(stderr, "plugrt build: %s\n", !net_path ? "no network description given" : "no -o FILE given");
+        build_usage(stderr);
+        rc = 2;
+        goto done;
+    }
+    cfg.nb_ranges = nb_ranges;
+    cfg.ranges = ranges;
+    err[0] = 0;
+    if (prt_network_load_json(reg, net_path, &net, err, sizeof err) != PRT_OK) {
+        fprintf(stderr, "plugrt build: %s\n", err);
+        goto done;
+    }
+    if (prt_engine_build(net, &cfg, reg, &e, err, sizeof err) != PRT_OK) {
+        fprintf(stderr, "plugrt build: %s: %s\n", net_path, err);
+        goto done;
+    }
+    if (prt_engine_save(e, out_path, err, sizeof err) != PRT_OK) {
+        fprintf(stderr, "plugrt build: %s\n", err);
+        goto done;
+    }
+    if (prt_engine_serialize(e, NULL, 0, &len) != PRT_OK) len = 0;
+    printf("built %s: %d layers, %d inputs/outputs, arena %" PRIu64 " bytes, workspace %" PRIu64
+           " bytes, plan %zu bytes (%s, %s)\n",
+           out_path, (int)prt_engine_nb_layers(e), (int)prt_engine_nb_io(e), prt_engine_arena_size(e),
+           prt_engine_workspace_size(e), len, cfg.precision == PRT_PRECISION_FP16 ? "fp16" : "fp32",
+           cfg.device == PRT_DEVICE_CUDA ? "cuda" : "cpu");
+    rc = 0;
+done:
+    prt_engine_destroy(e);
+    prt_network_destroy(net);
+    prt_registry_destroy(reg);
+    for (i = 0; copies && i < argc; i++) free(copies[i]);
+    free(copies);
+    free(ranges);
+    return rc;
+}

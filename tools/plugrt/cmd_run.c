@@ -1,0 +1,421 @@
+/* tools/plugrt/cmd_run.c - `plugrt run model.plan ...`: load a plan, run it,
+ * time it. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/cuda/device.h"
+#include "cli.h"
+#include "plugrt/engine.h"
+
+#ifdef PLUGRT_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+static void run_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: plugrt run model.plan [--input name=file.npy ...] [--output name=file.npy ...]\n"
+            "                  [--shape name=AxBxC ...] [--device cpu|cuda] [--iterations N] [--warmup N]\n"
+            "                  [--threads N] [--json] [--load LIB ...]\n"
+            "  Inputs without --input get uniform random values in [-1, 1) (fixed seed).\n"
+            "  --shape sets a dynamic input's extents (default: the profile's opt).\n"
+            "  Prints the outputs' shapes and a few values, then latency min / median / p90 / p99 / mean\n"
+            "  and throughput over --iterations runs after --warmup runs (CUDA: GPU time from events too).\n");
+}
+
+typedef struct io_buf {
+    const char *name;
+    prt_io_desc desc;
+    size_t bytes;
+    void *host;
+    void *dev; /* CUDA contexts */
+} io_buf;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct stats {
+    double min, median, p90, p99, mean;
+} stats;
+
+static stats summarize(double *v, int n)
+{
+    stats s;
+    int i;
+    double sum = 0;
+    memset(&s, 0, sizeof s);
+    if (n <= 0) return s;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    for (i = 0; i < n; i++) sum += v[i];
+    s.min = v[0];
+    s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    s.p90 = v[(int)ceil(0.90 * n) - 1];
+    s.p99 = v[(int)ceil(0.99 * n) - 1];
+    s.mean = sum / n;
+    return s;
+}
+
+/* Random values of the tensor's type; integers in [-8, 8), bools 0/1. */
+static void fill_random(void *buf, prt_dtype t, int64_t n, uint64_t *seed)
+{
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        double u;
+        *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+        u = (double)(*seed >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+        switch (t) {
+        case PRT_DTYPE_F32: ((float *)buf)[i] = (float)u; break;
+        case PRT_DTYPE_F16: ((uint16_t *)buf)[i] = prt_f32_to_f16((float)u); break;
+        case PRT_DTYPE_BF16: ((uint16_t *)buf)[i] = prt_f32_to_bf16((float)u); break;
+        case PRT_DTYPE_I8: ((int8_t *)buf)[i] = (int8_t)floor(u * 8); break;
+        case PRT_DTYPE_U8: ((uint8_t *)buf)[i] = (uint8_t)floor((u + 1) * 8); break;
+        case PRT_DTYPE_I32: ((int32_t *)buf)[i] = (int32_t)floor(u * 8); break;
+        case PRT_DTYPE_I64: ((int64_t *)buf)[i] = (int64_t)floor(u * 8); break;
+        case PRT_DTYPE_BOOL: ((uint8_t *)buf)[i] = u >= 0; break;
+        default: break;
+        }
+    }
+}
+
+static double elem(const void *buf, prt_dtype t, int64_t i)
+{
+    switch (t) {
+    case PRT_DTYPE_F32: return ((const float *)buf)[i];
+    case PRT_DTYPE_F16: return prt_f16_to_f32(((const uint16_t *)buf)[i]);
+    case PRT_DTYPE_BF16: return prt_bf16_to_f32(((const uint16_t *)buf)[i]);
+    case PRT_DTYPE_I8: return ((const int8_t *)buf)[i];
+    case PRT_DTYPE_U8: case PRT_DTYPE_BOOL: return ((const uint8_t *)buf)[i];
+    case PRT_DTYPE_I32: return ((const int32_t *)buf)[i];
+    case PRT_DTYPE_I64: return (double)((const int64_t *)buf)[i];
+    default: return 0;
+    }
+}
+
+/*
+ * .npy reading and writing plug in here, through the library's .npy module
+ * (plugrt/npy.h) once it is part of the build; until then these say so.
+ */
+static int npy_load_into(const char *path, io_buf *b)
+{
+    (void)b;
+    fprintf(stderr, "plugrt run: --input %s: reading .npy files is not supported yet by this build\n", path);
+    return 0;
+}
+
+static int npy_save(const char *path, const io_buf *b, const prt_dims *dims)
+{
+    (void)b;
+    (void)dims;
+    fprintf(stderr, "plugrt run: --output %s: writing .npy files is not supported yet by this build\n", path);
+    return 0;
+}
+
+static int parse_shape(const char *s, prt_dims *d)
+{
+    char *e;
+    memset(d, 0, sizeof *d);
+    while (*s) {
+        long long v;
+        if (d->nb == PRT_MAX_DIMS) return 0;
+        v = strtoll(s, &e, 10);
+        if (e == s || v < 0) return 0;
+        d->d[d->nb++] = v;
+        s = e;
+        if (*s == 'x') s++;
+        else if (*s) return 0;
+    }
+    return d->nb > 0;
+}
+
+int prt_cli_run(int argc, char **argv)
+{
+    const char *plan = NULL, *dev_name = NULL;
+    char **in_args, **out_args, **shape_args;
+    int nin = 0, nout = 0, nshape = 0, iters = 100, warmup = 10, threads = 0, json = 0, i, k, rc = 1;
+    prt_registry *reg = NULL;
+    prt_engine *e = NULL;
+    prt_context *ctx = NULL;
+    prt_context_config cc;
+    io_buf *bufs = NULL;
+    int32_t nio = 0;
+    double *wall = NULL, *gpu = NULL;
+    char err[2048];
+    uint64_t seed = 42;
+    prt_device device;
+#ifdef PLUGRT_HAVE_CUDA
+    cudaEvent_t ev0 = NULL, ev1 = NULL;
+#endif
+
+    in_args = calloc((size_t)argc + 1, sizeof *in_args);
+    out_args = calloc((size_t)argc + 1, sizeof *out_args);
+    shape_args = calloc((size_t)argc + 1, sizeof *shape_args);
+    if (!in_args || !out_args || !shape_args || prt_registry_create(prt_registry_global(), &reg) != PRT_OK) {
+        fprintf(stderr, "plugrt run: out of memory\n");
+        goto done;
+    }
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_next = i + 1 < argc;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            run_usage(stdout);
+            rc = 0;
+            goto done;
+        } else if (strcmp(a, "--input") == 0 && has_next) {
+            in_args[nin++] = argv[++i];
+        } else if (strcmp(a, "--output") == 0 && has_next) {
+            out_args[nout++] = argv[++i];
+        } else if (strcmp(a, "--shape") == 0 && has_next) {
+            shape_args[nshape++] = argv[++i];
+        } else if (strcmp(a, "--device") == 0 && has_next) {
+            dev_name = argv[++i];
+            if (strcmp(dev_name, "cpu") != 0 && strcmp(dev_name, "cuda") != 0) {
+                fprintf(stderr, "plugrt run: --device takes cpu or cuda, got \"%s\"\n", dev_name);
+                rc = 2;
+                goto done;
+            }
+        } else if ((strcmp(a, "--iterations") == 0 || strcmp(a, "--warmup") == 0 || strcmp(a, "--threads") == 0) &&
+                   has_next) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            int lo = strcmp(a, "--iterations") == 0 ? 1 : 0;
+            if (*end || end == argv[i] || v < lo || v > 100000000) {
+                fprintf(stderr, "plugrt run: %s takes an integer >= %d, got \"%s\"\n", a, lo, argv[i]);
+                rc = 2;
+                goto done;
+            }
+            if (strcmp(a, "--iterations") == 0) iters = (int)v;
+            else if (strcmp(a, "--warmup") == 0) warmup = (int)v;
+            else threads = (int)v;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(a, "--load") == 0 && has_next) {
+            prt_library *lib = NULL;
+            if (prt_registry_load_library(reg, argv[++i], &lib) != PRT_OK) {
+                fprintf(stderr, "plugrt run: %s\n", prt_registry_last_error(reg));
+                goto done;
+            }
+        } else if (a[0] == '-') {
+            fprintf(stderr, "plugrt run: unknown or incomplete option \"%s\"\n", a);
+            run_usage(stderr);
+            rc = 2;
+            goto done;
+        } else if (!plan) {
+            plan = a;
+        } else {
+            fprintf(stderr, "plugrt run: more than one plan given\n");
+            rc = 2;
+            goto done;
+        }
+    }
+    if (!plan) {
+        run_usage(stderr);
+        rc = 2;
+        goto done;
+    }
+    err[0] = 0;
+    if (prt_engine_load(reg, plan, &e, err, sizeof err) != PRT_OK) {
+        fprintf(stderr, "plugrt run: %s\n", err);
+        goto done;
+    }
+    device = dev_name ? (strcmp(dev_name, "cuda") == 0 ? PRT_DEVICE_CUDA : PRT_DEVICE_CPU) : prt_engine_device(e);
+    prt_context_config_init(&cc);
+    cc.device = device;
+    cc.nb_threads = threads;
+    if (prt_context_create(e, &cc, &ctx) != PRT_OK) {
+        fprintf(stderr, "plugrt run: %s\n", prt_engine_last_error(e));
+        goto done;
+    }
+    for (k = 0; k < nshape; k++) {
+        char *eq = strchr(shape_args[k], '=');
+        prt_dims d;
+        if (!eq || !parse_shape(eq + 1, &d)) {
+            fprintf(stderr, "plugrt run: --shape takes name=AxBxC, got \"%s\"\n", shape_args[k]);
+            rc = 2;
+            goto done;
+        }
+        *eq = 0;
+        if (prt_context_set_input_shape(ctx, shape_args[k], &d) != PRT_OK) {
+            fprintf(stderr, "plugrt run: %s\n", prt_context_last_error(ctx));
+            goto done;
+        }
+    }
+    nio = prt_engine_nb_io(e);
+    bufs = calloc((size_t)nio + 1, sizeof *bufs);
+    if (!bufs) goto oom;
+    for (i = 0; i < nio; i++) {
+        io_buf *b = &bufs[i];
+        if (prt_engine_io(e, i, &b->desc) != PRT_OK) goto oom;
+        b->name = b->desc.name;
+        if (prt_context_buffer_size(ctx, b->name, &b->bytes) != PRT_OK) {
+            fprintf(stderr, "plugrt run: %s\n", prt_context_last_error(ctx));
+            goto done;
+        }
+        b->host = calloc(1, b->bytes ? b->bytes : 1);
+        if (!b->host) goto oom;
+        if (b->desc.mode == PRT_IO_INPUT) {
+            const char *file = NULL;
+            size_t nl = strlen(b->name);
+            for (k = 0; k < nin; k++)
+                if (strncmp(in_args[k], b->name, nl) == 0 && in_args[k][nl] == '=') file = in_args[k] + nl + 1;
+            if (file) {
+                if (!npy_load_into(file, b)) goto done;
+            } else {
+                fill_random(b->host, b->desc.dtype, (int64_t)(b->bytes / prt_dtype_size(b->desc.dtype)), &seed);
+            }
+        }
+        if (device == PRT_DEVICE_CUDA) {
+            if (prt__cuda_malloc(b->bytes ? b->bytes : 1, &b->dev, err, sizeof err) != PRT_OK ||
+                (b->desc.mode == PRT_IO_INPUT && b->bytes &&
+                 prt__cuda_copy(b->dev, b->host, b->bytes, PRT__H2D, err, sizeof err) != PRT_OK)) {
+                fprintf(stderr, "plugrt run: %s\n", err);
+                goto done;
+            }
+        }
+        if (prt_context_set_tensor(ctx, b->name, device == PRT_DEVICE_CUDA ? b->dev : b->host) != PRT_OK) {
+            fprintf(stderr, "plugrt run: %s\n", prt_context_last_error(ctx));
+            goto done;
+        }
+    }
+    for (k = 0; k < nin; k++) {
+        char *eq = strchr(in_args[k], '=');
+        if (!eq) {
+            fprintf(stderr, "plugrt run: --input takes name=file.npy, got \"%s\"\n", in_args[k]);
+            rc = 2;
+            goto done;
+        }
+        *eq = 0;
+        if (prt_engine_find_io(e, in_args[k]) < 0) {
+            fprintf(stderr, "plugrt run: --input names \"%s\", which is not an input of %s\n", in_args[k], plan);
+            goto done;
+        }
+        *eq = '=';
+    }
+
+    wall = calloc((size_t)iters, sizeof *wall);
+    gpu = calloc((size_t)iters, sizeof *gpu);
+    if (!wall || !gpu) goto oom;
+#ifdef PLUGRT_HAVE_CUDA
+    if (device == PRT_DEVICE_CUDA && (cudaEventCreate(&ev0) != cudaSuccess || cudaEventCreate(&ev1) != cudaSuccess)) {
+        fprintf(stderr, "plugrt run: cudaEventCreate failed\n");
+        goto done;
+    }
+#endif
+    for (i = 0; i < warmup + iters; i++) {
+        double t0 = now_ms(), t1;
+#ifdef PLUGRT_HAVE_CUDA
+        if (device == PRT_DEVICE_CUDA) cudaEventRecord(ev0, (cudaStream_t)prt_context_stream(ctx));
+#endif
+        if (prt_context_enqueue(ctx, NULL) != PRT_OK) {
+            fprintf(stderr, "plugrt run: %s\n", prt_context_last_error(ctx));
+            goto done;
+        }
+#ifdef PLUGRT_HAVE_CUDA
+        if (device == PRT_DEVICE_CUDA) {
+            float ms = 0;
+            cudaEventRecord(ev1, (cudaStream_t)prt_context_stream(ctx));
+            if (cudaEventSynchronize(ev1) != cudaSuccess || cudaEventElapsedTime(&ms, ev0, ev1) != cudaSuccess) {
+                fprintf(stderr, "plugrt run: CUDA error while running: %s\n", cudaGetErrorString(cudaGetLastError()));
+                goto done;
+            }
+            if (i >= warmup) gpu[i - warmup] = ms;
+        }
+#endif
+        t1 = now_ms();
+        if (i >= warmup) wall[i - warmup] = t1 - t0;
+    }
+    for (i = 0; i < nio; i++) {
+        io_buf *b = &bufs[i];
+        if (b->desc.mode == PRT_IO_OUTPUT && device == PRT_DEVICE_CUDA && b->bytes &&
+            prt__cuda_copy(b->host, b->dev, b->bytes, PRT__D2H, err, sizeof err) != PRT_OK) {
+            fprintf(stderr, "plugrt run: %s\n", err);
+            goto done;
+        }
+    }
+    {
+        stats sw = summarize(wall, iters), sg = summarize(gpu, iters);
+        char ds[160];
+        if (json) printf("{\n  \"plan\": \"%s\",\n  \"device\": \"%s\",\n  \"outputs\": [", plan,
+                         device == PRT_DEVICE_CUDA ? "cuda" : "cpu");
+        else printf("plan %s on %s, %d iterations after %d warm-up\n", plan, device == PRT_DEVICE_CUDA ? "cuda" : "cpu",
+                    iters, warmup);
+        for (i = 0, k = 0; i < nio; i++) {
+            io_buf *b = &bufs[i];
+            prt_dims d;
+            int64_t n, j;
+            double sum = 0;
+            if (b->desc.mode != PRT_IO_OUTPUT) continue;
+            if (prt_context_get_shape(ctx, b->name, &d) != PRT_OK) d = b->desc.dims;
+            n = prt_dims_volume(&d);
+            for (j = 0; j < n; j++) sum += elem(b->host, b->desc.dtype, j);
+            if (json) {
+                printf("%s\n    {\"name\": \"%s\", \"dtype\": \"%s\", \"dims\": %s, \"sum\": %.9g}", k++ ? "," : "",
+                       b->name, prt_dtype_name(b->desc.dtype), prt_dims_str(&d, ds, sizeof ds), sum);
+            } else {
+                printf("output %s %s %s sum %.9g first [", b->name, prt_dtype_name(b->desc.dtype),
+                       prt_dims_str(&d, ds, sizeof ds), sum);
+                for (j = 0; j < n && j < 6; j++) printf("%s%.6g", j ? ", " : "", elem(b->host, b->desc.dtype, j));
+                printf("%s]\n", n > 6 ? ", ..." : "");
+            }
+            for (j = 0; j < nout; j++) {
+                size_t nl = strlen(b->name);
+                if (strncmp(out_args[j], b->name, nl) == 0 && out_args[j][nl] == '=' &&
+                    !npy_save(out_args[j] + nl + 1, b, &d))
+                    goto done;
+            }
+        }
+        if (json) {
+            printf("\n  ],\n  \"iterations\": %d,\n  \"warmup\": %d,\n", iters, warmup);
+            printf("  \"wall_ms\": {\"min\": %.6f, \"median\": %.6f, \"p90\": %.6f, \"p99\": %.6f, \"mean\": %.6f},\n",
+                   sw.min, sw.median, sw.p90, sw.p99, sw.mean);
+            if (device == PRT_DEVICE_CUDA)
+                printf("  \"gpu_ms\": {\"min\": %.6f, \"median\": %.6f, \"p90\": %.6f, \"p99\": %.6f, \"mean\": %.6f},\n",
+                       sg.min, sg.median, sg.p90, sg.p99, sg.mean);
+            printf("  \"throughput_per_s\": %.3f\n}\n", sw.mean > 0 ? 1000.0 / sw.mean : 0.0);
+        } else {
+            printf("latency wall ms: min %.4f  median %.4f  p90 %.4f  p99 %.4f  mean %.4f\n", sw.min, sw.median, sw.p90,
+                   sw.p99, sw.mean);
+            if (device == PRT_DEVICE_CUDA)
+                printf("latency GPU ms:  min %.4f  median %.4f  p90 %.4f  p99 %.4f  mean %.4f\n", sg.min, sg.median,
+                       sg.p90, sg.p99, sg.mean);
+            printf("throughput: %.1f runs/s\n", sw.mean > 0 ? 1000.0 / sw.mean : 0.0);
+        }
+    }
+    rc = 0;
+    goto done;
+oom:
+    fprintf(stderr, "plugrt run: out of memory\n");
+done:
+#ifdef PLUGRT_HAVE_CUDA
+    if (ev0) cudaEventDestroy(ev0);
+    if (ev1) cudaEventDestroy(ev1);
+#endif
+    prt_context_destroy(ctx);
+    if (bufs)
+        for (i = 0; i < nio; i++) {
+            free(bufs[i].host);
+            prt__cuda_free(bufs[i].dev);
+        }
+    free(bufs);
+    free(wall);
+    free(gpu);
+    prt_engine_destroy(e);
+    prt_registry_destroy(reg);
+    free(in_args);
+    free(out_args);
+    free(shape_args);
+    return rc;
+}
