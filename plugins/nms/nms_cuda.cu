@@ -1,0 +1,455 @@
+/*
+ * nms/nms_cuda.cu - CUDA execution of the NMS pipeline of nms.h, all on one
+ * stream without host synchronisation (except that ONNX copies the number of
+ * selected rows back, which the data-dependent output needs):
+ *   1. filter: one pass over the scores; each candidate's 64-bit key (score,
+ *      index) goes to its segment's slice (atomic slot, order irrelevant:
+ *      the keys are unique and fully ordered),
+ *   2. cub::DeviceSegmentedSort, keys descending,
+ *   3. greedy NMS, one block per segment, in tiles of 32 sorted boxes: one
+ *      warp resolves a tile with an IoU bitmask (bit k of lane i: box i
+ *      suppresses box k) and a serial scan of it, then the whole block lets
+ *      the tile's kept boxes suppress every later box; stops once the
+ *      segment's keep cap is reached,
+ *   4. per image: BatchedNMS merges the classes (each kept box finds its row
+ *      by binary searches in the other classes' lists), EfficientNMS emits
+ *      its list, ONNX scans the counts and scatters rows.
+ */
+#include <cub/cub.cuh>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "nms.h"
+
+namespace {
+
+constexpr int kBlock = 256;
+constexpr int kTile = 32;
+
+struct dev_io {
+    const void *boxes, *scores, *anchors;
+    const int64_t *max_per_class;
+    const float *iou_thr, *score_thr;
+    int32_t *num_det;
+    void *out_boxes, *out_scores, *out_classes;
+    int64_t *selected;
+};
+
+struct layout {
+    size_t counts, keys_in, keys_out, begin, end, boxes, classes, removed, kept, kept_n, offsets, temp;
+    size_t temp_bytes, total;
+    int64_t nseg, cap, pre_len, keep_len;
+};
+
+size_t align256(size_t x) { return (x + 255) & ~(size_t)255; }
+
+__device__ __forceinline__ float ld(const void *p, int fp16, int64_t i)
+{
+    return fp16 ? __half2float(((const __half *)p)[i]) : ((const float *)p)[i];
+}
+
+__device__ __forceinline__ void st(void *p, int fp16, int64_t i, float v)
+{
+    if (fp16)
+        ((__half *)p)[i] = __float2half_rn(v);
+    else
+        ((float *)p)[i] = v;
+}
+
+__device__ __forceinline__ int64_t cls_of(const prt__nms_params &p, int64_t seg, int64_t idx)
+{
+    return p.kind == PRT_NMS_EFFICIENT ? idx % p.C : seg % p.C;
+}
+
+__device__ void dev_box(const prt__nms_params &p, const dev_io &io, int64_t seg, int64_t idx, float *out,
+                        prt_nms_box *iou)
+{
+    int64_t b, n, c;
+    if (p.kind == PRT_NMS_EFFICIENT) {
+        b = seg; n = idx / p.C; c = idx % p.C;
+    } else {
+        b = seg / p.C; n = idx; c = seg % p.C;
+    }
+    int64_t l = p.box_classes == 1 ? 0 : c;
+    int64_t base = ((b * p.N + n) * p.box_classes + l) * 4;
+    float raw[4], anc[4] = {0, 0, 0, 0};
+    int fp16 = p.kind == PRT_NMS_ONNX ? 0 : p.fp16;
+    for (int k = 0; k < 4; k++) raw[k] = ld(io.boxes, fp16, base + k);
+    if (io.anchors && (p.box_mode == PRT_NMS_BOX_ANCHOR_CORNERS || p.box_mode == PRT_NMS_BOX_ANCHOR_CENTER)) {
+        int64_t ab = ((p.anchors_batched ? b : 0) * p.N + n) * 4;
+        for (int k = 0; k < 4; k++) anc[k] = ld(io.anchors, fp16, ab + k);
+    }
+    prt_nms_decode(p.box_mode, raw, anc, out, iou, !(p.kind == PRT_NMS_ONNX && p.box_mode == PRT_NMS_BOX_CENTER));
+}
+
+__global__ void filter_kernel(prt__nms_params p, dev_io io, unsigned *counts, uint64_t *keys, int64_t cap,
+                              int64_t total)
+{
+    int has_thr = p.has_score_thr;
+    float thr = p.score_thr;
+    if (p.kind == PRT_NMS_ONNX) {
+        has_thr = io.score_thr != nullptr;
+        thr = has_thr ? io.score_thr[0] : 0.0f;
+    }
+    int fp16 = p.kind == PRT_NMS_ONNX ? 0 : p.fp16;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        float s = ld(io.scores, fp16, e);
+        if (has_thr && !prt_nms_passes(s, thr, p.score_ge)) continue;
+        int64_t seg, idx, c;
+        if (p.kind == PRT_NMS_ONNX) {
+            /* scores [B, C, N] */
+            seg = e / p.N;
+            idx = e % p.N;
+            c = seg % p.C;
+        } else if (p.kind == PRT_NMS_EFFICIENT) {
+            seg = e / (p.N * p.C);
+            idx = e % (p.N * p.C);
+            c = idx % p.C;
+        } else {
+            /* scores [B, N, C] */
+            int64_t b = e / (p.N * p.C), r = e % (p.N * p.C);
+            c = r % p.C;
+            idx = r / p.C;
+            seg = b * p.C + c;
+        }
+        if (p.background >= 0 && c == p.background) continue;
+        unsigned pos = atomicAdd(&counts[seg], 1u);
+        keys[seg * cap + pos] = prt_nms_key(s, (uint32_t)idx);
+    }
+}
+
+__global__ void offsets_kernel(const unsigned *counts, int *begin, int *end, int64_t nseg, int64_t cap)
+{
+    int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= nseg) return;
+    begin[s] = (int)(s * cap);
+    end[s] = (int)(s * cap + counts[s]);
+}
+
+__global__ void greedy_kernel(prt__nms_params p, dev_io io, const unsigned *counts, const uint64_t *keys_sorted,
+                              int64_t cap, int64_t pre_len, int64_t keep_len, prt_nms_box *boxes_ws,
+                              int *classes_ws, unsigned char *removed_ws, uint64_t *kept, int *kept_n)
+{
+    __shared__ prt_nms_box s_box[kTile];
+    __shared__ int s_cls[kTile];
+    __shared__ int s_nk;
+    __shared__ int s_total;
+    const int64_t seg = blockIdx.x;
+    const int tid = threadIdx.x;
+    int64_t K = counts[seg];
+    if (K > pre_len) K = pre_len;
+    const uint64_t *keys = keys_sorted + seg * cap;
+    prt_nms_box *box = boxes_ws + seg * pre_len;
+    int *cls = classes_ws + seg * pre_len;
+    unsigned char *rem = removed_ws + seg * pre_len;
+    uint64_t *out = kept + seg * (keep_len ? keep_len : 1);
+
+    int64_t keep_cap = p.keep_cap < keep_len ? p.keep_cap : keep_len;
+    float iou_thr = p.iou_thr;
+    if (p.kind == PRT_NMS_ONNX) {
+        int64_t m = io.max_per_class ? io.max_per_class[0] : 0;
+        if (m < 0) m = 0;
+        if (m < keep_cap) keep_cap = m;
+        iou_thr = io.iou_thr ? io.iou_thr[0] : 0.0f;
+    }
+    const int check_cls = p.kind == PRT_NMS_EFFICIENT && !p.agnostic;
+
+    for (int64_t i = tid; i < K; i += blockDim.x) {
+        float o[4];
+        int64_t idx = prt_nms_key_idx(keys[i]);
+        dev_box(p, io, seg, idx, o, &box[i]);
+        cls[i] = (int)cls_of(p, seg, idx);
+        rem[i] = 0;
+    }
+    if (tid == 0) s_total = 0;
+    __syncthreads();
+
+    for (int64_t t0 = 0; t0 < K; t0 += kTile) {
+        if (s_total >= keep_cap) break;
+        if (tid < 32) {
+            const int lane = tid;
+            const int64_t j = t0 + lane;
+            const int valid = j < K && !rem[j];
+            unsigned mask = 0;
+            if (valid) {
+                prt_nms_box bj = box[j];
+                int cj = cls[j];
+                for (int k = lane + 1; k < kTile && t0 + k < K; k++) {
+                    if (check_cls && cls[t0 + k] != cj) continue;
+                    if (prt_nms_suppresses(prt_nms_iou(bj, box[t0 + k], p.size_off), iou_thr, p.iou_ge))
+                        mask |= 1u << k;
+                }
+            }
+            unsigned alive = __ballot_sync(0xffffffffu, valid);
+            int total = s_total, nk = 0;
+            for (int i = 0; i < kTile; i++) {
+                unsigned mi = __shfl_sync(0xffffffffu, mask, i);
+                if (!(alive >> i & 1u)) continue;
+                if (total + nk >= keep_cap) {
+                    alive = 0;
+                    break;
+                }
+                if (lane == 0) {
+                    s_box[nk] = box[t0 + i];
+                    s_cls[nk] = cls[t0 + i];
+                    out[total + nk] = keys[t0 + i];
+                }
+                nk++;
+                alive &= ~mi;
+            }
+            if (lane == 0) {
+                s_nk = nk;
+                s_total = total + nk;
+            }
+        }
+        __syncthreads();
+        const int nk = s_nk;
+        if (nk > 0 && s_total < keep_cap) {
+            for (int64_t j = t0 + kTile + tid; j < K; j += blockDim.x) {
+                if (rem[j]) continue;
+                prt_nms_box bj = box[j];
+                int cj = cls[j];
+                for (int q = 0; q < nk; q++) {
+                    if (check_cls && s_cls[q] != cj) continue;
+                    if (prt_nms_suppresses(prt_nms_iou(s_box[q], bj, p.size_off), iou_thr, p.iou_ge)) {
+                        rem[j] = 1;
+                        break;
+                    }
+                }
+            }
+        }
+        __syncthreads();
+    }
+    if (tid == 0) kept_n[seg] = s_total;
+}
+
+__device__ void emit(const prt__nms_params &p, const dev_io &io, int64_t b, int64_t row, int64_t seg,
+                     int64_t idx, float score)
+{
+    float o[4];
+    prt_nms_box unused;
+    int64_t r = b * p.out_cap + row;
+    dev_box(p, io, seg, idx, o, &unused);
+    for (int k = 0; k < 4; k++) {
+        float v = o[k];
+        if (p.clip) v = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+        st(io.out_boxes, p.fp16, r * 4 + k, v);
+    }
+    int64_t c = cls_of(p, seg, idx);
+    if (p.kind == PRT_NMS_BATCHED) {
+        st(io.out_scores, p.fp16, r, score);
+        st(io.out_classes, p.fp16, r, (float)c);
+    } else {
+        st(io.out_scores, p.fp16, r, p.activation ? 1.0f / (1.0f + expf(-score)) : score);
+        ((int32_t *)io.out_classes)[r] = (int32_t)c;
+    }
+}
+
+__device__ void pad(const prt__nms_params &p, const dev_io &io, int64_t b, int64_t row)
+{
+    int64_t r = b * p.out_cap + row;
+    for (int k = 0; k < 4; k++) st(io.out_boxes, p.fp16, r * 4 + k, 0.0f);
+    st(io.out_scores, p.fp16, r, 0.0f);
+    if (p.kind == PRT_NMS_BATCHED)
+        st(io.out_classes, p.fp16, r, -1.0f);
+    else
+        ((int32_t *)io.out_classes)[r] = 0;
+}
+
+/* Entries of a descending list whose score is > s (or >= s when `ge`). */
+__device__ int count_above(const uint64_t *k, int n, float s, int ge)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) >> 1;
+        float v = prt_nms_key_score(k[mid]);
+        if (ge ? v >= s : v > s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+__global__ void batched_out_kernel(prt__nms_params p, dev_io io, const uint64_t *kept, const int *kept_n,
+                                   int64_t keep_len)
+{
+    const int64_t b = blockIdx.x;
+    const int64_t row_len = keep_len ? keep_len : 1;
+    __shared__ int s_total;
+    if (threadIdx.x == 0) s_total = 0;
+    __syncthreads();
+    int local = 0;
+    for (int64_t c = threadIdx.x; c < p.C; c += blockDim.x) local += kept_n[b * p.C + c];
+    atomicAdd(&s_total, local);
+    __syncthreads();
+    const int64_t total = s_total;
+    const int64_t nrows = total < p.out_cap ? total : p.out_cap;
+    for (int64_t e = threadIdx.x; e < p.C * row_len; e += blockDim.x) {
+        int64_t c = e / row_len, j = e % row_len, seg = b * p.C + c;
+        if (j >= kept_n[seg]) continue;
+        uint64_t key = kept[seg * row_len + j];
+        float s = prt_nms_key_score(key);
+        int64_t pos = j;
+        for (int64_t c2 = 0; c2 < p.C && pos < p.out_cap; c2++) {
+            if (c2 == c) continue;
+            pos += count_above(kept + (b * p.C + c2) * row_len, kept_n[b * p.C + c2], s, c2 < c);
+        }
+        if (pos < p.out_cap) emit(p, io, b, pos, seg, prt_nms_key_idx(key), s);
+    }
+    for (int64_t r = nrows + threadIdx.x; r < p.out_cap; r += blockDim.x) pad(p, io, b, r);
+    if (threadIdx.x == 0) io.num_det[b] = (int32_t)nrows;
+}
+
+__global__ void efficient_out_kernel(prt__nms_params p, dev_io io, const uint64_t *kept, const int *kept_n,
+                                     int64_t keep_len)
+{
+    const int64_t b = blockIdx.x;
+    const int64_t row_len = keep_len ? keep_len : 1;
+    int64_t n = kept_n[b] < p.out_cap ? kept_n[b] : p.out_cap;
+    for (int64_t r = threadIdx.x; r < p.out_cap; r += blockDim.x) {
+        if (r < n) {
+            uint64_t key = kept[b * row_len + r];
+            emit(p, io, b, r, b, prt_nms_key_idx(key), prt_nms_key_score(key));
+        } else {
+            pad(p, io, b, r);
+        }
+    }
+    if (threadIdx.x == 0) io.num_det[b] = (int32_t)n;
+}
+
+/* One block: exclusive scan of the kept counts into offsets[0..nseg]. */
+__global__ void onnx_scan_kernel(const int *kept_n, int64_t *offsets, int64_t nseg)
+{
+    typedef cub::BlockScan<int64_t, 1024> scan_t;
+    __shared__ typename scan_t::TempStorage tmp;
+    __shared__ int64_t carry;
+    if (threadIdx.x == 0) carry = 0;
+    __syncthreads();
+    for (int64_t base = 0; base < nseg; base += 1024) {
+        int64_t i = base + threadIdx.x;
+        int64_t v = i < nseg ? kept_n[i] : 0, ex, agg;
+        scan_t(tmp).ExclusiveSum(v, ex, agg);
+        if (i < nseg) offsets[i] = carry + ex;
+        __syncthreads();
+        if (threadIdx.x == 0) carry += agg;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) offsets[nseg] = carry;
+}
+
+__global__ void onnx_out_kernel(prt__nms_params p, const uint64_t *kept, const int *kept_n,
+                                const int64_t *offsets, int64_t keep_len, int64_t *sel)
+{
+    const int64_t seg = blockIdx.x;
+    const int64_t row_len = keep_len ? keep_len : 1;
+    for (int64_t j = threadIdx.x; j < kept_n[seg]; j += blockDim.x) {
+        int64_t r = offsets[seg] + j;
+        sel[r * 3 + 0] = seg / p.C;
+        sel[r * 3 + 1] = seg % p.C;
+        sel[r * 3 + 2] = prt_nms_key_idx(kept[seg * row_len + j]);
+    }
+}
+
+layout make_layout(const prt__nms_params *p)
+{
+    layout L;
+    L.nseg = prt__nms_segments(p);
+    L.cap = prt__nms_seg_len(p);
+    L.pre_len = prt__nms_pre_len(p);
+    L.keep_len = p->keep_cap < L.pre_len ? p->keep_cap : L.pre_len;
+    const int64_t nseg = L.nseg ? L.nseg : 1;
+    const int64_t items = L.nseg * L.cap;
+    size_t off = 0;
+    L.counts = off; off += align256(nseg * sizeof(unsigned));
+    L.keys_in = off; off += align256((items ? items : 1) * sizeof(uint64_t));
+    L.keys_out = off; off += align256((items ? items : 1) * sizeof(uint64_t));
+    L.begin = off; off += align256(nseg * sizeof(int));
+    L.end = off; off += align256(nseg * sizeof(int));
+    L.boxes = off; off += align256(nseg * (L.pre_len ? L.pre_len : 1) * sizeof(prt_nms_box));
+    L.classes = off; off += align256(nseg * (L.pre_len ? L.pre_len : 1) * sizeof(int));
+    L.removed = off; off += align256(nseg * (L.pre_len ? L.pre_len : 1));
+    L.kept = off; off += align256(nseg * (L.keep_len ? L.keep_len : 1) * sizeof(uint64_t));
+    L.kept_n = off; off += align256(nseg * sizeof(int));
+    L.offsets = off; off += align256((nseg + 1) * sizeof(int64_t));
+    L.temp = off;
+    L.temp_bytes = 0;
+    if (items > 0 && items < INT32_MAX) {
+        cub::DeviceSegmentedSort::SortKeysDescending((void *)nullptr, L.temp_bytes, (const uint64_t *)nullptr,
+                                                     (uint64_t *)nullptr, (int)items, (int)L.nseg,
+                                                     (const int *)nullptr, (const int *)nullptr, (cudaStream_t)0);
+    }
+    off += align256(L.temp_bytes ? L.temp_bytes : 1);
+    L.total = off;
+    return L;
+}
+
+} // namespace
+
+extern "C" size_t prt__nms_cuda_workspace(const prt__nms_params *p) { return make_layout(p).total + 256; }
+
+extern "C" const char *prt__nms_cuda_error_string(int err) { return cudaGetErrorString((cudaError_t)err); }
+
+extern "C" int prt__nms_cuda_run(const prt__nms_params *p, prt__nms_io *io, void *ws, size_t ws_size,
+                                 void *stream_ptr)
+{
+    cudaStream_t stream = (cudaStream_t)stream_ptr;
+    layout L = make_layout(p);
+    if (L.nseg * L.cap >= INT32_MAX) return (int)cudaErrorInvalidValue;
+    if (ws == nullptr) return (int)cudaErrorInvalidValue;
+    uint8_t *base = (uint8_t *)(((uintptr_t)ws + 255) & ~(uintptr_t)255);
+    if ((size_t)(base - (uint8_t *)ws) + L.total > ws_size) return (int)cudaErrorInvalidValue;
+    unsigned *counts = (unsigned *)(base + L.counts);
+    uint64_t *keys_in = (uint64_t *)(base + L.keys_in);
+    uint64_t *keys_out = (uint64_t *)(base + L.keys_out);
+    int *begin = (int *)(base + L.begin), *end = (int *)(base + L.end);
+    prt_nms_box *boxes = (prt_nms_box *)(base + L.boxes);
+    int *classes = (int *)(base + L.classes);
+    unsigned char *removed = base + L.removed;
+    uint64_t *kept = (uint64_t *)(base + L.kept);
+    int *kept_n = (int *)(base + L.kept_n);
+    int64_t *offsets = (int64_t *)(base + L.offsets);
+    void *temp = base + L.temp;
+    size_t temp_bytes = L.temp_bytes;
+
+    dev_io d;
+    d.boxes = io->boxes; d.scores = io->scores; d.anchors = io->anchors;
+    d.max_per_class = io->max_per_class; d.iou_thr = io->iou_thr; d.score_thr = io->score_thr;
+    d.num_det = io->num_det; d.out_boxes = io->out_boxes; d.out_scores = io->out_scores;
+    d.out_classes = io->out_classes; d.selected = io->selected;
+
+    cudaError_t e;
+    if (L.nseg == 0) {
+        io->nb_selected = 0;
+        return 0;
+    }
+    const int64_t items = L.nseg * L.cap;
+    if ((e = cudaMemsetAsync(counts, 0, L.nseg * sizeof(unsigned), stream)) != cudaSuccess) return (int)e;
+    if (items > 0) {
+        int64_t blocks = (items + kBlock - 1) / kBlock;
+        if (blocks > 132 * 32) blocks = 132 * 32;
+        filter_kernel<<<(unsigned)blocks, kBlock, 0, stream>>>(*p, d, counts, keys_in, L.cap, items);
+        offsets_kernel<<<(unsigned)((L.nseg + kBlock - 1) / kBlock), kBlock, 0, stream>>>(counts, begin, end, L.nseg,
+                                                                                          L.cap);
+        e = cub::DeviceSegmentedSort::SortKeysDescending(temp, temp_bytes, keys_in, keys_out, (int)items,
+                                                         (int)L.nseg, begin, end, stream);
+        if (e != cudaSuccess) return (int)e;
+    }
+    greedy_kernel<<<(unsigned)L.nseg, kBlock, 0, stream>>>(*p, d, counts, keys_out, L.cap, L.pre_len ? L.pre_len : 1,
+                                                           L.keep_len, boxes, classes, removed, kept, kept_n);
+    if (p->kind == PRT_NMS_BATCHED) {
+        if (p->B > 0) batched_out_kernel<<<(unsigned)p->B, kBlock, 0, stream>>>(*p, d, kept, kept_n, L.keep_len);
+    } else if (p->kind == PRT_NMS_EFFICIENT) {
+        if (p->B > 0) efficient_out_kernel<<<(unsigned)p->B, kBlock, 0, stream>>>(*p, d, kept, kept_n, L.keep_len);
+    } else {
+        int64_t total = 0;
+        onnx_scan_kernel<<<1, 1024, 0, stream>>>(kept_n, offsets, L.nseg);
+        onnx_out_kernel<<<(unsigned)L.nseg, kBlock, 0, stream>>>(*p, kept, kept_n, offsets, L.keep_len, io->selected);
+        if ((e = cudaMemcpyAsync(&total, offsets + L.nseg, sizeof total, cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
+            return (int)e;
+        if ((e = cudaStreamSynchronize(stream)) != cudaSuccess) return (int)e;
+        io->nb_selected = total;
+    }
+    return (int)cudaGetLastError();
+}
