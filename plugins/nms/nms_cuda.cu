@@ -171,32 +171,35 @@ __global__ void greedy_kernel(prt__nms_params p, dev_io io, const unsigned *coun
             const int lane = tid;
             const int64_t j = t0 + lane;
             const int valid = j < K && !rem[j];
-            unsigned mask = 0;
-            if (valid) {
-                prt_nms_box bj = box[j];
-                int cj = cls[j];
-                for (int k = lane + 1; k < kTile && t0 + k < K; k++) {
-                    if (check_cls && cls[t0 + k] != cj) continue;
-                    if (prt_nms_suppresses(prt_nms_iou(bj, box[t0 + k], p.size_off), iou_thr, p.iou_ge))
-                        mask |= 1u << k;
-                }
-            }
             unsigned alive = __ballot_sync(0xffffffffu, valid);
             int total = s_total, nk = 0;
-            for (int i = 0; i < kTile; i++) {
-                unsigned mi = __shfl_sync(0xffffffffu, mask, i);
-                if (!(alive >> i & 1u)) continue;
-                if (total + nk >= keep_cap) {
-                    alive = 0;
-                    break;
+            if (alive) {
+                unsigned mask = 0;
+                if (valid) {
+                    prt_nms_box bj = box[j];
+                    int cj = cls[j];
+                    for (int k = lane + 1; k < kTile && t0 + k < K; k++) {
+                        if (!(alive >> k & 1u)) continue;
+                        if (check_cls && cls[t0 + k] != cj) continue;
+                        if (prt_nms_suppresses(prt_nms_iou(bj, box[t0 + k], p.size_off), iou_thr, p.iou_ge))
+                            mask |= 1u << k;
+                    }
                 }
-                if (lane == 0) {
-                    s_box[nk] = box[t0 + i];
-                    s_cls[nk] = cls[t0 + i];
-                    out[total + nk] = keys[t0 + i];
+                /* Serial scan over the tile in sorted order; `alive` and the
+                 * chosen lane are the same in every lane. */
+                while (alive) {
+                    const int i = __ffs(alive) - 1;
+                    const unsigned mi = __shfl_sync(0xffffffffu, mask, i);
+                    if (total + nk >= keep_cap) break;
+                    if (lane == 0) {
+                        s_box[nk] = box[t0 + i];
+                        s_cls[nk] = cls[t0 + i];
+                        out[total + nk] = keys[t0 + i];
+                    }
+                    nk++;
+                    alive &= ~(1u << i);
+                    alive &= ~mi;
                 }
-                nk++;
-                alive &= ~mi;
             }
             if (lane == 0) {
                 s_nk = nk;
