@@ -243,7 +243,7 @@ static prt_status enms_enqueue(prt_blob_plugin *pp, const prt_tensor_desc *in_de
     io.out_boxes = outputs[1];
     io.out_scores = outputs[2];
     io.out_classes = outputs[3];
-    return prt__nms_dispatch(ENMS_NAME, &q, &io, ws, prt__nms_workspace(&q), ex);
+    return prt__nms_dispatch(ENMS_NAME, &q, &io, ws, SIZE_MAX, ex);
 }
 
 static void enms_write(const enms *p, prt_writer *w)

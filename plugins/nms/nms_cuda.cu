@@ -82,6 +82,33 @@ __device__ void dev_box(const prt__nms_params &p, const dev_io &io, int64_t seg,
     prt_nms_decode(p.box_mode, raw, anc, out, iou, !(p.kind == PRT_NMS_ONNX && p.box_mode == PRT_NMS_BOX_CENTER));
 }
 
+/* One candidate test; the index arithmetic only runs for candidates. */
+__device__ __forceinline__ void filter_one(const prt__nms_params &p, int has_thr, float thr, float s, int64_t e,
+                                           unsigned *counts, uint64_t *keys, int64_t cap)
+{
+    if (has_thr && !prt_nms_passes(s, thr, p.score_ge)) return;
+    int64_t seg, idx, c;
+    if (p.kind == PRT_NMS_ONNX) {
+        /* scores [B, C, N] */
+        seg = e / p.N;
+        idx = e - seg * p.N;
+        c = seg % p.C;
+    } else if (p.kind == PRT_NMS_EFFICIENT) {
+        seg = e / (p.N * p.C);
+        idx = e - seg * (p.N * p.C);
+        c = idx % p.C;
+    } else {
+        /* scores [B, N, C] */
+        int64_t b = e / (p.N * p.C), r = e - b * (p.N * p.C);
+        idx = r / p.C;
+        c = r - idx * p.C;
+        seg = b * p.C + c;
+    }
+    if (p.background >= 0 && c == p.background) return;
+    unsigned pos = atomicAdd(&counts[seg], 1u);
+    keys[seg * cap + pos] = prt_nms_key(s, (uint32_t)idx);
+}
+
 __global__ void filter_kernel(prt__nms_params p, dev_io io, unsigned *counts, uint64_t *keys, int64_t cap,
                               int64_t total)
 {
@@ -91,32 +118,23 @@ __global__ void filter_kernel(prt__nms_params p, dev_io io, unsigned *counts, ui
         has_thr = io.score_thr != nullptr;
         thr = has_thr ? io.score_thr[0] : 0.0f;
     }
-    int fp16 = p.kind == PRT_NMS_ONNX ? 0 : p.fp16;
-    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        float s = ld(io.scores, fp16, e);
-        if (has_thr && !prt_nms_passes(s, thr, p.score_ge)) continue;
-        int64_t seg, idx, c;
-        if (p.kind == PRT_NMS_ONNX) {
-            /* scores [B, C, N] */
-            seg = e / p.N;
-            idx = e % p.N;
-            c = seg % p.C;
-        } else if (p.kind == PRT_NMS_EFFICIENT) {
-            seg = e / (p.N * p.C);
-            idx = e % (p.N * p.C);
-            c = idx % p.C;
-        } else {
-            /* scores [B, N, C] */
-            int64_t b = e / (p.N * p.C), r = e % (p.N * p.C);
-            c = r % p.C;
-            idx = r / p.C;
-            seg = b * p.C + c;
+    const int fp16 = p.kind == PRT_NMS_ONNX ? 0 : p.fp16;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    int64_t start = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (!fp16 && ((uintptr_t)io.scores & 15) == 0) {
+        /* fp32: 16-byte loads, then the tail */
+        const float4 *s4 = (const float4 *)io.scores;
+        const int64_t n4 = total / 4;
+        for (int64_t e = start; e < n4; e += stride) {
+            float4 v = s4[e];
+            filter_one(p, has_thr, thr, v.x, 4 * e + 0, counts, keys, cap);
+            filter_one(p, has_thr, thr, v.y, 4 * e + 1, counts, keys, cap);
+            filter_one(p, has_thr, thr, v.z, 4 * e + 2, counts, keys, cap);
+            filter_one(p, has_thr, thr, v.w, 4 * e + 3, counts, keys, cap);
         }
-        if (p.background >= 0 && c == p.background) continue;
-        unsigned pos = atomicAdd(&counts[seg], 1u);
-        keys[seg * cap + pos] = prt_nms_key(s, (uint32_t)idx);
+        start += n4 * 4;
     }
+    for (int64_t e = start; e < total; e += stride) filter_one(p, has_thr, thr, ld(io.scores, fp16, e), e, counts, keys, cap);
 }
 
 __global__ void offsets_kernel(const unsigned *counts, int *begin, int *end, int64_t nseg, int64_t cap)

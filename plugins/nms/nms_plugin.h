@@ -19,7 +19,9 @@ prt_status prt__nms_field_float(const char *plugin, const prt_fields *fc, const 
 /* 1 and *v set when e is a known constant. */
 int prt__nms_const(prt_expr_builder *eb, const prt_expr *e, int64_t *v);
 
-/* Run on the exec's device. Sets the exec error on failure. */
+/* Run on the exec's device. `ws_size` is what the host allocated (SIZE_MAX:
+ * trust that it is at least get_workspace_size for these shapes). Sets the
+ * exec error on failure. */
 prt_status prt__nms_dispatch(const char *plugin, const prt__nms_params *p, prt__nms_io *io,
                              void *ws, size_t ws_size, prt_exec *ex);
 

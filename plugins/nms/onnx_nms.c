@@ -218,7 +218,7 @@ static prt_status onms_enqueue(prt_field_plugin *pp, const prt_tensor_desc *in_d
     io.iou_thr = onms_present(in_desc, inputs, 3, p->nb_in) ? (const float *)inputs[3] : NULL;
     io.score_thr = onms_present(in_desc, inputs, 4, p->nb_in) ? (const float *)inputs[4] : NULL;
     io.selected = (int64_t *)outputs[0];
-    st = prt__nms_dispatch(ONMS_NAME, &q, &io, ws, prt__nms_workspace(&q), ex);
+    st = prt__nms_dispatch(ONMS_NAME, &q, &io, ws, SIZE_MAX, ex);
     if (st != PRT_OK) return st;
     memset(&od, 0, sizeof od);
     od.nb = 2;
