@@ -109,7 +109,7 @@ __device__ __forceinline__ void filter_one(const prt__nms_params &p, int has_thr
     keys[seg * cap + pos] = prt_nms_key(s, (uint32_t)idx);
 }
 
-__global__ void filter_kernel(prt__nms_params p, dev_io io, unsigned *counts, uint64_t *keys, int64_t cap,
+__global__ void __launch_bounds__(kBlock) filter_kernel(prt__nms_params p, dev_io io, unsigned *counts, uint64_t *keys, int64_t cap,
                               int64_t total)
 {
     int has_thr = p.has_score_thr;
@@ -137,7 +137,7 @@ __global__ void filter_kernel(prt__nms_params p, dev_io io, unsigned *counts, ui
     for (int64_t e = start; e < total; e += stride) filter_one(p, has_thr, thr, ld(io.scores, fp16, e), e, counts, keys, cap);
 }
 
-__global__ void offsets_kernel(const unsigned *counts, int *begin, int *end, int64_t nseg, int64_t cap)
+__global__ void __launch_bounds__(kBlock) offsets_kernel(const unsigned *counts, int *begin, int *end, int64_t nseg, int64_t cap)
 {
     int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= nseg) return;
@@ -145,7 +145,7 @@ __global__ void offsets_kernel(const unsigned *counts, int *begin, int *end, int
     end[s] = (int)(s * cap + counts[s]);
 }
 
-__global__ void greedy_kernel(prt__nms_params p, dev_io io, const unsigned *counts, const uint64_t *keys_sorted,
+__global__ void __launch_bounds__(kBlock) greedy_kernel(prt__nms_params p, dev_io io, const unsigned *counts, const uint64_t *keys_sorted,
                               int64_t cap, int64_t pre_len, int64_t keep_len, prt_nms_box *boxes_ws,
                               int *classes_ws, unsigned char *removed_ws, uint64_t *kept, int *kept_n)
 {
@@ -293,37 +293,87 @@ __device__ int count_above(const uint64_t *k, int n, float s, int ge)
     return lo;
 }
 
-__global__ void batched_out_kernel(prt__nms_params p, dev_io io, const uint64_t *kept, const int *kept_n,
-                                   int64_t keep_len)
+/* BatchedNMS merge key: orderable score (32 bits), then 0xFFFFF - class
+ * (20 bits), then 0xFFF - rank (12 bits), so that descending order is
+ * score desc, class asc, rank asc. Needs C <= 2^20 and rank < 4096. */
+constexpr int kMergeThreads = 1024;
+constexpr int kMergeMax = 8192; /* keys sorted in shared memory (64 KiB) */
+
+__device__ __forceinline__ uint64_t merge_key(uint64_t key, int64_t c, int64_t j)
 {
+    return (key & 0xffffffff00000000ull) | ((uint64_t)(0xfffff - c) << 12) | (uint64_t)(0xfff - j);
+}
+
+__global__ void __launch_bounds__(kMergeThreads)
+batched_out_kernel(prt__nms_params p, dev_io io, const uint64_t *kept, const int *kept_n, int64_t keep_len,
+                   int use_sort)
+{
+    extern __shared__ uint64_t sk[];
+    __shared__ int s_total;
     const int64_t b = blockIdx.x;
     const int64_t row_len = keep_len ? keep_len : 1;
-    __shared__ int s_total;
-    if (threadIdx.x == 0) s_total = 0;
+    const int tid = threadIdx.x;
+    if (tid == 0) s_total = 0;
     __syncthreads();
-    int local = 0;
-    for (int64_t c = threadIdx.x; c < p.C; c += blockDim.x) local += kept_n[b * p.C + c];
-    atomicAdd(&s_total, local);
+    /* Gather the kept boxes of every class (in any order). */
+    for (int64_t e = tid; e < p.C * row_len; e += blockDim.x) {
+        int64_t c = e / row_len, j = e - c * row_len, seg = b * p.C + c;
+        if (j >= kept_n[seg]) continue;
+        int slot = atomicAdd(&s_total, 1);
+        if (use_sort && slot < kMergeMax) sk[slot] = merge_key(kept[seg * row_len + j], c, j);
+    }
     __syncthreads();
     const int64_t total = s_total;
     const int64_t nrows = total < p.out_cap ? total : p.out_cap;
-    for (int64_t e = threadIdx.x; e < p.C * row_len; e += blockDim.x) {
-        int64_t c = e / row_len, j = e % row_len, seg = b * p.C + c;
-        if (j >= kept_n[seg]) continue;
-        uint64_t key = kept[seg * row_len + j];
-        float s = prt_nms_key_score(key);
-        int64_t pos = j;
-        for (int64_t c2 = 0; c2 < p.C && pos < p.out_cap; c2++) {
-            if (c2 == c) continue;
-            pos += count_above(kept + (b * p.C + c2) * row_len, kept_n[b * p.C + c2], s, c2 < c);
+    if (use_sort && total <= kMergeMax) {
+        /* Bitonic sort, descending, padded with zero keys. */
+        int n2 = 1;
+        while (n2 < total) n2 <<= 1;
+        for (int i = (int)total + tid; i < n2; i += blockDim.x) sk[i] = 0;
+        __syncthreads();
+        for (int k = 2; k <= n2; k <<= 1) {
+            for (int j = k >> 1; j > 0; j >>= 1) {
+                for (int i = tid; i < n2; i += blockDim.x) {
+                    int ixj = i ^ j;
+                    if (ixj > i) {
+                        uint64_t x = sk[i], y = sk[ixj];
+                        if ((i & k) == 0 ? x < y : x > y) {
+                            sk[i] = y;
+                            sk[ixj] = x;
+                        }
+                    }
+                }
+                __syncthreads();
+            }
         }
-        if (pos < p.out_cap) emit(p, io, b, pos, seg, prt_nms_key_idx(key), s);
+        for (int64_t r = tid; r < nrows; r += blockDim.x) {
+            uint64_t mk = sk[r];
+            int64_t c = 0xfffff - (int64_t)((mk >> 12) & 0xfffff), j = 0xfff - (int64_t)(mk & 0xfff);
+            int64_t seg = b * p.C + c;
+            uint64_t key = kept[seg * row_len + j];
+            emit(p, io, b, r, seg, prt_nms_key_idx(key), prt_nms_key_score(key));
+        }
+    } else {
+        /* Each kept box finds its row by counting, in every other class,
+         * the boxes that come before it. */
+        for (int64_t e = tid; e < p.C * row_len; e += blockDim.x) {
+            int64_t c = e / row_len, j = e - c * row_len, seg = b * p.C + c;
+            if (j >= kept_n[seg]) continue;
+            uint64_t key = kept[seg * row_len + j];
+            float s = prt_nms_key_score(key);
+            int64_t pos = j;
+            for (int64_t c2 = 0; c2 < p.C && pos < p.out_cap; c2++) {
+                if (c2 == c) continue;
+                pos += count_above(kept + (b * p.C + c2) * row_len, kept_n[b * p.C + c2], s, c2 < c);
+            }
+            if (pos < p.out_cap) emit(p, io, b, pos, seg, prt_nms_key_idx(key), s);
+        }
     }
-    for (int64_t r = nrows + threadIdx.x; r < p.out_cap; r += blockDim.x) pad(p, io, b, r);
-    if (threadIdx.x == 0) io.num_det[b] = (int32_t)nrows;
+    for (int64_t r = nrows + tid; r < p.out_cap; r += blockDim.x) pad(p, io, b, r);
+    if (tid == 0) io.num_det[b] = (int32_t)nrows;
 }
 
-__global__ void efficient_out_kernel(prt__nms_params p, dev_io io, const uint64_t *kept, const int *kept_n,
+__global__ void __launch_bounds__(kBlock) efficient_out_kernel(prt__nms_params p, dev_io io, const uint64_t *kept, const int *kept_n,
                                      int64_t keep_len)
 {
     const int64_t b = blockIdx.x;
@@ -341,14 +391,16 @@ __global__ void efficient_out_kernel(prt__nms_params p, dev_io io, const uint64_
 }
 
 /* One block: exclusive scan of the kept counts into offsets[0..nseg]. */
-__global__ void onnx_scan_kernel(const int *kept_n, int64_t *offsets, int64_t nseg)
+constexpr int kScanThreads = 256;
+
+__global__ void __launch_bounds__(kScanThreads) onnx_scan_kernel(const int *kept_n, int64_t *offsets, int64_t nseg)
 {
-    typedef cub::BlockScan<int64_t, 1024> scan_t;
+    typedef cub::BlockScan<int64_t, kScanThreads> scan_t;
     __shared__ typename scan_t::TempStorage tmp;
     __shared__ int64_t carry;
     if (threadIdx.x == 0) carry = 0;
     __syncthreads();
-    for (int64_t base = 0; base < nseg; base += 1024) {
+    for (int64_t base = 0; base < nseg; base += kScanThreads) {
         int64_t i = base + threadIdx.x;
         int64_t v = i < nseg ? kept_n[i] : 0, ex, agg;
         scan_t(tmp).ExclusiveSum(v, ex, agg);
@@ -360,7 +412,7 @@ __global__ void onnx_scan_kernel(const int *kept_n, int64_t *offsets, int64_t ns
     if (threadIdx.x == 0) offsets[nseg] = carry;
 }
 
-__global__ void onnx_out_kernel(prt__nms_params p, const uint64_t *kept, const int *kept_n,
+__global__ void __launch_bounds__(kBlock) onnx_out_kernel(prt__nms_params p, const uint64_t *kept, const int *kept_n,
                                 const int64_t *offsets, int64_t keep_len, int64_t *sel)
 {
     const int64_t seg = blockIdx.x;
@@ -460,12 +512,19 @@ extern "C" int prt__nms_cuda_run(const prt__nms_params *p, prt__nms_io *io, void
     greedy_kernel<<<(unsigned)L.nseg, kBlock, 0, stream>>>(*p, d, counts, keys_out, L.cap, L.pre_len ? L.pre_len : 1,
                                                            L.keep_len, boxes, classes, removed, kept, kept_n);
     if (p->kind == PRT_NMS_BATCHED) {
-        if (p->B > 0) batched_out_kernel<<<(unsigned)p->B, kBlock, 0, stream>>>(*p, d, kept, kept_n, L.keep_len);
+        const int use_sort = p->C <= (1 << 20) && L.keep_len <= 4096;
+        const size_t smem = use_sort ? kMergeMax * sizeof(uint64_t) : 0;
+        if (use_sort && (e = cudaFuncSetAttribute(batched_out_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  (int)smem)) != cudaSuccess)
+            return (int)e;
+        if (p->B > 0)
+            batched_out_kernel<<<(unsigned)p->B, kMergeThreads, smem, stream>>>(*p, d, kept, kept_n, L.keep_len,
+                                                                                 use_sort);
     } else if (p->kind == PRT_NMS_EFFICIENT) {
         if (p->B > 0) efficient_out_kernel<<<(unsigned)p->B, kBlock, 0, stream>>>(*p, d, kept, kept_n, L.keep_len);
     } else {
         int64_t total = 0;
-        onnx_scan_kernel<<<1, 1024, 0, stream>>>(kept_n, offsets, L.nseg);
+        onnx_scan_kernel<<<1, kScanThreads, 0, stream>>>(kept_n, offsets, L.nseg);
         onnx_out_kernel<<<(unsigned)L.nseg, kBlock, 0, stream>>>(*p, kept, kept_n, offsets, L.keep_len, io->selected);
         if ((e = cudaMemcpyAsync(&total, offsets + L.nseg, sizeof total, cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
             return (int)e;
