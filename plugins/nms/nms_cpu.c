@@ -347,10 +347,28 @@ static void nms_select_top(uint64_t *k, int64_t n, int64_t m)
     }
 }
 
-static int nms_cmp_key_desc(const void *a, const void *b)
+/* In-place heap sort into descending order (no allocation, unlike qsort). */
+static void nms_sift_down(uint64_t *k, int64_t root, int64_t n)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x > y ? -1 : (x < y);
+    for (;;) {
+        int64_t child = 2 * root + 1;
+        if (child >= n) return;
+        /* a min-heap: the smallest key rises, and is moved to the end */
+        if (child + 1 < n && k[child + 1] < k[child]) child++;
+        if (k[root] <= k[child]) return;
+        nms_swap(&k[root], &k[child]);
+        root = child;
+    }
+}
+
+static void nms_sort_desc(uint64_t *k, int64_t n)
+{
+    int64_t i;
+    for (i = n / 2 - 1; i >= 0; i--) nms_sift_down(k, i, n);
+    for (i = n - 1; i > 0; i--) {
+        nms_swap(&k[0], &k[i]);
+        nms_sift_down(k, 0, i);
+    }
 }
 
 typedef struct nms_fast {
@@ -380,7 +398,7 @@ static void nms_segment(const nms_fast *f, int64_t seg, uint64_t *scr)
             nms_select_top(keys, k, p->pre_cap);
             k = p->pre_cap;
         }
-        qsort(keys, (size_t)k, sizeof(*keys), nms_cmp_key_desc);
+        nms_sort_desc(keys, k);
     }
     for (i = 0; i < k && nk < kl; i++) {
         int64_t idx = prt_nms_key_idx(keys[i]), c = nms_class(r, seg, idx), j;

@@ -1038,3 +1038,145 @@ TEST(onnx_absent_inputs_and_zero_cap)
     CHECK_EQ_INT(i64(&r.out[0], 2), 1);
     th_run_free(&r);
 }
+
+/* ---- more EfficientNMS and BatchedNMS rules ---- */
+
+/* boxes [1, 2, 4], scores [1, 2, 1], anchors [1, 2, 4] */
+static void efficient_anchor_inputs(th_tensor *in, prt_dtype dt)
+{
+    int64_t db[3] = {1, 2, 4}, ds[3] = {1, 2, 1};
+    th_tensor_alloc(&in[0], "boxes", dt, 3, db);
+    th_tensor_alloc(&in[1], "scores", dt, 3, ds);
+    th_tensor_alloc(&in[2], "anchors", dt, 3, db);
+    set_f(&in[1], 0, 0.5f);
+    set_f(&in[1], 1, -2.0f);
+}
+
+TEST(efficient_anchor_decoding)
+{
+    th_tensor in[3];
+    th_run r;
+    fl s;
+    prt_fields fc;
+    ecfg c = {0.0f, 0.5f, 3, -1, 1, 0, 0}; /* activation on, threshold 0: every logit passes */
+    efficient_anchor_inputs(in, PRT_DTYPE_F32);
+    /* coding 0: sorted box + sorted anchor, element-wise */
+    set_box(&in[0], 0, 2, 2, 1, 1);      /* sorts to 1 1 2 2 */
+    set_box(&in[2], 0, 10, 20, 30, 40);
+    set_box(&in[0], 1, 0, 0, 1, 1);
+    set_box(&in[2], 1, 100, 100, 110, 110);
+    fc = enms_fields(&s, &c);
+    CHECK_OK(th_run_blob(&prt__nms_efficient_creator, &fc, in, 3, PRT_DEVICE_CPU, 1, &r));
+    CHECK_EQ_INT(i32(&r.out[0], 0), 2);
+    CHECK(f32(&r.out[1], 0) == 11 && f32(&r.out[1], 1) == 21 && f32(&r.out[1], 2) == 32 && f32(&r.out[1], 3) == 42);
+    CHECK(f32(&r.out[1], 4) == 100 && f32(&r.out[1], 7) == 111);
+    CHECK_NEAR(f32(&r.out[2], 0), 1.0 / (1.0 + exp(-0.5)), 1e-6); /* sigmoid of the logit */
+    CHECK_NEAR(f32(&r.out[2], 1), 1.0 / (1.0 + exp(2.0)), 1e-6);
+    CHECK(f32(&r.out[2], 2) == 0.0f && i32(&r.out[3], 2) == 0);
+    th_run_free(&r);
+    /* coding 1: centre = d * anchor size + anchor centre, size = anchor size * exp(d) */
+    c.coding = 1;
+    set_box(&in[0], 0, 0.5f, -1.0f, 0.0f, 0.0f);
+    set_box(&in[2], 0, 100, 200, 10, 20);
+    fc = enms_fields(&s, &c);
+    CHECK_OK(th_run_blob(&prt__nms_efficient_creator, &fc, in, 3, PRT_DEVICE_CPU, 1, &r));
+    CHECK(f32(&r.out[1], 0) == 100.0f && f32(&r.out[1], 1) == 170.0f);
+    CHECK(f32(&r.out[1], 2) == 110.0f && f32(&r.out[1], 3) == 190.0f);
+    th_run_free(&r);
+    /* score_threshold 0.5 with activation: logit 0 is the boundary (>=) */
+    c.sthr = 0.5f;
+    c.coding = 0;
+    set_f(&in[1], 0, 0.0f);
+    fc = enms_fields(&s, &c);
+    CHECK_OK(th_run_blob(&prt__nms_efficient_creator, &fc, in, 3, PRT_DEVICE_CPU, 1, &r));
+    CHECK_EQ_INT(i32(&r.out[0], 0), 1);
+    CHECK(f32(&r.out[2], 0) == 0.5f);
+    th_run_free(&r);
+}
+
+TEST(batched_topk_cut_and_iou_boundary)
+{
+    th_tensor in[2];
+    th_run r;
+    bcfg c = bdef;
+    int i;
+    c.topk = 2;
+    c.keep = 2;
+    mk_batched_in(in, 3, 1, 1, PRT_DTYPE_F32);
+    for (i = 0; i < 3; i++) {
+        set_box(&in[0], i, 0.3f * i, 0, 0.3f * i + 0.1f, 0.1f);
+        set_f(&in[1], i, 0.5f + 0.1f * i);
+    }
+    run_b(&c, in, &r);
+    CHECK_EQ_INT(i32(&r.out[0], 0), 2);
+    CHECK(f32(&r.out[2], 0) == 0.7f && f32(&r.out[2], 1) == 0.6f);
+    th_run_free(&r);
+    /* IoU exactly 0.5 is kept (suppression needs IoU > threshold):
+     * [0,0,2,1] and [0,0,1,1]: inter 1, union 2 */
+    c = bdef;
+    set_box(&in[0], 0, 0, 0, 2, 1);
+    set_box(&in[0], 1, 0, 0, 1, 1);
+    set_box(&in[0], 2, 5, 5, 6, 6);
+    run_b(&c, in, &r);
+    CHECK_EQ_INT(i32(&r.out[0], 0), 3);
+    th_run_free(&r);
+    c.ithr = 0.49f;
+    run_b(&c, in, &r);
+    CHECK_EQ_INT(i32(&r.out[0], 0), 2);
+    th_run_free(&r);
+}
+
+/* The hand-made cases above, on CUDA, equal to CPU. */
+TEST(cuda_edge_cases_match_cpu)
+{
+    th_tensor in[3];
+    th_run a, g;
+    fl s;
+    prt_fields fc;
+    int i, k;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    {
+        ecfg c = {0.0f, 0.5f, 3, -1, 1, 0, 1};
+        efficient_anchor_inputs(in, PRT_DTYPE_F16);
+        set_box(&in[0], 0, 0.5f, -1.0f, 0.25f, 0.0f);
+        set_box(&in[2], 0, 100, 200, 10, 20);
+        set_box(&in[0], 1, 0.0f, 0.0f, 0.0f, 0.0f);
+        set_box(&in[2], 1, 101, 201, 10, 20);
+        fc = enms_fields(&s, &c);
+        CHECK_OK(th_run_blob(&prt__nms_efficient_creator, &fc, in, 3, PRT_DEVICE_CPU, 1, &a));
+        CHECK_OK(th_run_blob(&prt__nms_efficient_creator, &fc, in, 3, PRT_DEVICE_CUDA, 1, &g));
+        CHECK_EQ_INT(i32(&a.out[0], 0), i32(&g.out[0], 0));
+        for (k = 0; k < 12; k++) CHECK_NEAR(f32(&a.out[1], k), f32(&g.out[1], k), 0.1);
+        for (k = 0; k < 3; k++) {
+            CHECK_NEAR(f32(&a.out[2], k), f32(&g.out[2], k), 1e-3);
+            CHECK_EQ_INT(i32(&a.out[3], k), i32(&g.out[3], k));
+        }
+        th_run_free(&a);
+        th_run_free(&g);
+        for (i = 0; i < 3; i++) th_tensor_free(&in[i]);
+    }
+    {
+        bcfg c = bdef;
+        c.ncls = 3;
+        c.keep = 40;
+        c.topk = 100;
+        c.bg = 1;
+        rng_seed(11);
+        mk_batched_in(in, 500, 1, 3, PRT_DTYPE_F16);
+        for (i = 0; i < 500 * 4; i++) set_f(&in[0], i, (float)urand());
+        for (i = 0; i < 500 * 3; i++) set_f(&in[1], i, (float)urand());
+        fc = bnms_fields(&s, &c);
+        CHECK_OK(th_run_blob(&prt__nms_batched_creator, &fc, in, 2, PRT_DEVICE_CPU, 1, &a));
+        CHECK_OK(th_run_blob(&prt__nms_batched_creator, &fc, in, 2, PRT_DEVICE_CUDA, 1, &g));
+        CHECK_EQ_INT(i32(&a.out[0], 0), i32(&g.out[0], 0));
+        for (k = 0; k < 40; k++) {
+            CHECK(f32(&a.out[2], k) == f32(&g.out[2], k));
+            CHECK(f32(&a.out[3], k) == f32(&g.out[3], k));
+            CHECK(f32(&a.out[1], 4 * k) == f32(&g.out[1], 4 * k));
+        }
+        th_run_free(&a);
+        th_run_free(&g);
+        th_tensor_free(&in[0]);
+        th_tensor_free(&in[1]);
+    }
+}
