@@ -345,11 +345,11 @@ static prt_status bnms_deserialize(const prt_plugin_creator *c, const void *blob
     t.iou_thr = prt_read_f32(&r);
     dt = prt_read_u32(&r);
     if (r.failed) {
-        prt_msg_set(err, "%s v1: blob of %zu bytes is truncated (expected 52)", c->name, len);
+        prt_msg_set(err, "%s v1: blob of %zu bytes is truncated (expected 56)", c->name, len);
         return PRT_STATUS_TRUNCATED;
     }
     if (prt_reader_left(&r) != 0) {
-        prt_msg_set(err, "%s v1: blob has %zu trailing bytes (expected 52 bytes in all)", c->name,
+        prt_msg_set(err, "%s v1: blob has %zu trailing bytes (expected 56 bytes in all)", c->name,
                     prt_reader_left(&r));
         return PRT_STATUS_BAD_FORMAT;
     }

@@ -1180,3 +1180,108 @@ TEST(cuda_edge_cases_match_cpu)
         th_tensor_free(&in[1]);
     }
 }
+
+/* ---- every shape and type message ---- */
+
+typedef struct shape_case {
+    int plugin; /* 0 batched, 1 efficient, 2 onnx */
+    int nb_in;
+    int nb[5];
+    int64_t d[5][4];
+    prt_dtype dt[5];
+    prt_status want;
+    const char *needle;
+} shape_case;
+
+TEST(shape_and_type_messages)
+{
+    static const shape_case cases[] = {
+        {0, 2, {3, 3}, {{1, 4, 1}, {1, 4, 1}}, {PRT_DTYPE_F32, PRT_DTYPE_F32}, PRT_STATUS_SHAPE_MISMATCH,
+         "boxes must be [B, N, 1, 4] (shareLocation=1), got rank 3"},
+        {0, 2, {4, 2}, {{1, 4, 1, 4}, {1, 4}}, {PRT_DTYPE_F32, PRT_DTYPE_F32}, PRT_STATUS_SHAPE_MISMATCH,
+         "scores must be [B, N, C] or [B, N, C, 1], got rank 2"},
+        {0, 2, {4, 3}, {{1, 4, 1, 4}, {1, 5, 1}}, {PRT_DTYPE_F32, PRT_DTYPE_F32}, PRT_STATUS_SHAPE_MISMATCH,
+         "disagree on B or N"},
+        {0, 2, {4, 3}, {{1, 4, 1, 4}, {1, 4, 1}}, {PRT_DTYPE_I32, PRT_DTYPE_I32}, PRT_STATUS_TYPE_MISMATCH,
+         "must both be f32 or both f16, got i32 and i32"},
+        {1, 2, {3, 3}, {{1, 4, 5}, {1, 4, 1}}, {PRT_DTYPE_F32, PRT_DTYPE_F32}, PRT_STATUS_SHAPE_MISMATCH,
+         "boxes must be [B, N, 4], [B, N, 1, 4] or [B, N, C=1, 4]"},
+        {1, 2, {4, 3}, {{1, 4, 3, 4}, {1, 4, 2}}, {PRT_DTYPE_F32, PRT_DTYPE_F32}, PRT_STATUS_SHAPE_MISMATCH,
+         "boxes must be [B, N, 4], [B, N, 1, 4] or [B, N, C=2, 4]"},
+        {1, 2, {3, 2}, {{1, 4, 4}, {1, 4}}, {PRT_DTYPE_F32, PRT_DTYPE_F32}, PRT_STATUS_SHAPE_MISMATCH,
+         "scores must be [B, N, C] or [B, N, C, 1], got rank 2"},
+        {1, 2, {3, 3}, {{1, 4, 4}, {2, 4, 1}}, {PRT_DTYPE_F32, PRT_DTYPE_F32}, PRT_STATUS_SHAPE_MISMATCH,
+         "disagree on B or N"},
+        {1, 3, {3, 3, 3}, {{1, 4, 4}, {1, 4, 1}, {1, 5, 4}}, {PRT_DTYPE_F32, PRT_DTYPE_F32, PRT_DTYPE_F32},
+         PRT_STATUS_SHAPE_MISMATCH, "anchors must be [1, N, 4] or [B, N, 4] with N = 4"},
+        {1, 3, {3, 3, 3}, {{1, 4, 4}, {1, 4, 1}, {1, 4, 4}}, {PRT_DTYPE_F32, PRT_DTYPE_F32, PRT_DTYPE_F16},
+         PRT_STATUS_TYPE_MISMATCH, "input 2 is f16 (input 0 is f32)"},
+        {2, 2, {2, 3}, {{1, 4}, {1, 1, 4}}, {PRT_DTYPE_F32, PRT_DTYPE_F32}, PRT_STATUS_SHAPE_MISMATCH,
+         "boxes must be [num_batches, spatial_dimension, 4], got rank 2"},
+        {2, 2, {3, 2}, {{1, 4, 4}, {1, 4}}, {PRT_DTYPE_F32, PRT_DTYPE_F32}, PRT_STATUS_SHAPE_MISMATCH,
+         "scores must be [num_batches, num_classes, spatial_dimension], got rank 2"},
+        {2, 3, {3, 3, 1}, {{1, 4, 4}, {1, 1, 4}, {2}}, {PRT_DTYPE_F32, PRT_DTYPE_F32, PRT_DTYPE_I64},
+         PRT_STATUS_SHAPE_MISMATCH, "input 2 (max_output_boxes_per_class) must be a scalar or [1], got rank 1"},
+        {2, 3, {3, 3, 0}, {{1, 4, 4}, {1, 1, 4}, {0}}, {PRT_DTYPE_F32, PRT_DTYPE_F32, PRT_DTYPE_I32},
+         PRT_STATUS_TYPE_MISMATCH, "input 2 (max_output_boxes_per_class) must be i64, got i32"},
+    };
+    size_t k;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const shape_case *sc = &cases[k];
+        th_tensor in[5];
+        th_run r;
+        fl s;
+        prt_fields fc;
+        bcfg bc = bdef;
+        ecfg ec = {0.1f, 0.5f, 10, -1, 0, 0, 0};
+        int i;
+        prt_status st;
+        for (i = 0; i < sc->nb_in; i++) th_tensor_alloc(&in[i], "in", sc->dt[i], sc->nb[i], sc->d[i]);
+        if (sc->plugin == 0) {
+            fc = bnms_fields(&s, &bc);
+            st = th_run_blob(&prt__nms_batched_creator, &fc, in, sc->nb_in, PRT_DEVICE_CPU, 1, &r);
+        } else if (sc->plugin == 1) {
+            fc = enms_fields(&s, &ec);
+            st = th_run_blob(&prt__nms_efficient_creator, &fc, in, sc->nb_in, PRT_DEVICE_CPU, 1, &r);
+        } else {
+            memset(&s, 0, sizeof s);
+            fc = fl_get(&s);
+            st = th_run_field(&prt__nms_onnx_creator, &fc, in, sc->nb_in, PRT_DEVICE_CPU, 1, &r);
+        }
+        CHECK_MSG(st == sc->want, "case %zu: status %d, expected %d (%s)", k, (int)st, (int)sc->want, r.error);
+        CHECK_STR_CONTAINS(r.error, sc->needle);
+        th_run_free(&r);
+        for (i = 0; i < sc->nb_in; i++) th_tensor_free(&in[i]);
+    }
+}
+
+TEST(blob_deserialize_out_of_range_messages)
+{
+    prt_blob_plugin *p = NULL, *q = NULL;
+    fl s;
+    bcfg c = bdef;
+    prt_fields fc = bnms_fields(&s, &c);
+    char e[256];
+    prt_msg err = {e, sizeof e};
+    uint8_t blob[64];
+    size_t n;
+    CHECK_OK(prt__nms_batched_creator.create_blob(&prt__nms_batched_creator, &fc, &p, &err));
+    n = p->ops->get_serialization_size(p);
+    CHECK_EQ_INT(n, 56);
+    CHECK_OK(p->ops->serialize(p, blob, n));
+    blob[8] = 2; /* shareLocation */
+    CHECK_EQ_INT(prt__nms_batched_creator.deserialize_blob(&prt__nms_batched_creator, blob, n, &q, &err),
+                 PRT_STATUS_BAD_FORMAT);
+    CHECK_STR_CONTAINS(e, "out-of-range value");
+    blob[8] = 1;
+    blob[24] = 20; /* keepTopK 20 > topK 10 */
+    CHECK_EQ_INT(prt__nms_batched_creator.deserialize_blob(&prt__nms_batched_creator, blob, n, &q, &err),
+                 PRT_STATUS_BAD_FORMAT);
+    CHECK_STR_CONTAINS(e, "keepTopK (20) must be <= topK (10)");
+    blob[24] = 5;
+    blob[52] = 7; /* dtype */
+    CHECK_EQ_INT(prt__nms_batched_creator.deserialize_blob(&prt__nms_batched_creator, blob, n, &q, &err),
+                 PRT_STATUS_BAD_FORMAT);
+    CHECK(q == NULL);
+    p->ops->destroy(p);
+}
