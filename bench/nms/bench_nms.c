@@ -11,6 +11,14 @@
  * --dump writes <case>_boxes.f32 ([B, N, 4]) and <case>_scores.f32
  * ([B, N, C]) so that bench/nms/peer_nms.py times torchvision on the same
  * data. Timing: CUDA events around one enqueue, 5 warm-ups, median of N.
+ *
+ * Semantics (plugins/nms/README.md): NMS-L/M/T run BatchedNMSDynamic_TRT
+ * (topK 1000, keepTopK 100, pixel boxes without +1). NMS-D (1 class, so
+ * class-agnostic) runs ONNX NonMaxSuppression with no cap (every kept box,
+ * as torchvision returns), score > 0 and IoU > 0.5; the exec offers
+ * set_output_extent_device, as the engine does, so nothing syncs inside the
+ * enqueue. It also runs EfficientNMS_TRT class-agnostic (its top 4096
+ * candidates, 100 rows) for reference.
  */
 #include <math.h>
 #include <stdio.h>
@@ -101,6 +109,17 @@ static prt_status exec_set_dims(prt_exec *ex, int32_t i, const prt_dims *d)
     return PRT_OK;
 }
 
+/* As an engine does: keep the device address, read it after the stream. */
+static const int64_t *dev_extent;
+static prt_status exec_set_extent_device(prt_exec *ex, int32_t i, int32_t dim, const int64_t *dev)
+{
+    (void)ex;
+    (void)i;
+    (void)dim;
+    dev_extent = dev;
+    return PRT_OK;
+}
+
 static void dyn(prt_dyn_tensor_desc *d, prt_dtype dt, int nb, const int64_t *e)
 {
     int i;
@@ -167,13 +186,16 @@ static int run_case(const bcase *c, int iters, int json, const char *dump)
     ex.nb_threads = 1;
     ex.set_error = exec_set_error;
     ex.set_output_dims = exec_set_dims;
+    ex.set_output_extent_device = exec_set_extent_device; /* ONNX: no sync in the plugin */
     ex.host_ = &nsel;
+    dev_extent = NULL;
 
     if (strcmp(c->variant, "onnx") == 0) {
         int64_t eb[3] = {c->B, c->N, 4}, es[3] = {c->B, c->C, c->N}, one[1] = {1}, eo[2] = {c->B * c->C * c->N, 3};
         int64_t maxpc = c->N;
         prt_fields fc = {NULL, 0, 0};
-        desc = "ONNX NonMaxSuppression (no per-class cap, score > 0)";
+        desc = "ONNX NonMaxSuppression (1 class, so class-agnostic; max_output_boxes_per_class = N: no cap; "
+               "score > 0; IoU > 0.5)";
         dyn(&din[0], PRT_DTYPE_F32, 3, eb);
         dyn(&din[1], PRT_DTYPE_F32, 3, es);
         dyn(&din[2], PRT_DTYPE_I64, 1, one);
@@ -214,7 +236,8 @@ static int run_case(const bcase *c, int iters, int json, const char *dump)
             FF("iouThreshold", c->iou_thr); FI("isNormalized", 0); FI("caffeSemantics", 0);
         } else {
             cr = &prt__nms_efficient_creator;
-            desc = "EfficientNMS_TRT class-agnostic (top 4096 candidates, max_output_boxes 100)";
+            desc = "EfficientNMS_TRT class-agnostic (top 4096 candidates, max_output_boxes 100; not the same "
+                   "work as torchvision's)";
             FF("score_threshold", c->score_thr); FF("iou_threshold", c->iou_thr);
             FI("max_output_boxes", keep); FI("class_agnostic", 1);
         }
@@ -261,6 +284,7 @@ static int run_case(const bcase *c, int iters, int json, const char *dump)
     }
     qsort(t, (size_t)iters, sizeof *t, cmp_f);
     if (fp) {
+        if (dev_extent) CK(cudaMemcpy(&nsel, dev_extent, sizeof nsel, cudaMemcpyDeviceToHost));
         ndet = nsel;
     } else {
         int32_t *nd = (int32_t *)malloc((size_t)c->B * 4);

@@ -6,10 +6,18 @@
 bench_nms generates the SHAPES.md cases, times our CUDA plugins and dumps its
 data; this script loads that data and drives torchvision the way a user
 would: per image, keep the (box, class) pairs whose score passes the
-threshold (torch.nonzero), then torchvision.ops.batched_nms on them, then
-keep the first 100 (NMS-D: all kept boxes). torchvision has no per-class topK, so it runs NMS on
-every candidate of a class, where BatchedNMS first cuts each class to its
-best topK (1000 here; no class reaches it in these cases).
+threshold (score > thr, torch.nonzero), then torchvision.ops.batched_nms on
+them (IoU > 0.5), then keep the first 100 (NMS-L/M/T). torchvision has no
+per-class topK, so it runs NMS on every candidate of a class, where BatchedNMS
+first cuts each class to its best topK (1000 here; no class reaches it in
+these cases).
+
+NMS-D (1 image, 100000 boxes, 1 class, threshold 0.0): the same call keeps
+every box with score > 0 (all of them), class id 0 for all (so batched_nms is
+class-agnostic, plain torchvision.ops.nms), and every kept box is returned,
+no cap. That is what our ONNX NonMaxSuppression variant computes
+(max_output_boxes_per_class = N). Our EfficientNMS_TRT row of NMS-D does
+less work (top 4096 candidates, 100 rows): its ratio is not like for like.
 """
 import argparse
 import json
@@ -83,7 +91,9 @@ def main():
         os.remove(os.path.join(tmp, f"{cid}_scores.f32"))
         del boxes, scores
     print("torchvision %s, torch %s, %s" % (torchvision.__version__, torch.__version__, torch.cuda.get_device_name()))
-    print("torchvision driven per image: score filter (nonzero) + batched_nms + first 100; no per-class topK")
+    print("torchvision driven per image: score filter (score > thr, nonzero) + batched_nms (IoU 0.5); "
+          "NMS-L/M/T: first 100 kept, no per-class topK; NMS-D: one class (class-agnostic), every kept box, no cap")
+    print("NMS-D efficient row: EfficientNMS keeps its top 4096 candidates and 100 rows; not the same work")
     hdr = "%-6s %-10s %12s %14s %9s %10s %9s %8s %8s" % (
         "case", "ours", "ours us", "torchvision us", "speedup", "floor us", "x floor", "our det", "tv det")
     print(hdr)

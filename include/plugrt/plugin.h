@@ -132,6 +132,16 @@ struct prt_exec {
     /* For outputs declared with data_dependent extents: the actual dims. */
     prt_status (*set_output_dims)(prt_exec *ex, int32_t output_index, const prt_dims *dims);
     void *host_;
+    /* Appended in abi_version 1 (read only when struct_size covers it).
+     * CUDA, without a host sync in the plugin: extent `dim` of data-dependent
+     * output `output_index` is the int64_t that this enqueue's kernels write at
+     * `device_extent` (device memory that stays untouched until the host's
+     * copy, queued on the stream right after enqueue returns, has run: the
+     * workspace qualifies). The other dims are those of the upper bound. The
+     * host reads the value when it next needs the shape. NULL: not offered;
+     * use set_output_dims. */
+    prt_status (*set_output_extent_device)(prt_exec *ex, int32_t output_index, int32_t dim,
+                                           const int64_t *device_extent);
 };
 
 /* A per-execution-context object shared by all plugins of that context under
@@ -382,6 +392,7 @@ _Static_assert(offsetof(prt_blob_plugin_ops, detach_from_context) == 120,
 _Static_assert(offsetof(prt_field_plugin_ops, destroy) == 40, "prt_field_plugin_ops layout is frozen");
 _Static_assert(offsetof(prt_plugin_creator, user) == 88, "prt_plugin_creator layout is frozen");
 _Static_assert(offsetof(prt_exec, host_) == 56, "prt_exec layout is frozen");
+_Static_assert(offsetof(prt_exec, set_output_extent_device) == 64, "prt_exec layout is frozen");
 _Static_assert(offsetof(prt_plugin_context, host_) == 40, "prt_plugin_context layout is frozen");
 #endif
 

@@ -66,7 +66,7 @@ int prt__deform_conv_cpu(const prt__dcn_params *p, const prt__dcn_shape *s, int 
 /* ---- CUDA (deform_conv_cuda.cu) --------------------------------------- */
 
 /* Column-buffer budget of one slice on the GPU (bytes). */
-#define PRT_DCN_CUDA_COL_CAP ((size_t)128 << 20)
+#define PRT_DCN_CUDA_COL_CAP ((size_t)512 << 20)
 
 size_t prt__deform_conv_cuda_workspace(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16);
 /* Enqueue on `stream` with the cuBLAS handle `blas` (its stream is set

@@ -63,7 +63,13 @@ typedef struct prt__nms_io {
     void *out_scores;      /* [B, out_cap] */
     void *out_classes;     /* [B, out_cap]: float/half (BatchedNMS) or int32 (EfficientNMS) */
     int64_t *selected;     /* ONNX: [<= B*C*N, 3] */
-    int64_t nb_selected;   /* ONNX: set by the run */
+    int64_t nb_selected;   /* ONNX: set by the run (not with count_on_device) */
+    /* ONNX on CUDA: with count_on_device set, the run leaves the number of
+     * selected rows on the device, as an int64 in the workspace at
+     * *dev_count, written by the queued kernels (no host synchronisation);
+     * else it copies the count back and waits for it. */
+    int32_t count_on_device;
+    const int64_t *dev_count;
 } prt__nms_io;
 
 /* Segments and capacity per segment. */
@@ -91,8 +97,9 @@ prt_status prt__nms_cpu_run(const prt__nms_params *p, prt__nms_io *io, void *ws,
 
 #ifdef PLUGRT_HAVE_CUDA
 /* CUDA path: everything queued on `stream`. ONNX: the number of selected
- * rows is copied back to io->nb_selected (the only synchronisation). Returns
- * 0 or a cudaError_t value. */
+ * rows is left on the device (io->count_on_device: io->dev_count points at
+ * it) or copied back to io->nb_selected after a stream synchronisation.
+ * Returns 0 or a cudaError_t value. */
 size_t prt__nms_cuda_workspace(const prt__nms_params *p);
 int prt__nms_cuda_run(const prt__nms_params *p, prt__nms_io *io, void *ws, size_t ws_size,
                       void *stream);

@@ -1,16 +1,29 @@
 /*
  * nms/nms_cuda.cu - CUDA execution of the NMS pipeline of nms.h, all on one
- * stream without host synchronisation (except that ONNX copies the number of
- * selected rows back, which the data-dependent output needs):
+ * stream without host synchronisation (ONNX reports its row count with
+ * prt_exec.set_output_extent_device; only a host without that member makes
+ * the plugin copy the count back and wait for it):
  *   1. filter: one pass over the scores; each candidate's 64-bit key (score,
  *      index) goes to its segment's slice (atomic slot, order irrelevant:
  *      the keys are unique and fully ordered),
  *   2. cub::DeviceSegmentedSort, keys descending,
- *   3. greedy NMS, one block per segment, in tiles of 32 sorted boxes: one
- *      warp resolves a tile with an IoU bitmask (bit k of lane i: box i
- *      suppresses box k) and a serial scan of it, then the whole block lets
- *      the tile's kept boxes suppress every later box; stops once the
- *      segment's keep cap is reached,
+ *   3. greedy NMS, in one of two ways chosen from the run's shapes:
+ *      - many or short segments: one block per segment, in tiles of 32
+ *        sorted boxes: one warp resolves a tile with an IoU bitmask (bit k of
+ *        lane i: box i suppresses box k) and a serial scan of it, then the
+ *        whole block lets the tile's kept boxes suppress every later box;
+ *        stops once the segment's keep cap is reached,
+ *      - few long segments (the bitmask path): the sorted candidates are
+ *        taken in chunks of up to 4096 rows. For each chunk a kernel over
+ *        the whole GPU computes, in 64x64 tiles, the suppression bits of
+ *        every chunk row still standing against every later candidate still
+ *        standing (row i, word w: bit k set if i suppresses candidate
+ *        64w + k > i); then one block per segment walks the chunk's rows in
+ *        order 64 at a time, applies the greedy rule inside the 64 with the
+ *        diagonal words, and ORs the kept rows' words into the segment's
+ *        "removed" bitmap. Rows and columns already removed are skipped, so
+ *        later chunks cost little once most boxes are suppressed; a segment
+ *        stops at its keep cap,
  *   4. per image: BatchedNMS merges the classes (each kept box finds its row
  *      by binary searches in the other classes' lists), EfficientNMS emits
  *      its list, ONNX scans the counts and scatters rows.
@@ -37,9 +50,21 @@ struct dev_io {
 
 struct layout {
     size_t counts, keys_in, keys_out, begin, end, boxes, classes, removed, kept, kept_n, offsets, temp;
-    size_t temp_bytes, total;
+    size_t remv, mask, done;
+    size_t temp_bytes, nonmask, total;
     int64_t nseg, cap, pre_len, keep_len;
+    int use_mask;     /* bitmask path for step 3 */
+    int64_t nblk;     /* 64-bit words per segment row: ceil(pre_len / 64) */
+    int64_t mrows;    /* rows per chunk (a multiple of 64) */
 };
+
+/* The bitmask path: at most this many segments, each at least this long,
+ * chunks of at most kMaskChunkBlocks x 64 rows, all masks within the budget. */
+constexpr int64_t kMaskMaxSegs = 64;
+constexpr int64_t kMaskMinLen = 1024;
+constexpr int64_t kMaskChunkBlocks = 64;
+constexpr int64_t kMaskBudget = (int64_t)256 << 20;
+constexpr int kMaskScanThreads = 1024;
 
 size_t align256(size_t x) { return (x + 255) & ~(size_t)255; }
 
@@ -243,6 +268,198 @@ __global__ void __launch_bounds__(kBlock) greedy_kernel(prt__nms_params p, dev_i
         __syncthreads();
     }
     if (tid == 0) kept_n[seg] = s_total;
+}
+
+/* ---- the bitmask path --------------------------------------------------- */
+
+/* The segment's keep cap and IoU threshold, after the ONNX inputs. */
+__device__ __forceinline__ int64_t seg_keep_cap(const prt__nms_params &p, const dev_io &io, int64_t keep_len)
+{
+    int64_t keep_cap = p.keep_cap < keep_len ? p.keep_cap : keep_len;
+    if (p.kind == PRT_NMS_ONNX) {
+        int64_t m = io.max_per_class ? io.max_per_class[0] : 0;
+        if (m < 0) m = 0;
+        if (m < keep_cap) keep_cap = m;
+    }
+    return keep_cap;
+}
+
+__device__ __forceinline__ float seg_iou_thr(const prt__nms_params &p, const dev_io &io)
+{
+    if (p.kind == PRT_NMS_ONNX) return io.iou_thr ? io.iou_thr[0] : 0.0f;
+    return p.iou_thr;
+}
+
+/* Does the earlier box a (class ca) suppress the later box b? */
+__device__ __forceinline__ bool pair_suppresses(const prt__nms_params &p, int check_cls, float thr, const prt_nms_box &a,
+                                                int ca, const prt_nms_box &b, int cb)
+{
+    if (check_cls && ca != cb) return false;
+    return prt_nms_suppresses(prt_nms_iou(a, b, p.size_off), thr, p.iou_ge) != 0;
+}
+
+__device__ __forceinline__ int64_t seg_count(const unsigned *counts, int64_t seg, int64_t pre_len)
+{
+    int64_t K = counts[seg];
+    return K < pre_len ? K : pre_len;
+}
+
+/* Decode the sorted candidates of every segment (blockIdx.y), mark the
+ * positions past the segment's count as removed, reset the kept counts. */
+__global__ void __launch_bounds__(kBlock)
+mask_init_kernel(prt__nms_params p, dev_io io, const unsigned *counts, const uint64_t *keys_sorted, int64_t cap,
+                 int64_t pre_len, int64_t nblk, prt_nms_box *boxes_ws, int *classes_ws, uint64_t *remv, int *kept_n,
+                 int *done)
+{
+    const int64_t seg = blockIdx.y;
+    const int64_t K = seg_count(counts, seg, pre_len);
+    const uint64_t *keys = keys_sorted + seg * cap;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    const int64_t start = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (int64_t i = start; i < K; i += stride) {
+        float o[4];
+        const int64_t idx = prt_nms_key_idx(keys[i]);
+        dev_box(p, io, seg, idx, o, &boxes_ws[seg * pre_len + i]);
+        classes_ws[seg * pre_len + i] = (int)cls_of(p, seg, idx);
+    }
+    for (int64_t w = start; w < nblk; w += stride) {
+        const int64_t lo = w * 64;
+        remv[seg * nblk + w] = lo >= K ? ~0ull : (K - lo >= 64 ? 0ull : (~0ull << (K - lo)));
+    }
+    if (start == 0) {
+        kept_n[seg] = 0;
+        done[seg] = 0;
+    }
+}
+
+/* Chunk rows [r0, r0 + mrows) of every segment (blockIdx.y): for each row i
+ * still standing and each word w >= i / 64 whose candidates are not all
+ * removed, mask[i - r0][w] bit k = row i suppresses candidate 64w + k
+ * (> i, still standing). Blocks of 64 threads (one per row) stride over the
+ * tiles. Words left unwritten are never read: the scan reads only rows it
+ * keeps (standing now, so standing here) and skips fully removed words. */
+__global__ void __launch_bounds__(64)
+mask_tile_kernel(prt__nms_params p, dev_io io, const unsigned *counts, int64_t pre_len, int64_t nblk, int64_t mrows,
+                 int64_t r0, const prt_nms_box *boxes_ws, const int *classes_ws, const uint64_t *remv, uint64_t *mask,
+                 const int *done)
+{
+    __shared__ prt_nms_box s_box[64];
+    __shared__ int s_cls[64];
+    const int64_t seg = blockIdx.y;
+    const int tid = threadIdx.x;
+    if (done[seg]) return;
+    const int64_t K = seg_count(counts, seg, pre_len);
+    if (r0 >= K) return;
+    const float thr = seg_iou_thr(p, io);
+    const int check_cls = p.kind == PRT_NMS_EFFICIENT && !p.agnostic;
+    const int64_t rows = mrows < K - r0 ? mrows : K - r0;
+    const int64_t gb0 = r0 / 64, rblocks = (rows + 63) / 64, ncol = (K + 63) / 64 - gb0;
+    const prt_nms_box *box = boxes_ws + seg * pre_len;
+    const int *cls = classes_ws + seg * pre_len;
+    const uint64_t *rm = remv + seg * nblk;
+    uint64_t *mk = mask + seg * mrows * nblk;
+    for (int64_t t = blockIdx.x; t < rblocks * ncol; t += gridDim.x) {
+        const int64_t gb = gb0 + t / ncol, w = gb0 + t % ncol;
+        if (w < gb) continue;
+        /* the same values in every thread: the branches are uniform */
+        const uint64_t rrem = rm[gb], crem = rm[w];
+        if (rrem == ~0ull || crem == ~0ull) continue;
+        __syncthreads(); /* the previous tile is done with s_box */
+        {
+            const int64_t j = w * 64 + tid;
+            if (j < K) {
+                s_box[tid] = box[j];
+                s_cls[tid] = cls[j];
+            }
+        }
+        __syncthreads();
+        const int64_t i = gb * 64 + tid;
+        if (i < K && !((rrem >> tid) & 1ull)) {
+            uint64_t live = ~crem, bits = 0;
+            if (w == gb) live &= tid == 63 ? 0ull : (~0ull << (tid + 1));
+            const prt_nms_box bi = box[i];
+            const int ci = cls[i];
+            while (live) {
+                const int k = __ffsll((long long)live) - 1;
+                live &= live - 1;
+                if (pair_suppresses(p, check_cls, thr, bi, ci, s_box[k], s_cls[k])) bits |= 1ull << k;
+            }
+            mk[(i - r0) * nblk + w] = bits;
+        }
+    }
+}
+
+/* One block per segment: the greedy rule over the chunk's rows, 64 at a
+ * time, in sorted order. Appends kept keys to the segment's list. */
+__global__ void __launch_bounds__(kMaskScanThreads)
+mask_scan_kernel(prt__nms_params p, dev_io io, const unsigned *counts, const uint64_t *keys_sorted, int64_t cap,
+                 int64_t pre_len, int64_t nblk, int64_t mrows, int64_t r0, int64_t keep_len, uint64_t *remv,
+                 const uint64_t *mask, uint64_t *kept, int *kept_n, int *done)
+{
+    __shared__ uint64_t s_diag[64];
+    __shared__ uint64_t s_key[64];
+    __shared__ uint64_t s_kb;
+    __shared__ int64_t s_total;
+    const int64_t seg = blockIdx.x;
+    const int tid = threadIdx.x;
+    if (done[seg]) return;
+    const int64_t K = seg_count(counts, seg, pre_len);
+    if (r0 >= K) return;
+    const int64_t keep_cap = seg_keep_cap(p, io, keep_len);
+    const int64_t rows = mrows < K - r0 ? mrows : K - r0;
+    const int64_t gb0 = r0 / 64, gb1 = (r0 + rows + 63) / 64, kblk = (K + 63) / 64;
+    uint64_t *rm = remv + seg * nblk;
+    const uint64_t *mk = mask + seg * mrows * nblk;
+    const uint64_t *keys = keys_sorted + seg * cap;
+    uint64_t *out = kept + seg * (keep_len ? keep_len : 1);
+    if (tid == 0) s_total = kept_n[seg];
+    __syncthreads();
+    int64_t total = s_total;
+    for (int64_t gb = gb0; gb < gb1 && total < keep_cap; gb++) {
+        /* written before the last barrier; the same in every thread */
+        const uint64_t alive = ~rm[gb];
+        if (alive == 0) continue;
+        if (tid < 64) {
+            const int a = (int)((alive >> tid) & 1ull);
+            s_diag[tid] = a ? mk[(gb * 64 + tid - r0) * nblk + gb] : 0ull;
+            s_key[tid] = a ? keys[gb * 64 + tid] : 0ull;
+        }
+        __syncthreads();
+        if (tid == 0) {
+            uint64_t a = alive, kb = 0;
+            int64_t n = total;
+            while (a && n < keep_cap) {
+                const int k = __ffsll((long long)a) - 1;
+                kb |= 1ull << k;
+                out[n++] = s_key[k];
+                a &= ~(1ull << k);
+                a &= ~s_diag[k];
+            }
+            s_kb = kb;
+            s_total = n;
+        }
+        __syncthreads();
+        const uint64_t kb = s_kb;
+        total = s_total;
+        if (kb && total < keep_cap) {
+            for (int64_t w = gb + 1 + tid; w < kblk; w += blockDim.x) {
+                const uint64_t cur = rm[w];
+                if (cur == ~0ull) continue;
+                uint64_t acc = 0, b = kb;
+                while (b) {
+                    const int k = __ffsll((long long)b) - 1;
+                    b &= b - 1;
+                    acc |= mk[(gb * 64 + k - r0) * nblk + w];
+                }
+                rm[w] = cur | acc;
+            }
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        kept_n[seg] = (int)total;
+        if (total >= keep_cap) done[seg] = 1;
+    }
 }
 
 __device__ void emit(const prt__nms_params &p, const dev_io &io, int64_t b, int64_t row, int64_t seg,
@@ -454,13 +671,49 @@ layout make_layout(const prt__nms_params *p)
                                                      (const int *)nullptr, (const int *)nullptr, (cudaStream_t)0);
     }
     off += align256(L.temp_bytes ? L.temp_bytes : 1);
+    L.nonmask = off;
+    /* The bitmask path for few long segments, if its masks fit the budget.
+     * Its buffers come last, so that prt__nms_cuda_workspace can add a bound
+     * that holds for every smaller shape (which may take this path when the
+     * max shapes do not). */
+    L.use_mask = 0;
+    L.nblk = (L.pre_len + 63) / 64;
+    L.mrows = 0;
+    L.remv = L.mask = L.done = off;
+    if (L.nseg >= 1 && L.nseg <= kMaskMaxSegs && L.pre_len >= kMaskMinLen) {
+        int64_t rb = L.nblk < kMaskChunkBlocks ? L.nblk : kMaskChunkBlocks;
+        while (rb > 1 && L.nseg * rb * 64 * L.nblk * 8 > kMaskBudget) rb = (rb + 1) / 2;
+        if (L.nseg * rb * 64 * L.nblk * 8 <= kMaskBudget) {
+            L.use_mask = 1;
+            L.mrows = rb * 64;
+            L.remv = off; off += align256(L.nseg * L.nblk * sizeof(uint64_t));
+            L.mask = off; off += align256(L.nseg * L.mrows * L.nblk * sizeof(uint64_t));
+            L.done = off; off += align256(L.nseg * sizeof(int));
+        }
+    }
     L.total = off;
     return L;
 }
 
+/* The most the bitmask buffers take for these shapes or any smaller ones:
+ * at most kMaskMaxSegs segments of at most nblk words, masks within the
+ * budget. */
+size_t mask_bound(const layout &L)
+{
+    if (L.pre_len < kMaskMinLen || L.nseg < 1) return 0;
+    const int64_t segs = L.nseg < kMaskMaxSegs ? L.nseg : kMaskMaxSegs;
+    int64_t mask = segs * kMaskChunkBlocks * 64 * L.nblk * 8;
+    if (mask > kMaskBudget) mask = kMaskBudget;
+    return align256(segs * L.nblk * sizeof(uint64_t)) + align256(mask) + align256(segs * sizeof(int));
+}
+
 } // namespace
 
-extern "C" size_t prt__nms_cuda_workspace(const prt__nms_params *p) { return make_layout(p).total + 256; }
+extern "C" size_t prt__nms_cuda_workspace(const prt__nms_params *p)
+{
+    const layout L = make_layout(p);
+    return L.nonmask + mask_bound(L) + 256;
+}
 
 extern "C" const char *prt__nms_cuda_error_string(int err) { return cudaGetErrorString((cudaError_t)err); }
 
@@ -483,8 +736,13 @@ extern "C" int prt__nms_cuda_run(const prt__nms_params *p, prt__nms_io *io, void
     uint64_t *kept = (uint64_t *)(base + L.kept);
     int *kept_n = (int *)(base + L.kept_n);
     int64_t *offsets = (int64_t *)(base + L.offsets);
+    uint64_t *remv = (uint64_t *)(base + L.remv);
+    uint64_t *mask = (uint64_t *)(base + L.mask);
+    int *done = (int *)(base + L.done);
     void *temp = base + L.temp;
     size_t temp_bytes = L.temp_bytes;
+    /* ONNX: the number of selected rows, an int64 in the workspace */
+    int64_t *count = offsets + L.nseg;
 
     dev_io d;
     d.boxes = io->boxes; d.scores = io->scores; d.anchors = io->anchors;
@@ -493,8 +751,13 @@ extern "C" int prt__nms_cuda_run(const prt__nms_params *p, prt__nms_io *io, void
     d.out_classes = io->out_classes; d.selected = io->selected;
 
     cudaError_t e;
+    io->dev_count = nullptr;
     if (L.nseg == 0) {
         io->nb_selected = 0;
+        if (p->kind == PRT_NMS_ONNX && io->count_on_device) {
+            if ((e = cudaMemsetAsync(count, 0, sizeof *count, stream)) != cudaSuccess) return (int)e;
+            io->dev_count = count;
+        }
         return 0;
     }
     const int64_t items = L.nseg * L.cap;
@@ -509,8 +772,28 @@ extern "C" int prt__nms_cuda_run(const prt__nms_params *p, prt__nms_io *io, void
                                                          (int)L.nseg, begin, end, stream);
         if (e != cudaSuccess) return (int)e;
     }
-    greedy_kernel<<<(unsigned)L.nseg, kBlock, 0, stream>>>(*p, d, counts, keys_out, L.cap, L.pre_len ? L.pre_len : 1,
-                                                           L.keep_len, boxes, classes, removed, kept, kept_n);
+    if (L.use_mask) {
+        const int64_t pre_len = L.pre_len;
+        int64_t init_blocks = (pre_len + kBlock - 1) / kBlock;
+        if (init_blocks > 512) init_blocks = 512;
+        /* tile blocks per segment: about 4096 blocks of 64 threads in all */
+        int64_t tile_blocks = (L.mrows / 64) * L.nblk, per_seg = 4096 / L.nseg;
+        if (per_seg < 1) per_seg = 1;
+        if (tile_blocks > per_seg) tile_blocks = per_seg;
+        mask_init_kernel<<<dim3((unsigned)init_blocks, (unsigned)L.nseg), kBlock, 0, stream>>>(
+            *p, d, counts, keys_out, L.cap, pre_len, L.nblk, boxes, classes, remv, kept_n, done);
+        for (int64_t r0 = 0; r0 < pre_len; r0 += L.mrows) {
+            mask_tile_kernel<<<dim3((unsigned)tile_blocks, (unsigned)L.nseg), 64, 0, stream>>>(
+                *p, d, counts, pre_len, L.nblk, L.mrows, r0, boxes, classes, remv, mask, done);
+            mask_scan_kernel<<<(unsigned)L.nseg, kMaskScanThreads, 0, stream>>>(
+                *p, d, counts, keys_out, L.cap, pre_len, L.nblk, L.mrows, r0, L.keep_len, remv, mask, kept, kept_n,
+                done);
+        }
+    } else {
+        greedy_kernel<<<(unsigned)L.nseg, kBlock, 0, stream>>>(*p, d, counts, keys_out, L.cap,
+                                                               L.pre_len ? L.pre_len : 1, L.keep_len, boxes, classes,
+                                                               removed, kept, kept_n);
+    }
     if (p->kind == PRT_NMS_BATCHED) {
         const int use_sort = p->C <= (1 << 20) && L.keep_len <= 4096;
         const size_t smem = use_sort ? kMergeMax * sizeof(uint64_t) : 0;
@@ -523,13 +806,19 @@ extern "C" int prt__nms_cuda_run(const prt__nms_params *p, prt__nms_io *io, void
     } else if (p->kind == PRT_NMS_EFFICIENT) {
         if (p->B > 0) efficient_out_kernel<<<(unsigned)p->B, kBlock, 0, stream>>>(*p, d, kept, kept_n, L.keep_len);
     } else {
-        int64_t total = 0;
+        /* the scan writes the total to offsets[nseg] == *count */
         onnx_scan_kernel<<<1, kScanThreads, 0, stream>>>(kept_n, offsets, L.nseg);
         onnx_out_kernel<<<(unsigned)L.nseg, kBlock, 0, stream>>>(*p, kept, kept_n, offsets, L.keep_len, io->selected);
-        if ((e = cudaMemcpyAsync(&total, offsets + L.nseg, sizeof total, cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
-            return (int)e;
-        if ((e = cudaStreamSynchronize(stream)) != cudaSuccess) return (int)e;
-        io->nb_selected = total;
+        if (io->count_on_device) {
+            io->dev_count = count;
+        } else {
+            /* A host without set_output_extent_device: wait for the count. */
+            int64_t total = 0;
+            if ((e = cudaMemcpyAsync(&total, count, sizeof total, cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
+                return (int)e;
+            if ((e = cudaStreamSynchronize(stream)) != cudaSuccess) return (int)e;
+            io->nb_selected = total;
+        }
     }
     return (int)cudaGetLastError();
 }

@@ -5,8 +5,11 @@
  * max_output_boxes_per_class (i64 scalar or [1]), iou_threshold and
  * score_threshold (f32 scalar or [1]); an input with no elements counts as
  * absent. Output: selected_indices [num_selected, 3] i64, whose extent is
- * data dependent (upper bound B*C*N) and reported from enqueue.
+ * data dependent (upper bound B*C*N) and reported from enqueue: on CUDA as a
+ * device-side int64 (prt_exec.set_output_extent_device, no synchronisation)
+ * when the host offers it, else through set_output_dims.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -186,6 +189,13 @@ static size_t onms_workspace(const prt_field_plugin *pp, const prt_dyn_tensor_de
     return prt__nms_workspace(&q);
 }
 
+/* Does the host offer set_output_extent_device (member covered and set)? */
+static int onms_has_extent_device(const prt_exec *ex)
+{
+    return ex->struct_size >= offsetof(prt_exec, set_output_extent_device) + sizeof ex->set_output_extent_device &&
+           ex->set_output_extent_device != NULL;
+}
+
 static int onms_present(const prt_tensor_desc *d, const void *const *inputs, int32_t i, int32_t nb_in)
 {
     return i < nb_in && inputs[i] != NULL && prt_dims_volume(&d[i].dims) > 0;
@@ -218,16 +228,26 @@ static prt_status onms_enqueue(prt_field_plugin *pp, const prt_tensor_desc *in_d
     io.iou_thr = onms_present(in_desc, inputs, 3, p->nb_in) ? (const float *)inputs[3] : NULL;
     io.score_thr = onms_present(in_desc, inputs, 4, p->nb_in) ? (const float *)inputs[4] : NULL;
     io.selected = (int64_t *)outputs[0];
+    /* On CUDA the count stays on the device when the host can read it from
+     * there; only an older host makes the run wait for it. */
+    io.count_on_device = ex->device == PRT_DEVICE_CUDA && onms_has_extent_device(ex);
+    if (!io.count_on_device && !ex->set_output_dims) {
+        if (ex->set_error) ex->set_error(ex, ONMS_NAME ": the host cannot take data-dependent output dims");
+        return PRT_STATUS_UNSUPPORTED;
+    }
     st = prt__nms_dispatch(ONMS_NAME, &q, &io, ws, SIZE_MAX, ex);
     if (st != PRT_OK) return st;
+    if (io.count_on_device) {
+        if (!io.dev_count) {
+            if (ex->set_error) ex->set_error(ex, ONMS_NAME ": internal error: the run left no device count");
+            return PRT_STATUS_INTERNAL;
+        }
+        return ex->set_output_extent_device(ex, 0, 0, io.dev_count);
+    }
     memset(&od, 0, sizeof od);
     od.nb = 2;
     od.d[0] = io.nb_selected;
     od.d[1] = 3;
-    if (!ex->set_output_dims) {
-        if (ex->set_error) ex->set_error(ex, ONMS_NAME ": the host cannot take data-dependent output dims");
-        return PRT_STATUS_UNSUPPORTED;
-    }
     return ex->set_output_dims(ex, 0, &od);
 }
 

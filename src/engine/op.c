@@ -204,6 +204,8 @@ void prt__plugctx_destroy(prt__plugctx *c)
 /* prt_op                                                                   */
 /* ======================================================================== */
 
+#define OP_MAX_PENDING 8
+
 /* What configure builds; swapped into the op as a whole. */
 typedef struct op_state {
     int configured;
@@ -230,6 +232,15 @@ struct prt_op {
     prt_exec ex;
     char run_err[PRT_ERR_CAP];
     int run_err_set;
+    /* extents reported with set_output_extent_device, resolved on the next
+     * prt_op_output_desc (after waiting for the stream) */
+    struct {
+        int32_t index, dim;
+        const int64_t *dev;
+    } pend[OP_MAX_PENDING];
+    int32_t nb_pend;      /* reported during the current enqueue */
+    int32_t nb_queued;    /* copies queued, not yet read */
+    int64_t *pend_host;   /* OP_MAX_PENDING page-locked int64 */
 };
 
 /* Errors of calls that have no op yet (create, deserialize) on this thread. */
@@ -381,6 +392,8 @@ prt_status prt_op_clone(const prt_op *op, prt_op **out)
 void prt_op_destroy(prt_op *op)
 {
     if (!op) return;
+    if (op->nb_queued) (void)prt__cuda_stream_sync(op->st.cuda_stream, op->run_err, sizeof op->run_err);
+    prt__cuda_host_free(op->pend_host);
     state_free(&op->st);
     prt__plugin_destroy(op->pl);
     prt__err_clear(op);
@@ -445,6 +458,57 @@ static prt_status ex_set_output_dims(prt_exec *ex, int32_t index, const prt_dims
     }
     op->st.out[index].dims = *dims;
     op->st.out[index].dims.reserved_ = 0;
+    return PRT_OK;
+}
+
+static prt_status ex_set_output_extent_device(prt_exec *ex, int32_t index, int32_t dim,
+                                              const int64_t *device_extent)
+{
+    prt_op *op = ex ? (prt_op *)ex->host_ : NULL;
+    char a[160];
+    if (!op) return PRT_STATUS_INVALID_ARGUMENT;
+    if (op->st.device != PRT_DEVICE_CUDA || !device_extent) {
+        ex_set_error(ex, "set_output_extent_device: needs a CUDA run and a device pointer");
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    if (index < 0 || index >= op->st.nb_out || !op->st.out_ddep[index] || dim < 0 ||
+        dim >= op->st.out_max[index].dims.nb) {
+        snprintf(a, sizeof a, "set_output_extent_device: output %d dim %d is not a data-dependent extent",
+                 (int)index, (int)dim);
+        ex_set_error(ex, a);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    if (op->nb_pend >= OP_MAX_PENDING) {
+        ex_set_error(ex, "set_output_extent_device: too many extents reported in one enqueue");
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    op->pend[op->nb_pend].index = index;
+    op->pend[op->nb_pend].dim = dim;
+    op->pend[op->nb_pend].dev = device_extent;
+    op->nb_pend++;
+    return PRT_OK;
+}
+
+/* Wait for the copies of device-reported extents and apply them. */
+static prt_status resolve_pending(prt_op *op)
+{
+    char err[PRT_ERR_CAP];
+    int32_t i;
+    prt_status s;
+    if (!op->nb_queued) return PRT_OK;
+    s = prt__cuda_stream_sync(op->st.cuda_stream, err, sizeof err);
+    op->nb_queued = 0;
+    if (s != PRT_OK) return prt__err(op, s, "%s: %s", op->pl->layer, err);
+    for (i = 0; i < op->nb_pend; i++) {
+        int32_t k = op->pend[i].index, d = op->pend[i].dim;
+        int64_t v = op->pend_host[i];
+        if (v < 0 || v > op->st.out_max[k].dims.d[d])
+            return prt__err(op, PRT_STATUS_PLUGIN_ERROR,
+                            "%s: the plugin reported extent %lld for output %d dim %d; allocated for at most %lld",
+                            op->pl->layer, (long long)v, (int)k, (int)d, (long long)op->st.out_max[k].dims.d[d]);
+        op->st.out[k].dims.d[d] = v;
+    }
+    op->nb_pend = 0;
     return PRT_OK;
 }
 
@@ -746,6 +810,10 @@ prt_status prt_op_output_desc(const prt_op *op, int32_t index, prt_tensor_desc *
     if (index < 0 || index >= op->st.nb_out)
         return prt__err(op, PRT_STATUS_INVALID_ARGUMENT, "%s: output %d requested; the plugin has %d output%s",
                         op->pl->layer, (int)index, (int)op->st.nb_out, op->st.nb_out == 1 ? "" : "s");
+    if (op->nb_queued) {
+        prt_status s = resolve_pending((prt_op *)op); /* the op's own cache; the caller's view is const */
+        if (s != PRT_OK) return s;
+    }
     *out = op->st.out[index];
     return PRT_OK;
 }
@@ -803,6 +871,9 @@ prt_status prt_op_run(prt_op *op, const void *const *inputs, void *const *output
     op->ex.set_error = ex_set_error;
     op->ex.set_output_dims = ex_set_output_dims;
     op->ex.host_ = op;
+    op->ex.set_output_extent_device = op->st.device == PRT_DEVICE_CUDA ? ex_set_output_extent_device : NULL;
+    if (op->nb_queued) (void)resolve_pending(op); /* a previous run's extents, not read */
+    op->nb_pend = 0;
     op->run_err[0] = 0;
     op->run_err_set = 0;
     s = prt__plugin_enqueue(op->st.inst, op->st.in, out_desc, inputs, outputs, op->st.ws, &op->ex);
@@ -817,6 +888,24 @@ prt_status prt_op_run(prt_op *op, const void *const *inputs, void *const *output
         /* a failed run leaves the outputs as allocated */
         for (i = 0; i < op->st.nb_out; i++) op->st.out[i] = op->st.out_max[i];
         goto done;
+    }
+    if (op->nb_pend) {
+        if (!op->pend_host) {
+            s = prt__cuda_host_alloc(OP_MAX_PENDING * sizeof(int64_t), (void **)&op->pend_host, err, sizeof err);
+            if (s != PRT_OK) {
+                prt__err(op, s, "%s: %s", w, err);
+                goto done;
+            }
+        }
+        for (i = 0; i < op->nb_pend; i++) {
+            s = prt__cuda_copy_d2h_async(&op->pend_host[i], op->pend[i].dev, sizeof(int64_t),
+                                         op->st.cuda_stream, err, sizeof err);
+            if (s != PRT_OK) {
+                prt__err(op, s, "%s: %s", w, err);
+                goto done;
+            }
+        }
+        op->nb_queued = op->nb_pend;
     }
     prt__err_clear(op);
 done:

@@ -18,6 +18,17 @@ prt_status prt__cuda_malloc(size_t n, void **out, char *err, size_t cap)
     return none(err, cap);
 }
 void prt__cuda_free(void *p) { (void)p; }
+prt_status prt__cuda_host_alloc(size_t n, void **out, char *err, size_t cap)
+{
+    (void)n; (void)out;
+    return none(err, cap);
+}
+void prt__cuda_host_free(void *p) { (void)p; }
+prt_status prt__cuda_copy_d2h_async(void *dst, const void *src, size_t n, void *stream, char *err, size_t cap)
+{
+    (void)dst; (void)src; (void)n; (void)stream;
+    return none(err, cap);
+}
 prt_status prt__cuda_copy(void *dst, const void *src, size_t n, prt__copy_kind kind, char *err, size_t cap)
 {
     (void)dst; (void)src; (void)n; (void)kind;

@@ -56,6 +56,37 @@ void prt__cuda_free(void *p)
     if (p) cudaFree(p);
 }
 
+prt_status prt__cuda_host_alloc(size_t n, void **out, char *err, size_t cap)
+{
+    void *p = NULL;
+    cudaError_t e = cudaMallocHost(&p, n ? n : 1);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(err, cap, "cudaMallocHost of %zu bytes failed: %s", n, cudaGetErrorString(e));
+        return e == cudaErrorMemoryAllocation ? PRT_STATUS_OUT_OF_MEMORY : PRT_STATUS_CUDA_ERROR;
+    }
+    *out = p;
+    return PRT_OK;
+}
+
+void prt__cuda_host_free(void *p)
+{
+    if (p) cudaFreeHost(p);
+}
+
+prt_status prt__cuda_copy_d2h_async(void *dst, const void *src, size_t n, void *stream, char *err, size_t cap)
+{
+    cudaError_t e;
+    if (n == 0) return PRT_OK;
+    e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, (cudaStream_t)stream);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(err, cap, "cudaMemcpyAsync (device to host, %zu bytes) failed: %s", n, cudaGetErrorString(e));
+        return PRT_STATUS_CUDA_ERROR;
+    }
+    return PRT_OK;
+}
+
 prt_status prt__cuda_copy(void *dst, const void *src, size_t n, prt__copy_kind kind, char *err, size_t cap)
 {
     enum cudaMemcpyKind k = kind == PRT__H2D   ? cudaMemcpyHostToDevice

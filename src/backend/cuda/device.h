@@ -21,6 +21,12 @@ typedef enum { PRT__H2D = 1, PRT__D2H = 2, PRT__D2D = 3 } prt__copy_kind;
 /* Synchronous copy. */
 prt_status prt__cuda_copy(void *dst, const void *src, size_t n, prt__copy_kind kind, char *err,
                           size_t cap);
+/* Page-locked host memory (for copies queued on a stream). */
+prt_status prt__cuda_host_alloc(size_t n, void **out, char *err, size_t cap);
+void prt__cuda_host_free(void *p); /* NULL ok */
+/* Device-to-host copy queued on `stream`; dst should be page-locked. */
+prt_status prt__cuda_copy_d2h_async(void *dst, const void *src, size_t n, void *stream, char *err,
+                                    size_t cap);
 prt_status prt__cuda_memset(void *p, int byte, size_t n, char *err, size_t cap);
 prt_status prt__cuda_stream_create(void **out, char *err, size_t cap);
 void prt__cuda_stream_destroy(void *stream); /* NULL ok */

@@ -2,6 +2,7 @@
 #include "nms_harness.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,20 @@ static prt_status th_set_dims(prt_exec *ex, int32_t i, const prt_dims *d)
     return PRT_OK;
 }
 
+static prt_status th_set_extent_device(prt_exec *ex, int32_t i, int32_t dim, const int64_t *dev)
+{
+    th_exec *t = (th_exec *)ex;
+    t->nb_dev_calls++;
+    if (i < 0 || i > 3 || dim < 0 || dim >= PRT_MAX_DIMS || !dev) return PRT_STATUS_INVALID_ARGUMENT;
+    t->dev_extent[i] = dev;
+    t->dev_dim[i] = dim;
+    t->have_dev[i] = 1;
+    return PRT_OK;
+}
+
+static int th_extent_mode = TH_EXTENT_DEVICE;
+void th_set_extent_mode(int mode) { th_extent_mode = mode; }
+
 void th_exec_init(th_exec *t, prt_device dev, int threads, void *stream)
 {
     memset(t, 0, sizeof *t);
@@ -87,6 +102,14 @@ void th_exec_init(th_exec *t, prt_device dev, int threads, void *stream)
     t->ex.parallel_for = threads > 1 ? th_threaded_for : th_serial_for;
     t->ex.set_error = th_set_error;
     t->ex.set_output_dims = th_set_dims;
+    if (dev == PRT_DEVICE_CUDA) {
+        t->ex.set_output_extent_device = th_set_extent_device;
+        if (th_extent_mode == TH_EXTENT_NULL) t->ex.set_output_extent_device = NULL;
+        /* An older host: the member lies past struct_size and must not be
+         * used (it is set anyway, so that a plugin using it is caught). */
+        if (th_extent_mode == TH_EXTENT_OLD_HOST)
+            t->ex.struct_size = (uint32_t)offsetof(prt_exec, set_output_extent_device);
+    }
 }
 
 /* ---- expressions ---- */
@@ -187,6 +210,12 @@ void th_tensor_free(th_tensor *t)
 {
     free(t->data);
     t->data = NULL;
+}
+
+void th_tensors_free(th_tensor *t, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) th_tensor_free(&t[i]);
 }
 
 const char *th_data_dir(void)
@@ -324,6 +353,35 @@ static prt_status th_execute(void *plugin, th_enqueue_fn enq, const th_tensor *i
         cudaMalloc(&dws, ws_size + 16);
         st = enq(plugin, ind, outd, inp, outp, dws, &t.ex);
         if (cudaStreamSynchronize(s) != cudaSuccess && st == PRT_OK) st = PRT_STATUS_CUDA_ERROR;
+        /* A host offering set_output_extent_device reads the value only
+         * after the stream has run; it must lie in the workspace. */
+        for (i = 0; i < r->nb_out && st == PRT_OK; i++) {
+            const char *lo = (const char *)dws, *at = (const char *)t.dev_extent[i];
+            int64_t v = -1;
+            if (!t.have_dev[i]) continue;
+            if (t.have_dims[i]) {
+                snprintf(t.error, sizeof t.error, "both set_output_dims and set_output_extent_device were used");
+                st = PRT_STATUS_INTERNAL;
+                break;
+            }
+            if (th_extent_mode != TH_EXTENT_DEVICE) {
+                snprintf(t.error, sizeof t.error, "set_output_extent_device used though not offered");
+                st = PRT_STATUS_INTERNAL;
+                break;
+            }
+            if (at < lo || at + sizeof(int64_t) > lo + ws_size) {
+                snprintf(t.error, sizeof t.error, "device extent of output %d lies outside the workspace", i);
+                st = PRT_STATUS_INTERNAL;
+                break;
+            }
+            if (cudaMemcpy(&v, at, sizeof v, cudaMemcpyDeviceToHost) != cudaSuccess) {
+                st = PRT_STATUS_CUDA_ERROR;
+                break;
+            }
+            t.out_dims[i] = r->out[i].dims;
+            t.out_dims[i].d[t.dev_dim[i]] = v;
+            t.have_dims[i] = 2;
+        }
         for (i = 0; i < r->nb_out; i++) {
             cudaMemcpy(r->out[i].data, outp[i], th_bytes(&r->out[i]), cudaMemcpyDeviceToHost);
             cudaFree(outp[i]);
@@ -337,7 +395,10 @@ static prt_status th_execute(void *plugin, th_enqueue_fn enq, const th_tensor *i
 #endif
     }
     snprintf(r->error, sizeof r->error, "%s", t.error);
-    if (st == PRT_OK && t.have_dims[0]) r->out[0].dims = t.out_dims[0];
+    if (st == PRT_OK && t.have_dims[0]) {
+        r->out[0].dims = t.out_dims[0];
+        r->extent_path = t.have_dims[0];
+    }
     return st;
 }
 
@@ -412,6 +473,7 @@ prt_status th_run_blob(const prt_plugin_creator *c, const prt_fields *fc, const 
     st = th_execute(p, th_blob_enq, in, nb_in, r, ws, dev, threads);
 done:
     r->status = st;
+    if (st != PRT_OK) th_run_free(r);
     if (p0) p0->ops->destroy(p0);
     if (p) p->ops->destroy(p);
     free(blob);
@@ -462,6 +524,7 @@ prt_status th_run_field(const prt_plugin_creator *c, const prt_fields *fc, const
     st = th_execute(p, th_field_enq, in, nb_in, r, ws, dev, threads);
 done:
     r->status = st;
+    if (st != PRT_OK) th_run_free(r);
     if (p0) p0->ops->destroy(p0);
     if (p) p->ops->destroy(p);
     th_builder_free(b);

@@ -112,7 +112,8 @@ static const char *const onnx_tests[] = {
     "limit_output_size", "single_box", "suppress_by_IOU", "suppress_by_IOU_and_scores", "two_batches",
     "two_classes"};
 
-static void run_onnx_node_tests(prt_device dev)
+/* expect_path: how the row count must come back (th_run.extent_path). */
+static void run_onnx_node_tests(prt_device dev, int expect_path)
 {
     size_t k;
     for (k = 0; k < sizeof onnx_tests / sizeof onnx_tests[0]; k++) {
@@ -130,6 +131,8 @@ static void run_onnx_node_tests(prt_device dev)
         fc = fl_get(&s);
         exp = &f.tensor[f.nb_tensor - 1];
         CHECK_OK(th_run_field(&prt__nms_onnx_creator, &fc, f.tensor, f.nb_tensor - 1, dev, 2, &r));
+        CHECK_MSG(r.extent_path == expect_path, "%s: extent reported through path %d, expected %d (%s)",
+                  onnx_tests[k], r.extent_path, expect_path, r.error);
         nexp = exp->dims.d[0];
         CHECK_MSG(r.out[0].dims.d[0] == nexp && r.out[0].dims.nb == 2 && r.out[0].dims.d[1] == 3,
                   "%s: %lld rows, expected %lld", onnx_tests[k], (long long)r.out[0].dims.d[0], (long long)nexp);
@@ -141,12 +144,27 @@ static void run_onnx_node_tests(prt_device dev)
     }
 }
 
-TEST(onnx_node_tests_cpu) { run_onnx_node_tests(PRT_DEVICE_CPU); }
+TEST(onnx_node_tests_cpu) { run_onnx_node_tests(PRT_DEVICE_CPU, 1); }
 
+/* The host offers set_output_extent_device: the count stays on the device
+ * (in the workspace) and the harness reads it after its own stream sync. */
 TEST(onnx_node_tests_cuda)
 {
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
-    run_onnx_node_tests(PRT_DEVICE_CUDA);
+    th_set_extent_mode(TH_EXTENT_DEVICE);
+    run_onnx_node_tests(PRT_DEVICE_CUDA, 2);
+}
+
+/* A host without the member (NULL, or struct_size ending before it): the
+ * plugin falls back to copying the count back and set_output_dims. */
+TEST(onnx_node_tests_cuda_sync_fallback)
+{
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    th_set_extent_mode(TH_EXTENT_NULL);
+    run_onnx_node_tests(PRT_DEVICE_CUDA, 1);
+    th_set_extent_mode(TH_EXTENT_OLD_HOST);
+    run_onnx_node_tests(PRT_DEVICE_CUDA, 1);
+    th_set_extent_mode(TH_EXTENT_DEVICE);
 }
 
 TEST(onnx_output_upper_bound_is_data_dependent)
@@ -284,6 +302,7 @@ TEST(batched_no_box_above_threshold)
     CHECK_EQ_INT(i32(&r.out[0], 0), 0);
     check_padding(&r, 0, 5);
     th_run_free(&r);
+    th_tensors_free(in, 2);
 }
 
 TEST(batched_identical_boxes_keep_lowest_index)
@@ -306,6 +325,7 @@ TEST(batched_identical_boxes_keep_lowest_index)
     CHECK(f32(&r.out[1], 3) == 0.51f); /* the lowest index wins the tie */
     check_padding(&r, 1, 5);
     th_run_free(&r);
+    th_tensors_free(in, 2);
 }
 
 TEST(batched_flipped_corners)
@@ -327,6 +347,7 @@ TEST(batched_flipped_corners)
     CHECK(f32(&r.out[1], 4) == 0.9f && f32(&r.out[1], 6) == 0.6f);
     CHECK(f32(&r.out[2], 1) == 0.7f);
     th_run_free(&r);
+    th_tensors_free(in, 2);
 }
 
 TEST(batched_one_box_and_keeptopk_exact)
@@ -356,6 +377,7 @@ TEST(batched_one_box_and_keeptopk_exact)
     CHECK_EQ_INT(i32(&r.out[0], 0), 5);
     for (i = 0; i < 5; i++) CHECK(f32(&r.out[2], i) == (float)(0.9f - 0.1f * i));
     th_run_free(&r);
+    th_tensors_free(in, 2);
 }
 
 TEST(batched_background_and_merge_order)
@@ -380,6 +402,7 @@ TEST(batched_background_and_merge_order)
     CHECK(f32(&r.out[2], 3) == 0.2f && f32(&r.out[3], 3) == 2.0f);
     check_padding(&r, 4, 5);
     th_run_free(&r);
+    th_tensors_free(in, 2);
 }
 
 TEST(batched_share_location_false)
@@ -403,6 +426,7 @@ TEST(batched_share_location_false)
     CHECK(f32(&r.out[2], 1) == 0.8f && f32(&r.out[1], 6) == 0.1f); /* class 1 box of n0 */
     CHECK(f32(&r.out[2], 2) == 0.6f && f32(&r.out[1], 8) == 0.8f);
     th_run_free(&r);
+    th_tensors_free(in, 2);
 }
 
 /* Two pixel boxes [0,0,10,10] and [5,0,15,10]: IoU 1/3 without +1, 0.375
@@ -426,6 +450,7 @@ static int64_t pixel_case(int norm, int caffe, int clip, float *first_x2)
     n = i32(&r.out[0], 0);
     *first_x2 = f32(&r.out[1], 2);
     th_run_free(&r);
+    th_tensors_free(in, 2);
     return n;
 }
 
@@ -458,6 +483,7 @@ TEST(batched_negative_scores_before_padding)
     CHECK(f32(&r.out[2], 0) == -0.25f && f32(&r.out[2], 1) == -0.5f);
     check_padding(&r, 2, 5);
     th_run_free(&r);
+    th_tensors_free(in, 2);
 }
 
 TEST(batched_fp16_matches_fp32)
@@ -494,6 +520,8 @@ TEST(batched_fp16_matches_fp32)
     /* scores near 1 stay exact in fp16 (no score-bits capping) */
     th_run_free(&ra);
     th_run_free(&rh);
+    th_tensors_free(a, 2);
+    th_tensors_free(h, 2);
 }
 
 /* ---- EfficientNMS edge cases ---- */
@@ -522,6 +550,7 @@ TEST(efficient_center_size_and_threshold_ge)
     CHECK(f32(&r.out[2], 1) == 0.5f);
     CHECK(i32(&r.out[3], 2) == 0 && f32(&r.out[2], 2) == 0.0f);
     th_run_free(&r);
+    th_tensors_free(in, 2);
 }
 
 TEST(efficient_fresh_defaults_per_create)
@@ -685,6 +714,8 @@ static const rcase rcases[] = {
     {PRT_NMS_EFFICIENT, 2, 1500, 2, 1, 0, 80, -1, 1, 0, 0, 1, 0, 0.1f, 0.4f, 0, 1},
     {PRT_NMS_ONNX, 2, 2000, 3, 1, 0, 0, -1, 1, 0, 0, 0, 0, 0.05f, 0.5f, 1000000, 0},
     {PRT_NMS_ONNX, 1, 3000, 2, 1, 0, 0, -1, 1, 0, 0, 0, 0, 0.5f, 0.3f, 37, 1},
+    /* 65 long segments: CUDA takes the one-block-per-segment path */
+    {PRT_NMS_ONNX, 1, 1100, 65, 1, 0, 0, -1, 1, 0, 0, 0, 0, 0.5f, 0.5f, 1000000, 0},
 };
 
 static void compare_outputs(const rcase *rc, const th_tensor *a, const th_tensor *b, int64_t na, int64_t nb,
@@ -795,7 +826,16 @@ TEST(cuda_equals_cpu_randomized)
             fl_l(&s, "center_point_box", rc->center);
             fc = fl_get(&s);
             CHECK_OK(th_run_field(&prt__nms_onnx_creator, &fc, in, nb_in, PRT_DEVICE_CPU, 2, &rcpu));
+            /* the synchronising fallback first, then the device extent */
+            th_set_extent_mode(TH_EXTENT_NULL);
             CHECK_OK(th_run_field(&prt__nms_onnx_creator, &fc, in, nb_in, PRT_DEVICE_CUDA, 1, &rgpu));
+            th_set_extent_mode(TH_EXTENT_DEVICE);
+            CHECK_EQ_INT(rgpu.extent_path, 1);
+            snprintf(what, sizeof what, "case %zu cuda (synchronised count)", k);
+            compare_outputs(rc, rcpu.out, rgpu.out, rcpu.out[0].dims.d[0], rgpu.out[0].dims.d[0], 1e-6, what);
+            th_run_free(&rgpu);
+            CHECK_OK(th_run_field(&prt__nms_onnx_creator, &fc, in, nb_in, PRT_DEVICE_CUDA, 1, &rgpu));
+            CHECK_EQ_INT(rgpu.extent_path, 2);
         }
         snprintf(what, sizeof what, "case %zu cuda", k);
         compare_outputs(rc, rcpu.out, rgpu.out, rcpu.out[0].dims.d[0], rgpu.out[0].dims.d[0], 1e-6, what);
@@ -803,6 +843,139 @@ TEST(cuda_equals_cpu_randomized)
         th_run_free(&rgpu);
         for (i = 0; i < nb_in; i++) th_tensor_free(&in[i]);
     }
+}
+
+/* ---- one big dense segment (the CUDA bitmask path) ---- */
+
+/* [1, N, 4] boxes jittered around 40 objects of a 640x640 image (most
+ * boxes overlap an earlier one by IoU > 0.5), scores on a grid of 1/4096
+ * (many exact ties); every 97th box is a small one far from all others
+ * (never suppressed). */
+static void dense_inputs(float *boxes, float *scores, int64_t N)
+{
+    float ob[40][4];
+    int64_t n, k;
+    for (k = 0; k < 40; k++) {
+        double w = 20 + urand() * 180, h = 20 + urand() * 180, cx = 50 + urand() * 540, cy = 50 + urand() * 540;
+        ob[k][0] = (float)(cx - w / 2); ob[k][1] = (float)(cy - h / 2);
+        ob[k][2] = (float)(cx + w / 2); ob[k][3] = (float)(cy + h / 2);
+    }
+    for (n = 0; n < N; n++) {
+        int o = (int)(urand() * 40);
+        double w = ob[o][2] - ob[o][0], h = ob[o][3] - ob[o][1];
+        for (k = 0; k < 4; k++) {
+            double size = (k & 1) ? h : w;
+            boxes[n * 4 + k] = (float)(ob[o][k] + (urand() - 0.5) * 0.5 * size);
+        }
+        if (n % 97 == 0) { /* a small isolated box: always kept */
+            boxes[n * 4 + 0] = 1000.0f + (float)n; boxes[n * 4 + 1] = 0.0f;
+            boxes[n * 4 + 2] = 1000.5f + (float)n; boxes[n * 4 + 3] = 0.5f;
+        }
+        scores[n] = (float)((int)(urand() * 4096) + 1) / 4096.0f;
+    }
+}
+
+/* N = 20000, C = 1, score threshold 0, IoU 0.5: ONNX with no cap,
+ * EfficientNMS class-agnostic and BatchedNMS topK 4096; CUDA equals the CPU
+ * (and the ONNX rows equal the plain reference) element for element. */
+TEST(cuda_dense_single_class_matches_cpu)
+{
+    const int64_t N = 20000;
+    th_tensor in[5];
+    th_run rc, rg;
+    fl s;
+    prt_fields fc;
+    int64_t db[3] = {1, N, 4}, ds[3] = {1, 1, N}, one[1] = {1}, i;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    rng_seed(4242);
+    th_tensor_alloc(&in[0], "boxes", PRT_DTYPE_F32, 3, db);
+    th_tensor_alloc(&in[1], "scores", PRT_DTYPE_F32, 3, ds);
+    th_tensor_alloc(&in[2], "max", PRT_DTYPE_I64, 1, one);
+    th_tensor_alloc(&in[3], "iou", PRT_DTYPE_F32, 1, one);
+    th_tensor_alloc(&in[4], "score", PRT_DTYPE_F32, 1, one);
+    dense_inputs((float *)in[0].data, (float *)in[1].data, N);
+    ((int64_t *)in[2].data)[0] = N;
+    ((float *)in[3].data)[0] = 0.5f;
+    ((float *)in[4].data)[0] = 0.0f;
+    {
+        /* ONNX, no cap: against the plain reference and the CPU plugin */
+        prt__nms_params q;
+        prt__nms_io io;
+        th_tensor ref;
+        int64_t dr[2] = {N, 3}, nref;
+        memset(&q, 0, sizeof q);
+        q.kind = PRT_NMS_ONNX;
+        q.B = 1; q.N = N; q.C = 1;
+        q.box_classes = 1;
+        q.box_mode = PRT_NMS_BOX_CORNERS;
+        q.background = -1;
+        q.pre_cap = N; q.keep_cap = N;
+        th_tensor_alloc(&ref, "ref", PRT_DTYPE_I64, 2, dr);
+        memset(ref.data, 0x33, th_bytes(&ref));
+        memset(&io, 0, sizeof io);
+        io.boxes = in[0].data; io.scores = in[1].data;
+        io.max_per_class = (const int64_t *)in[2].data;
+        io.iou_thr = (const float *)in[3].data;
+        io.score_thr = (const float *)in[4].data;
+        io.selected = (int64_t *)ref.data;
+        CHECK_OK(prt__nms_reference(&q, &io));
+        nref = io.nb_selected;
+        CHECK(nref > N / 97 && nref < N / 4); /* most boxes suppressed, the isolated ones kept */
+        memset(&s, 0, sizeof s);
+        fc = fl_get(&s);
+        CHECK_OK(th_run_field(&prt__nms_onnx_creator, &fc, in, 5, PRT_DEVICE_CPU, 2, &rc));
+        CHECK_OK(th_run_field(&prt__nms_onnx_creator, &fc, in, 5, PRT_DEVICE_CUDA, 1, &rg));
+        CHECK_EQ_INT(rg.extent_path, 2);
+        CHECK_EQ_INT(rc.out[0].dims.d[0], nref);
+        CHECK_EQ_INT(rg.out[0].dims.d[0], nref);
+        for (i = 0; i < nref * 3; i++) {
+            CHECK_MSG(i64(&rc.out[0], i) == i64(&ref, i), "ONNX CPU element %lld", (long long)i);
+            CHECK_MSG(i64(&rg.out[0], i) == i64(&ref, i), "ONNX CUDA element %lld: %lld, expected %lld",
+                      (long long)i, (long long)i64(&rg.out[0], i), (long long)i64(&ref, i));
+        }
+        th_run_free(&rc);
+        th_run_free(&rg);
+        /* a cap that the greedy pass reaches part-way */
+        ((int64_t *)in[2].data)[0] = nref / 2;
+        CHECK_OK(th_run_field(&prt__nms_onnx_creator, &fc, in, 5, PRT_DEVICE_CUDA, 1, &rg));
+        CHECK_EQ_INT(rg.out[0].dims.d[0], nref / 2);
+        for (i = 0; i < (nref / 2) * 3; i++)
+            CHECK_MSG(i64(&rg.out[0], i) == i64(&ref, i), "ONNX CUDA capped element %lld", (long long)i);
+        th_run_free(&rg);
+        th_tensor_free(&ref);
+    }
+    {
+        /* EfficientNMS class-agnostic ([1, N, 4] boxes, [1, N, 1] scores) and
+         * BatchedNMS, one class, topK 4096 */
+        th_tensor bin[2];
+        int64_t eb[3] = {1, N, 4}, es[3] = {1, N, 1}, bb[4] = {1, N, 1, 4};
+        rcase e = {PRT_NMS_EFFICIENT, 1, N, 1, 1, 0, 1000, -1, 0, 0, 1, 0, 0, 0.0f, 0.5f, 0, 0};
+        rcase b = {PRT_NMS_BATCHED, 1, N, 1, 1, 4096, 3000, -1, 0, 0, 0, 0, 0, 0.0f, 0.5f, 0, 0};
+        ecfg ec = {0.0f, 0.5f, 1000, -1, 0, 1, 0};
+        bcfg bc = {1, -1, 1, 4096, 3000, 0, 0, 0, 0.0f, 0.5f};
+        th_tensor_alloc(&bin[0], "boxes", PRT_DTYPE_F32, 3, eb);
+        th_tensor_alloc(&bin[1], "scores", PRT_DTYPE_F32, 3, es);
+        memcpy(bin[0].data, in[0].data, th_bytes(&in[0]));
+        memcpy(bin[1].data, in[1].data, th_bytes(&in[1]));
+        fc = enms_fields(&s, &ec);
+        CHECK_OK(th_run_blob(&prt__nms_efficient_creator, &fc, bin, 2, PRT_DEVICE_CPU, 2, &rc));
+        CHECK_OK(th_run_blob(&prt__nms_efficient_creator, &fc, bin, 2, PRT_DEVICE_CUDA, 1, &rg));
+        CHECK(i32(&rc.out[0], 0) > 100);
+        compare_outputs(&e, rc.out, rg.out, 0, 0, 0.0, "dense efficient");
+        th_run_free(&rc);
+        th_run_free(&rg);
+        bin[0].dims.nb = 4;
+        memcpy(bin[0].dims.d, bb, sizeof bb);
+        fc = bnms_fields(&s, &bc);
+        CHECK_OK(th_run_blob(&prt__nms_batched_creator, &fc, bin, 2, PRT_DEVICE_CPU, 2, &rc));
+        CHECK_OK(th_run_blob(&prt__nms_batched_creator, &fc, bin, 2, PRT_DEVICE_CUDA, 1, &rg));
+        CHECK(i32(&rc.out[0], 0) > 100);
+        compare_outputs(&b, rc.out, rg.out, 0, 0, 0.0, "dense batched");
+        th_run_free(&rc);
+        th_run_free(&rg);
+        th_tensors_free(bin, 2);
+    }
+    th_tensors_free(in, 5);
 }
 
 /* ---- blob corruption ---- */
@@ -1037,6 +1210,7 @@ TEST(onnx_absent_inputs_and_zero_cap)
     CHECK_EQ_INT(r.out[0].dims.d[0], 1);
     CHECK_EQ_INT(i64(&r.out[0], 2), 1);
     th_run_free(&r);
+    th_tensors_free(in, 3);
 }
 
 /* ---- more EfficientNMS and BatchedNMS rules ---- */
@@ -1092,6 +1266,7 @@ TEST(efficient_anchor_decoding)
     CHECK_EQ_INT(i32(&r.out[0], 0), 1);
     CHECK(f32(&r.out[2], 0) == 0.5f);
     th_run_free(&r);
+    th_tensors_free(in, 3);
 }
 
 TEST(batched_topk_cut_and_iou_boundary)
@@ -1124,6 +1299,7 @@ TEST(batched_topk_cut_and_iou_boundary)
     run_b(&c, in, &r);
     CHECK_EQ_INT(i32(&r.out[0], 0), 2);
     th_run_free(&r);
+    th_tensors_free(in, 2);
 }
 
 /* The hand-made cases above, on CUDA, equal to CPU. */
