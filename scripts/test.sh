@@ -21,10 +21,10 @@ run_build() { # dir, cmake args...
     local dir=$1
     shift
     echo "== configure $dir: $*"
-    cmake -S . -B "$dir" -G Ninja "$@" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; return 1; }
-    grep "plugrt: CUDA" "$dir.configure.log" || true
+    cmake -S . -B "$dir" -G Ninja "$@" >"$dir/configure.log" 2>&1 || { cat "$dir/configure.log"; return 1; }
+    grep "plugrt: CUDA" "$dir/configure.log" || true
     echo "== build $dir"
-    cmake --build "$dir" -j"$jobs" >"$dir.build.log" 2>&1 || { tail -50 "$dir.build.log"; return 1; }
+    cmake --build "$dir" -j"$jobs" >"$dir/build.log" 2>&1 || { tail -50 "$dir/build.log"; return 1; }
     echo "== test $dir"
     (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 1800)
 }

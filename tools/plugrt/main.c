@@ -30,6 +30,9 @@ static const cli_cmd cmds[] = {
 #ifdef PRT_CLI_HAVE_TEST_PLUGIN
     {"test-plugin", prt_cli_test_plugin, "check a plugin against a PluginConfig YAML and golden IO"},
 #endif
+#ifdef PRT_CLI_HAVE_GOLDEN
+    {"golden", prt_cli_golden, "golden make: write a golden-IO JSON from a PluginConfig YAML"},
+#endif
     {NULL, NULL, NULL}};
 
 static void usage(FILE *f)
