@@ -17,6 +17,9 @@
 #include <string.h>
 
 #include "backend/cuda/device.h"
+#ifdef PLUGRT_HAVE_CUDA
+#include "backend/cuda/cast.h"
+#endif
 #include "core/core.h"
 #include "core/threadpool.h"
 #include "engine/runtime.h"
@@ -607,7 +610,6 @@ static void cast_range(void *arg, int64_t b, int64_t e)
 static prt_status run_cast(prt_context *c, const prt__player *l, int64_t n)
 {
     cast_job j;
-    size_t in_bytes = (size_t)n * prt_dtype_size(l->cast_from), out_bytes = (size_t)n * prt_dtype_size(l->cast_to);
     j.from = l->cast_from;
     j.to = l->cast_to;
     j.src = addr(c, l->in[0]);
@@ -617,28 +619,18 @@ static prt_status run_cast(prt_context *c, const prt__player *l, int64_t n)
         ex_parallel_for(&c->ex, n, 16384, cast_range, &j);
         return PRT_OK;
     }
+#ifdef PLUGRT_HAVE_CUDA
     {
-        /* CUDA: through the host (casts sit only at type boundaries). */
-        char msg[512];
-        prt_status s;
-        void *hs = prt__malloc(in_bytes), *hd = prt__malloc(out_bytes);
-        if (!hs || !hd) {
-            prt__free(hs);
-            prt__free(hd);
-            return prt__err(c, PRT_STATUS_OUT_OF_MEMORY, "layer \"%s\": out of memory", l->name);
-        }
-        msg[0] = 0;
-        s = prt__cuda_stream_sync(c->stream, msg, sizeof msg);
-        if (s == PRT_OK) s = prt__cuda_copy(hs, j.src, in_bytes, PRT__D2H, msg, sizeof msg);
-        if (s == PRT_OK) {
-            prt__runtime_cast_cpu(j.from, j.to, hs, hd, 0, n);
-            s = prt__cuda_copy(j.dst, hd, out_bytes, PRT__H2D, msg, sizeof msg);
-        }
-        prt__free(hs);
-        prt__free(hd);
-        if (s != PRT_OK) return prt__err(c, s, "layer \"%s\": %s", l->name, msg);
+        /* CUDA: a kernel on the stream this run is queued on. */
+        int rc = prt__cuda_cast((int)j.from, (int)j.to, j.src, j.dst, n, c->ex.cuda_stream);
+        if (rc != 0)
+            return prt__err(c, PRT_STATUS_CUDA_ERROR, "layer \"%s\": the %s -> %s cast of %" PRId64 " elements failed: %s",
+                            l->name, prt_dtype_name(j.from), prt_dtype_name(j.to), n, prt__cuda_cast_error_string(rc));
         return PRT_OK;
     }
+#else
+    return prt__err(c, PRT_STATUS_NO_DEVICE, "layer \"%s\": this build has no CUDA support", l->name);
+#endif
 }
 
 static int same_descs(const prt_tensor_desc *a, const prt_tensor_desc *b, int32_t n)

@@ -5,11 +5,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
 #include "core/core.h"
 #include "engine/netdef.h"
+#include "plugrt/npy.h"
 #include "registry/schema.h"
 
 typedef struct jctx {
@@ -264,22 +266,79 @@ static prt_status infer_type(jctx *j, const char *what, const prt_plugin_creator
 
 /* ---- constants ----------------------------------------------------------------- */
 
+/* Float element types, of .npy files and of tensors. */
+static int npy_is_float(prt_npy_type t) { return t == PRT_NPY_F2 || t == PRT_NPY_F4 || t == PRT_NPY_F8; }
+static int dtype_is_float(prt_dtype t) { return t == PRT_DTYPE_F32 || t == PRT_DTYPE_F16 || t == PRT_DTYPE_BF16; }
+
 /*
- * .npy loading plugs in here: read the file at `path`, check that it holds
- * `dtype` (when the description names one), and return a new buffer with its
- * dims. Until the library's .npy reader (plugrt/npy.h) is part of the build,
- * this says so.
+ * A constant from the .npy file at `path`. Without a "dtype" in the
+ * description the constant takes the file's element type (float64, which
+ * no tensor type holds, needs a "dtype"); with one, the
+ * file must hold that type, or any float type when a float dtype is named
+ * (the values are then rounded to it). `want_dims` (NULL: none given) must
+ * equal the file's shape. On success *data is a new buffer of *nbytes.
  */
-static prt_status load_npy_constant(jctx *j, const char *what, const char *path, prt_dtype *dtype, prt_dims *dims,
-                                    void **data, size_t *nbytes)
+static prt_status load_npy_constant(jctx *j, const char *what, const char *path, int have_dtype, prt_dtype *dtype,
+                                    const prt_dims *want_dims, prt_dims *dims, void **data, size_t *nbytes)
 {
-    (void)dtype;
-    (void)dims;
-    (void)data;
-    (void)nbytes;
-    return jfail(j, PRT_STATUS_UNSUPPORTED,
-                 "%s: constants from .npy files (\"%s\") are not supported yet by this build; give \"values\" inline",
-                 what, path);
+    prt_npy_array a;
+    struct stat st;
+    prt_dtype file_dt = PRT_DTYPE_F32, dt;
+    int has_dt;
+    size_t n;
+    void *buf;
+    prt_status s;
+    char sa[160], sb[160];
+
+    memset(&a, 0, sizeof a);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return jfail(j, PRT_STATUS_IO_ERROR, "%s: \"%s\" is not a regular file (expected a .npy file)", what, path);
+    if ((s = prt_npy_read_file(path, &a)) != PRT_OK)
+        return jfail(j, s, "%s: %s", what, prt_last_error(&a));
+    has_dt = prt_npy_type_to_dtype(a.type, &file_dt) == PRT_OK;
+    if (have_dtype) {
+        dt = *dtype;
+        if (!(has_dt && file_dt == dt) && !(npy_is_float(a.type) && dtype_is_float(dt))) {
+            s = jfail(j, PRT_STATUS_TYPE_MISMATCH,
+                      "%s: \"dtype\" is %s but \"%s\" holds %s elements (floats convert to a float dtype only; "
+                      "other types must match exactly)",
+                      what, prt_dtype_name(dt), path, prt_npy_type_descr(a.type));
+            goto done;
+        }
+    } else if (has_dt) {
+        dt = file_dt;
+    } else {
+        s = jfail(j, PRT_STATUS_TYPE_MISMATCH,
+                  "%s: \"%s\" holds %s elements, which no tensor type holds; add \"dtype\": \"f32\" (or \"f16\") to "
+                  "convert them",
+                  what, path, prt_npy_type_descr(a.type));
+        goto done;
+    }
+    if (want_dims && !prt_dims_equal(want_dims, &a.shape)) {
+        s = jfail(j, PRT_STATUS_SHAPE_MISMATCH, "%s: \"dims\" is %s but \"%s\" holds an array of shape %s", what,
+                  prt_dims_str(want_dims, sa, sizeof sa), path, prt_dims_str(&a.shape, sb, sizeof sb));
+        goto done;
+    }
+    n = (size_t)a.count * prt_dtype_size(dt);
+    buf = prt__malloc(n ? n : 1);
+    if (!buf) {
+        s = jfail(j, PRT_STATUS_OUT_OF_MEMORY, "%s: out of memory (%zu bytes from \"%s\")", what, n, path);
+        goto done;
+    }
+    if ((s = prt_npy_convert(&a, dt, buf, n)) != PRT_OK) {
+        jfail(j, s, "%s: \"%s\": %s", what, path, prt_last_error(&a));
+        prt__free(buf);
+        goto done;
+    }
+    *dtype = dt;
+    *dims = a.shape;
+    dims->reserved_ = 0;
+    *data = buf;
+    *nbytes = n;
+    s = PRT_OK;
+done:
+    prt_npy_array_clear(&a);
+    return s;
 }
 
 static prt_status add_constant(jctx *j, prt_network *net, const cJSON *c, int idx)
@@ -291,7 +350,7 @@ static prt_status add_constant(jctx *j, prt_network *net, const cJSON *c, int id
     const cJSON *values = cJSON_GetObjectItemCaseSensitive(c, "values");
     const cJSON *file = cJSON_GetObjectItemCaseSensitive(c, "file");
     prt_dtype dtype = PRT_DTYPE_F32;
-    prt_dims d;
+    prt_dims d, want;
     void *data = NULL;
     size_t nbytes = 0;
     prt_status s;
@@ -307,12 +366,21 @@ static prt_status add_constant(jctx *j, prt_network *net, const cJSON *c, int id
     if (file && values) return jfail(j, PRT_STATUS_BAD_FORMAT, "%s: give either \"values\" or \"file\", not both", what);
     if (file) {
         char path[4096];
-        if (!cJSON_IsString(file)) return jfail(j, PRT_STATUS_BAD_FORMAT, "%s: \"file\" must be a string", what);
+        int pl;
+        if (!cJSON_IsString(file) || !file->valuestring[0])
+            return jfail(j, PRT_STATUS_BAD_FORMAT, "%s: \"file\" must be a non-empty string (a .npy file name), got %s",
+                         what, cJSON_IsString(file) ? "an empty string" : jtype(file));
         if (file->valuestring[0] == '/' || !j->base_dir)
-            snprintf(path, sizeof path, "%s", file->valuestring);
+            pl = snprintf(path, sizeof path, "%s", file->valuestring);
         else
-            snprintf(path, sizeof path, "%s/%s", j->base_dir, file->valuestring);
-        if ((s = load_npy_constant(j, what, path, &dtype, &d, &data, &nbytes)) != PRT_OK) return s;
+            pl = snprintf(path, sizeof path, "%s/%s", j->base_dir, file->valuestring);
+        if (pl < 0 || (size_t)pl >= sizeof path)
+            return jfail(j, PRT_STATUS_INVALID_ARGUMENT, "%s: the path of \"file\" is longer than %zu bytes", what,
+                         sizeof path - 1);
+        if (dims && (s = parse_dims(j, dims, what, 0, &want)) != PRT_OK) return s;
+        if ((s = load_npy_constant(j, what, path, dt != NULL, &dtype, dims ? &want : NULL, &d, &data, &nbytes)) !=
+            PRT_OK)
+            return s;
     } else {
         int64_t vol, n, i;
         size_t es = prt_dtype_size(dtype);

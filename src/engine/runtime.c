@@ -55,6 +55,71 @@ void prt_engine_destroy(prt_engine *e)
     prt__free(e);
 }
 
+/*
+ * Activation offsets must be aligned, and the plan's shapes must agree
+ * with themselves: at the profile's min, opt
+ * and max input shapes every tensor's extent expressions must evaluate, to
+ * the extent recorded for that point, and to the known extent where one is
+ * recorded. Plugins write what their own shape logic says, so a plan whose
+ * recorded shapes were altered would otherwise hand them buffers of another
+ * size.
+ */
+static prt_status check_shapes(const prt__plan *p, char *err, size_t cap)
+{
+    int64_t *vals;
+    prt_dims *in;
+    int32_t i, j, k, pt;
+    static const char *const point[3] = {"min", "opt", "max"};
+    prt_status s = PRT_OK;
+    vals = prt__calloc((size_t)p->nb_nodes + 1, sizeof *vals);
+    in = prt__calloc((size_t)p->nb_inputs + 1, sizeof *in);
+    if (!vals || !in) {
+        seterr(err, cap, "out of memory checking the plan's shapes");
+        s = PRT_STATUS_OUT_OF_MEMORY;
+        goto done;
+    }
+    /* Activations start on the same 64-byte boundaries as weights (the
+     * builder uses 256), so kernels may use aligned and vector accesses. */
+    for (i = 0; i < p->nb_tensors; i++) {
+        const prt__ptensor *t = &p->tensors[i];
+        if (t->role == PRT__ROLE_ACTIVATION && t->offset % PRT__PLAN_WEIGHT_ALIGN) {
+            seterr(err, cap, "corrupt plan: activation \"%s\" is at arena offset %" PRIu64 ", not a multiple of %u",
+                   t->name, t->offset, PRT__PLAN_WEIGHT_ALIGN);
+            s = PRT_STATUS_BAD_FORMAT;
+            goto done;
+        }
+    }
+    for (pt = 0; pt < 3 && s == PRT_OK; pt++) {
+        for (i = 0, k = 0; i < p->nb_tensors; i++) {
+            const prt__ptensor *t = &p->tensors[i];
+            if (t->role == PRT__ROLE_INPUT) in[k++] = pt == 0 ? t->min : pt == 1 ? t->opt : t->max;
+        }
+        prt__plan_eval(p, in, vals, NULL);
+        for (i = 0; i < p->nb_tensors && s == PRT_OK; i++) {
+            const prt__ptensor *t = &p->tensors[i];
+            const prt_dims *rec = pt == 0 ? &t->min : pt == 1 ? &t->opt : &t->max;
+            for (j = 0; j < t->nb_dims; j++) {
+                int64_t v = vals[t->expr[j]];
+                if (v == PRT__EVAL_BAD || v < 0 || v != rec->d[j] || (t->dims.d[j] >= 0 && t->dims.d[j] != v)) {
+                    seterr(err, cap,
+                           "corrupt plan: tensor \"%s\" dim %d: its expression gives %s%" PRId64
+                           " at the profile's %s shapes, but the plan records %" PRId64 " there and %" PRId64
+                           " as its extent",
+                           t->name, (int)j, v == PRT__EVAL_BAD ? "no value (overflow or division by zero) instead of "
+                                                               : "",
+                           v == PRT__EVAL_BAD ? 0 : v, point[pt], rec->d[j], t->dims.d[j]);
+                    s = PRT_STATUS_BAD_FORMAT;
+                    break;
+                }
+            }
+        }
+    }
+done:
+    prt__free(vals);
+    prt__free(in);
+    return s;
+}
+
 prt_status prt_engine_deserialize(prt_registry *r, const void *data, size_t len, prt_engine **out, char *err,
                                   size_t cap)
 {
@@ -80,6 +145,12 @@ prt_status prt_engine_deserialize(prt_registry *r, const void *data, size_t len,
     s = prt__plan_read(data, len, &e->plan, msg, sizeof msg);
     if (s != PRT_OK) {
         seterr(err, cap, "%s", msg);
+        pthread_mutex_destroy(&e->lock);
+        prt__free(e);
+        return s;
+    }
+    if ((s = check_shapes(e->plan, err, cap)) != PRT_OK) {
+        prt__plan_free(e->plan);
         pthread_mutex_destroy(&e->lock);
         prt__free(e);
         return s;

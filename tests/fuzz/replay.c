@@ -11,6 +11,8 @@
 int prt_fuzz_npy(const uint8_t *data, size_t size);
 int prt_fuzz_pcfg(const uint8_t *data, size_t size);
 int prt_fuzz_golden(const uint8_t *data, size_t size);
+int prt_fuzz_plan(const uint8_t *data, size_t size);
+int prt_fuzz_netjson(const uint8_t *data, size_t size);
 
 static int replay_dir(const char *kind, const char *parser, int (*entry)(const uint8_t *, size_t))
 {
@@ -60,4 +62,14 @@ TEST(replay_pcfg)
 TEST(replay_golden)
 {
     replay("golden", prt_fuzz_golden);
+}
+
+TEST(replay_plan)
+{
+    replay("plan", prt_fuzz_plan);
+}
+
+TEST(replay_netjson)
+{
+    replay("netjson", prt_fuzz_netjson);
 }

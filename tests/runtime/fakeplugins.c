@@ -5,6 +5,9 @@
 
 #include "fakeplugins.h"
 #include "plugrt/plugin.h"
+#ifdef PLUGRT_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
 
 static atomic_int live_attach;
 int fake_live_attachments(void) { return atomic_load(&live_attach); }
@@ -255,7 +258,7 @@ SCALE_CREATOR(scale_creator_v2, "2")
 /* Field-style fakes: TestAddBias, TestHalfNeg, TestCompact                 */
 /* ======================================================================== */
 
-enum { K_ADDBIAS = 0, K_HALFNEG = 1, K_COMPACT = 2 };
+enum { K_ADDBIAS = 0, K_HALFNEG = 1, K_COMPACT = 2, K_COPY32 = 3, K_COPY16 = 4 };
 
 typedef struct fk_pl {
     prt_field_plugin base;
@@ -321,8 +324,8 @@ static int fk_supports(prt_field_plugin *p, int32_t pos, const prt_dyn_tensor_de
     (void)nb_in; (void)nb_out;
     if (io[pos].desc.format != PRT_FORMAT_LINEAR) return 0;
     switch (f->kind) {
-    case K_HALFNEG: return io[pos].desc.dtype == PRT_DTYPE_F16;
-    case K_COMPACT: return io[pos].desc.dtype == PRT_DTYPE_F32;
+    case K_HALFNEG: case K_COPY16: return io[pos].desc.dtype == PRT_DTYPE_F16;
+    case K_COMPACT: case K_COPY32: return io[pos].desc.dtype == PRT_DTYPE_F32;
     default:
         if (pos == 0) return io[0].desc.dtype == PRT_DTYPE_F32 || io[0].desc.dtype == PRT_DTYPE_F16;
         return io[pos].desc.dtype == io[0].desc.dtype;
@@ -366,6 +369,21 @@ static prt_status fk_enqueue(prt_field_plugin *p, const prt_tensor_desc *ind, co
     const fk_pl *f = (const fk_pl *)p;
     int64_t n = vol(&ind[0].dims), i;
     (void)ws;
+    if (f->kind == K_COPY32 || f->kind == K_COPY16) {
+        size_t bytes = (size_t)n * prt_dtype_size(ind[0].dtype);
+        if (ex->device == PRT_DEVICE_CPU) {
+            if (bytes) memcpy(outputs[0], inputs[0], bytes);
+            return PRT_OK;
+        }
+#ifdef PLUGRT_HAVE_CUDA
+        if (bytes && cudaMemcpyAsync(outputs[0], inputs[0], bytes, cudaMemcpyDeviceToDevice,
+                                     (cudaStream_t)ex->cuda_stream) != cudaSuccess) {
+            ex->set_error(ex, "TestCopy: cudaMemcpyAsync failed");
+            return PRT_STATUS_CUDA_ERROR;
+        }
+        return PRT_OK;
+#endif
+    }
     if (ex->device != PRT_DEVICE_CPU) {
         ex->set_error(ex, "fake plugins run on the CPU only");
         return PRT_STATUS_UNSUPPORTED;
@@ -495,6 +513,8 @@ FIELD_CREATOR(addbias_creator, "TestAddBias", 0, NULL, K_ADDBIAS)
 FIELD_CREATOR(halfneg_creator10, "TestHalfNeg", 1, halfneg_schema10, K_HALFNEG)
 FIELD_CREATOR(halfneg_creator5, "TestHalfNeg", 1, halfneg_schema5, K_HALFNEG)
 FIELD_CREATOR(compact_creator, "TestCompact", 0, NULL, K_COMPACT)
+FIELD_CREATOR(copy32_creator, "TestCopyF32", 0, NULL, K_COPY32)
+FIELD_CREATOR(copy16_creator, "TestCopyF16", 0, NULL, K_COPY16)
 
 prt_registry *fake_registry(int with_v1, int with_v2, double halfneg_max_k)
 {
@@ -504,7 +524,9 @@ prt_registry *fake_registry(int with_v1, int with_v2, double halfneg_max_k)
         (with_v2 && prt_registry_add(r, &scale_creator_v2, "fakes") != PRT_OK) ||
         prt_registry_add(r, &addbias_creator, "fakes") != PRT_OK ||
         prt_registry_add(r, halfneg_max_k == 5 ? &halfneg_creator5 : &halfneg_creator10, "fakes") != PRT_OK ||
-        prt_registry_add(r, &compact_creator, "fakes") != PRT_OK) {
+        prt_registry_add(r, &compact_creator, "fakes") != PRT_OK ||
+        prt_registry_add(r, &copy32_creator, "fakes") != PRT_OK ||
+        prt_registry_add(r, &copy16_creator, "fakes") != PRT_OK) {
         prt_registry_destroy(r);
         return NULL;
     }

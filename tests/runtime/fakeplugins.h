@@ -11,6 +11,8 @@
  *   TestHalfNeg v1 (field): y = -k * x; f16 only.
  *   TestCompact v1 (field): y = the elements of x that are > 0, in order;
  *                          y dims [data-dependent, <= volume(x)]; f32.
+ *   TestCopyF32 v1 (field): y = x, f32 only; CPU and CUDA (a device copy).
+ *   TestCopyF16 v1 (field): y = x, f16 only; CPU and CUDA.
  */
 #ifndef TESTS_RUNTIME_FAKEPLUGINS_H
 #define TESTS_RUNTIME_FAKEPLUGINS_H

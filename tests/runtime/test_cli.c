@@ -65,3 +65,69 @@ TEST(build_inspect_run_swish_network)
     }
     sh("rm -rf %s%s", dir, "");
 }
+
+/* `plugrt demo` with no arguments (CPU; CUDA where a GPU is found) and with
+ * a plan path given: exit 0 and every section printed; the plan it wrote
+ * loads with `plugrt inspect` and names the demo's plugins. */
+TEST(demo_runs_and_prints_every_section)
+{
+    char dir[64] = "/tmp/prt_demo_XXXXXX", out[256], plan[256], args[1024], *txt = NULL;
+    static const char *const want[] = {
+        "network ",        "detector_tail.json: 1 inputs, 6 layers, 4 outputs",
+        "build: ",         "plan: ",
+        "load: ",          "in a fresh registry",
+        "CPU:",            "input features f32 [1, 8, 6, 6]",
+        "num_detections",  "detection_boxes    f32  [1, 10, 4]",
+        "detection_scores", "detection_classes",
+        "detections (image 0): ", "    #0  class ",
+        "time per run: median ", "CUDA"};
+    FILE *f;
+    long n;
+    size_t k;
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(out, sizeof out, "%s/demo.txt", dir);
+    snprintf(plan, sizeof plan, "%s/demo.plan", dir);
+    /* From a folder that is not the source tree: the demo finds its JSON. */
+    snprintf(args, sizeof args, "--iterations 3 > %s 2>&1", out);
+    CHECK_EQ_INT(sh("cd / && %s demo %s", cli(), args), 0);
+    f = fopen(out, "rb");
+    CHECK(f != NULL);
+    if (f) {
+        fseek(f, 0, SEEK_END);
+        n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        txt = calloc(1, (size_t)n + 1);
+        if (txt && fread(txt, 1, (size_t)n, f) != (size_t)n) txt[0] = 0;
+        fclose(f);
+    }
+    for (k = 0; k < sizeof want / sizeof want[0]; k++) CHECK_STR_CONTAINS(txt, want[k]);
+    /* Either a CUDA section with the comparison, or the sentence saying
+     * there is no GPU. */
+    CHECK(txt && (strstr(txt, "CUDA: no GPU found") || strstr(txt, "CUDA vs CPU: largest difference")));
+    if (txt && strstr(txt, "CUDA vs CPU")) CHECK_STR_CONTAINS(txt, "integer outputs identical");
+    free(txt);
+    /* With a plan path: the file stays and is a valid plan. */
+    snprintf(args, sizeof args, "--plan %s --iterations 1 >/dev/null", plan);
+    CHECK_EQ_INT(sh("%s demo %s", cli(), args), 0);
+    snprintf(args, sizeof args, "%s > %s", plan, out);
+    CHECK_EQ_INT(sh("%s inspect %s", cli(), args), 0);
+    f = fopen(out, "rb");
+    CHECK(f != NULL);
+    if (f) {
+        char line[4096];
+        int saw = 0;
+        while (fgets(line, sizeof line, f))
+            if (strstr(line, "ModulatedDeformConv2d v2") || strstr(line, "EfficientNMS_TRT v1") ||
+                strstr(line, "Swish v1") || strstr(line, "Swish v2"))
+                saw++;
+        fclose(f);
+        CHECK_EQ_INT(saw, 6);
+    }
+    /* Usage errors exit 2; a missing network exits 1. */
+    CHECK_EQ_INT(sh("%s demo --bogus%s 2>/dev/null", cli(), ""), 2);
+    CHECK_EQ_INT(sh("%s demo --iterations 0%s 2>/dev/null", cli(), ""), 2);
+    CHECK_EQ_INT(sh("%s demo --net %s/nothere.json 2>/dev/null >/dev/null", cli(), dir), 1);
+    CHECK_EQ_INT(sh("%s demo --net %s 2>/dev/null >/dev/null", cli(), dir), 1);
+    CHECK_EQ_INT(sh("%s run %s 2>/dev/null >/dev/null", cli(), dir), 1);
+    sh("rm -rf %s%s", dir, "");
+}

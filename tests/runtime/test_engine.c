@@ -527,6 +527,89 @@ TEST(identical_builds_give_byte_identical_plans)
     NO_LEAKS();
 }
 
+/* Rewrite a plan through its parsed form: `edit` changes the description,
+ * the writer recomputes the checksum, and loading must refuse it. */
+static void refuse_edited(prt_registry *r, const void *plan, size_t len, void (*edit)(prt__plan *), const char *want)
+{
+    prt__plan *p = NULL;
+    uint8_t *bytes = NULL;
+    size_t blen = 0;
+    char err[1024] = "";
+    prt_engine *e = (prt_engine *)0x1;
+    CHECK_OK(prt__plan_read(plan, len, &p, err, sizeof err));
+    if (!p) return;
+    edit(p);
+    CHECK_OK(prt__plan_write(p, &bytes, &blen, err, sizeof err));
+    prt__plan_free(p);
+    err[0] = 0;
+    CHECK(prt_engine_deserialize(r, bytes, blen, &e, err, sizeof err) == PRT_STATUS_BAD_FORMAT);
+    CHECK(e == (prt_engine *)0x1);
+    CHECK_STR_CONTAINS(err, want);
+    prt__free(bytes);
+}
+
+static int32_t tensor_named(const prt__plan *p, const char *name)
+{
+    int32_t i;
+    for (i = 0; i < p->nb_tensors; i++)
+        if (strcmp(p->tensors[i].name, name) == 0) return i;
+    return 0;
+}
+
+/* "out" is [N, 8]: record 9 columns as its known extent. */
+static void edit_extent(prt__plan *p) { p->tensors[tensor_named(p, "out")].dims.d[1] = 9; }
+/* ... or make its second extent the batch expression. */
+static void edit_expr(prt__plan *p)
+{
+    prt__ptensor *t = &p->tensors[tensor_named(p, "out")];
+    t->expr[1] = t->expr[0];
+}
+/* ... or record a max shape its expressions do not give. */
+static void edit_range(prt__plan *p) { p->tensors[tensor_named(p, "out")].max.d[0] = 7; }
+/* The activation "h" moved off its alignment. */
+static void edit_offset(prt__plan *p)
+{
+    p->tensors[tensor_named(p, "h")].offset += 4;
+    p->arena_size += 64;
+}
+
+TEST(plans_whose_shapes_disagree_with_their_expressions_are_refused)
+{
+    prt_registry *r = fake_registry(1, 0, 10);
+    float b[8];
+    prt_network *net = bias_net(r, b);
+    prt_builder_config cfg;
+    prt_profile_range rg;
+    prt_engine *e, *e2 = NULL;
+    size_t len;
+    void *plan;
+    char err[1024] = "";
+    profile_cfg(&cfg, &rg, 1, 4, 8);
+    e = build(net, &cfg, r);
+    plan = plan_bytes(e, &len);
+    /* Unedited, through the same read/write path: loads. */
+    {
+        prt__plan *p = NULL;
+        uint8_t *bytes = NULL;
+        size_t blen = 0;
+        CHECK_OK(prt__plan_read(plan, len, &p, err, sizeof err));
+        CHECK_OK(prt__plan_write(p, &bytes, &blen, err, sizeof err));
+        CHECK_MSG(prt_engine_deserialize(r, bytes, blen, &e2, err, sizeof err) == PRT_OK, "%s", err);
+        prt_engine_destroy(e2);
+        prt__plan_free(p);
+        prt__free(bytes);
+    }
+    refuse_edited(r, plan, len, edit_extent, "tensor \"out\" dim 1: its expression gives 8 at the profile's min");
+    refuse_edited(r, plan, len, edit_expr, "tensor \"out\" dim 1: its expression gives 1 at the profile's min");
+    refuse_edited(r, plan, len, edit_range, "tensor \"out\" dim 0: its expression gives 8 at the profile's max");
+    refuse_edited(r, plan, len, edit_offset, "activation \"h\" is at arena offset");
+    free(plan);
+    prt_engine_destroy(e);
+    prt_network_destroy(net);
+    prt_registry_destroy(r);
+    NO_LEAKS();
+}
+
 TEST(truncated_and_bit_flipped_plans_fail_cleanly)
 {
     prt_registry *r = fake_registry(1, 0, 10);
@@ -952,7 +1035,7 @@ TEST(json_errors_say_where)
         {"{\"inputs\": [{\"name\": \"x\", \"dims\": [2.5]}], \"layers\": [], \"outputs\": []}", "dim 0 must be an integer"},
         {"{\"inputs\": [{\"name\": \"x\", \"dims\": [2]}], \"constants\": [{\"name\": \"w\", \"file\": \"w.npy\"}], "
          "\"layers\": [], \"outputs\": []}",
-         "not supported yet"},
+         "constant \"w\": npy: cannot open \"w.npy\""},
         {"{\"inputs\": [{\"name\": \"x\", \"dims\": [2]}], \"constants\": [{\"name\": \"w\", \"dims\": [3], "
          "\"values\": [1, 2]}], \"layers\": [], \"outputs\": []}",
          "dims hold 3 elements but \"values\" has 2"},

@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "backend/cuda/device.h"
 #include "cli.h"
 #include "plugrt/engine.h"
+#include "plugrt/npy.h"
 
 #ifdef PLUGRT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -21,7 +23,9 @@ static void run_usage(FILE *f)
             "usage: plugrt run model.plan [--input name=file.npy ...] [--output name=file.npy ...]\n"
             "                  [--shape name=AxBxC ...] [--device cpu|cuda] [--iterations N] [--warmup N]\n"
             "                  [--threads N] [--json] [--load LIB ...]\n"
-            "  Inputs without --input get uniform random values in [-1, 1) (fixed seed).\n"
+            "  Inputs without --input get uniform random values in [-1, 1) (fixed seed). An --input .npy file\n"
+            "  sets its input's shape and is converted to its type (integer and bool inputs need exact values);\n"
+            "  --output writes that output, with the extents of the last run, as a .npy file.\n"
             "  --shape sets a dynamic input's extents (default: the profile's opt).\n"
             "  Prints the outputs' shapes and a few values, then latency min / median / p90 / p99 / mean\n"
             "  and throughput over --iterations runs after --warmup runs (CUDA: GPU time from events too).\n");
@@ -105,23 +109,73 @@ static double elem(const void *buf, prt_dtype t, int64_t i)
     }
 }
 
-/*
- * .npy reading and writing plug in here, through the library's .npy module
- * (plugrt/npy.h) once it is part of the build; until then these say so.
- */
-static int npy_load_into(const char *path, io_buf *b)
+/* Copy the array read from `path` into the input buffer, converting the
+ * elements to the input's type (floats round; integer and bool targets need
+ * every value to be representable). The shapes were checked before. */
+static int npy_load_into(const char *path, const prt_npy_array *a, io_buf *b)
 {
-    (void)b;
-    fprintf(stderr, "plugrt run: --input %s: reading .npy files is not supported yet by this build\n", path);
-    return 0;
+    size_t want = (size_t)a->count * prt_dtype_size(b->desc.dtype);
+    if (want != b->bytes) {
+        fprintf(stderr, "plugrt run: --input %s=%s: the file holds %lld elements (%zu bytes as %s), but the input needs "
+                "%zu bytes\n", b->name, path, (long long)a->count, want, prt_dtype_name(b->desc.dtype), b->bytes);
+        return 0;
+    }
+    if (prt_npy_convert(a, b->desc.dtype, b->host, b->bytes) != PRT_OK) {
+        fprintf(stderr, "plugrt run: --input %s=%s: cannot convert %s elements to the input's %s: %s\n", b->name, path,
+                prt_npy_type_descr(a->type), prt_dtype_name(b->desc.dtype), prt_last_error(a));
+        return 0;
+    }
+    return 1;
 }
 
 static int npy_save(const char *path, const io_buf *b, const prt_dims *dims)
 {
-    (void)b;
-    (void)dims;
-    fprintf(stderr, "plugrt run: --output %s: writing .npy files is not supported yet by this build\n", path);
-    return 0;
+    prt_npy_array a;
+    int64_t n = prt_dims_volume(dims);
+    memset(&a, 0, sizeof a);
+    if (prt_npy_type_from_dtype(b->desc.dtype, &a.type) != PRT_OK) {
+        fprintf(stderr, "plugrt run: --output %s=%s: the output is %s, which a .npy file cannot hold\n", b->name, path,
+                prt_dtype_name(b->desc.dtype));
+        return 0;
+    }
+    if (n < 0 || (size_t)n * prt_dtype_size(b->desc.dtype) > b->bytes) {
+        char ds[160];
+        fprintf(stderr, "plugrt run: --output %s=%s: the output's shape %s does not fit its %zu-byte buffer\n", b->name,
+                path, prt_dims_str(dims, ds, sizeof ds), b->bytes);
+        return 0;
+    }
+    a.shape = *dims;
+    a.count = n;
+    a.nbytes = (size_t)n * prt_dtype_size(b->desc.dtype);
+    a.data = b->host;
+    if (prt_npy_write_file(&a, path) != PRT_OK) {
+        fprintf(stderr, "plugrt run: --output %s=%s: %s\n", b->name, path, prt_last_error(&a));
+        return 0;
+    }
+    return 1;
+}
+
+/* The io index of the `name=...` argument's name, or -1 after a message. */
+static int32_t arg_io(prt_engine *e, const char *opt, char *arg, const char *plan, prt_io_mode mode, char **value)
+{
+    char *eq = strchr(arg, '=');
+    int32_t k;
+    prt_io_desc d;
+    if (!eq || eq == arg || !eq[1]) {
+        fprintf(stderr, "plugrt run: %s takes name=file.npy, got \"%s\"\n", opt, arg);
+        return -2;
+    }
+    *eq = 0;
+    k = prt_engine_find_io(e, arg);
+    if (k < 0 || prt_engine_io(e, k, &d) != PRT_OK || d.mode != mode) {
+        fprintf(stderr, "plugrt run: %s names \"%s\", which is not an %s of %s\n", opt, arg,
+                mode == PRT_IO_INPUT ? "input" : "output", plan);
+        *eq = '=';
+        return -1;
+    }
+    *eq = '=';
+    *value = eq + 1;
+    return k;
 }
 
 static int parse_shape(const char *s, prt_dims *d)
@@ -151,7 +205,9 @@ int prt_cli_run(int argc, char **argv)
     prt_context *ctx = NULL;
     prt_context_config cc;
     io_buf *bufs = NULL;
-    int32_t nio = 0;
+    int32_t nio = 0, *in_io = NULL;
+    prt_npy_array *in_arr = NULL;
+    char **in_file = NULL;
     double *wall = NULL, *gpu = NULL;
     char err[2048];
     uint64_t seed = 42;
@@ -226,6 +282,13 @@ int prt_cli_run(int argc, char **argv)
         rc = 2;
         goto done;
     }
+    {
+        struct stat st;
+        if (stat(plan, &st) == 0 && !S_ISREG(st.st_mode)) {
+            fprintf(stderr, "plugrt run: \"%s\" is not a regular file (expected a plan)\n", plan);
+            goto done;
+        }
+    }
     err[0] = 0;
     if (prt_engine_load(reg, plan, &e, err, sizeof err) != PRT_OK) {
         fprintf(stderr, "plugrt run: %s\n", err);
@@ -253,6 +316,64 @@ int prt_cli_run(int argc, char **argv)
             goto done;
         }
     }
+    /* Files given with --input fix the shapes of their inputs (a --shape
+     * given as well must agree); --output names must be outputs. */
+    in_arr = calloc((size_t)nin + 1, sizeof *in_arr);
+    in_io = calloc((size_t)nin + 1, sizeof *in_io);
+    in_file = calloc((size_t)nin + 1, sizeof *in_file);
+    if (!in_arr || !in_io || !in_file) goto oom;
+    for (k = 0; k < nin; k++) {
+        int32_t idx = arg_io(e, "--input", in_args[k], plan, PRT_IO_INPUT, &in_file[k]);
+        prt_io_desc d;
+        struct stat st;
+        char sa[160], sb[160];
+        int j, given = -1;
+        if (idx < 0) {
+            rc = idx == -2 ? 2 : 1;
+            goto done;
+        }
+        in_io[k] = idx;
+        for (j = 0; j < k; j++)
+            if (in_io[j] == idx) {
+                fprintf(stderr, "plugrt run: --input \"%s\" is given twice\n", in_args[k]);
+                rc = 2;
+                goto done;
+            }
+        if (prt_engine_io(e, idx, &d) != PRT_OK) goto oom;
+        if (stat(in_file[k], &st) == 0 && !S_ISREG(st.st_mode)) {
+            fprintf(stderr, "plugrt run: --input %s: \"%s\" is not a regular file (expected a .npy file)\n",
+                    in_args[k], in_file[k]);
+            goto done;
+        }
+        if (prt_npy_read_file(in_file[k], &in_arr[k]) != PRT_OK) {
+            fprintf(stderr, "plugrt run: --input %s: %s\n", in_args[k], prt_last_error(&in_arr[k]));
+            goto done;
+        }
+        for (j = 0; j < nshape; j++)
+            if (strcmp(shape_args[j], d.name) == 0) given = j;
+        if (given >= 0) {
+            prt_dims cur;
+            if (prt_context_get_shape(ctx, d.name, &cur) != PRT_OK || !prt_dims_equal(&cur, &in_arr[k].shape)) {
+                fprintf(stderr, "plugrt run: --input %s holds an array of shape %s, but --shape sets %s to %s\n",
+                        in_args[k], prt_dims_str(&in_arr[k].shape, sa, sizeof sa), d.name,
+                        prt_dims_str(&cur, sb, sizeof sb));
+                goto done;
+            }
+        } else if (prt_context_set_input_shape(ctx, d.name, &in_arr[k].shape) != PRT_OK) {
+            fprintf(stderr, "plugrt run: --input %s holds an array of shape %s, which input \"%s\" %s cannot take: %s\n",
+                    in_args[k], prt_dims_str(&in_arr[k].shape, sa, sizeof sa), d.name,
+                    prt_dims_str(&d.dims, sb, sizeof sb), prt_context_last_error(ctx));
+            goto done;
+        }
+    }
+    for (k = 0; k < nout; k++) {
+        char *file;
+        int32_t idx = arg_io(e, "--output", out_args[k], plan, PRT_IO_OUTPUT, &file);
+        if (idx < 0) {
+            rc = idx == -2 ? 2 : 1;
+            goto done;
+        }
+    }
     nio = prt_engine_nb_io(e);
     bufs = calloc((size_t)nio + 1, sizeof *bufs);
     if (!bufs) goto oom;
@@ -267,12 +388,11 @@ int prt_cli_run(int argc, char **argv)
         b->host = calloc(1, b->bytes ? b->bytes : 1);
         if (!b->host) goto oom;
         if (b->desc.mode == PRT_IO_INPUT) {
-            const char *file = NULL;
-            size_t nl = strlen(b->name);
+            int from = -1;
             for (k = 0; k < nin; k++)
-                if (strncmp(in_args[k], b->name, nl) == 0 && in_args[k][nl] == '=') file = in_args[k] + nl + 1;
-            if (file) {
-                if (!npy_load_into(file, b)) goto done;
+                if (in_io[k] == i) from = k;
+            if (from >= 0) {
+                if (!npy_load_into(in_file[from], &in_arr[from], b)) goto done;
             } else {
                 fill_random(b->host, b->desc.dtype, (int64_t)(b->bytes / prt_dtype_size(b->desc.dtype)), &seed);
             }
@@ -289,20 +409,6 @@ int prt_cli_run(int argc, char **argv)
             fprintf(stderr, "plugrt run: %s\n", prt_context_last_error(ctx));
             goto done;
         }
-    }
-    for (k = 0; k < nin; k++) {
-        char *eq = strchr(in_args[k], '=');
-        if (!eq) {
-            fprintf(stderr, "plugrt run: --input takes name=file.npy, got \"%s\"\n", in_args[k]);
-            rc = 2;
-            goto done;
-        }
-        *eq = 0;
-        if (prt_engine_find_io(e, in_args[k]) < 0) {
-            fprintf(stderr, "plugrt run: --input names \"%s\", which is not an input of %s\n", in_args[k], plan);
-            goto done;
-        }
-        *eq = '=';
     }
 
     wall = calloc((size_t)iters, sizeof *wall);
@@ -410,6 +516,11 @@ done:
             prt__cuda_free(bufs[i].dev);
         }
     free(bufs);
+    if (in_arr)
+        for (k = 0; k < nin; k++) prt_npy_array_clear(&in_arr[k]);
+    free(in_arr);
+    free(in_io);
+    free(in_file);
     free(wall);
     free(gpu);
     prt_engine_destroy(e);

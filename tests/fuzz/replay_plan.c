@@ -1,0 +1,3 @@
+/* The plan fuzz entry under a name of its own, for the replay program. */
+#define PRT_FUZZ_ENTRY prt_fuzz_plan
+#include "fuzz_plan.c"
