@@ -10,12 +10,12 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "nms_plugin.h"
 
 #define BNMS_MAGIC 0x534d4e42u /* "BNMS" */
 #define BNMS_BLOB_VERSION 1u
+#define BNMS_BLOB_SIZE 56u
 
 typedef struct bnms {
     prt_blob_plugin base;
@@ -27,12 +27,6 @@ typedef struct bnms {
 } bnms;
 
 static const prt_blob_plugin_ops bnms_ops;
-
-static int32_t bnms_nb_outputs(const prt_blob_plugin *p)
-{
-    (void)p;
-    return 4;
-}
 
 static prt_status bnms_output_types(const prt_blob_plugin *pp, const prt_dtype *in, int32_t nb_in,
                                     prt_dtype *out, int32_t nb_out, prt_msg *err)
@@ -56,6 +50,7 @@ static prt_status bnms_output_types(const prt_blob_plugin *pp, const prt_dtype *
 static prt_status bnms_check_dims(const bnms *p, const prt_dims *bx, const prt_dims *sc, prt_msg *err)
 {
     int64_t L = p->share_location ? 1 : p->num_classes;
+    prt_status st;
     if (bx->nb != 4 || (bx->d[3] >= 0 && bx->d[3] != 4) || (bx->d[2] >= 0 && bx->d[2] != L)) {
         prt_msg_set(err, "%s: boxes must be [B, N, %lld, 4] (shareLocation=%d), got rank %d [%lld, %lld, %lld, %lld]",
                     p->name, (long long)L, p->share_location, bx->nb, (long long)bx->d[0],
@@ -63,34 +58,13 @@ static prt_status bnms_check_dims(const bnms *p, const prt_dims *bx, const prt_d
                     (long long)(bx->nb > 3 ? bx->d[3] : 0));
         return PRT_STATUS_SHAPE_MISMATCH;
     }
-    if ((sc->nb != 3 && sc->nb != 4) || (sc->nb == 4 && sc->d[3] >= 0 && sc->d[3] != 1)) {
-        prt_msg_set(err, "%s: scores must be [B, N, C] or [B, N, C, 1], got rank %d", p->name, sc->nb);
-        return PRT_STATUS_SHAPE_MISMATCH;
-    }
+    if ((st = prt__nms_check_scores_rank(p->name, sc, err)) != PRT_OK) return st;
     if (sc->d[2] >= 0 && sc->d[2] != p->num_classes) {
         prt_msg_set(err, "%s: numClasses is %d but scores have %lld classes (dim 2)", p->name,
                     p->num_classes, (long long)sc->d[2]);
         return PRT_STATUS_SHAPE_MISMATCH;
     }
-    if ((sc->d[0] >= 0 && bx->d[0] >= 0 && sc->d[0] != bx->d[0]) ||
-        (sc->d[1] >= 0 && bx->d[1] >= 0 && sc->d[1] != bx->d[1])) {
-        prt_msg_set(err, "%s: boxes [%lld, %lld, ...] and scores [%lld, %lld, ...] disagree on B or N",
-                    p->name, (long long)bx->d[0], (long long)bx->d[1], (long long)sc->d[0],
-                    (long long)sc->d[1]);
-        return PRT_STATUS_SHAPE_MISMATCH;
-    }
-    return PRT_OK;
-}
-
-static void bnms_dims_of(const prt_dims_expr *e, prt_expr_builder *eb, prt_dims *d)
-{
-    int32_t i;
-    d->nb = e->nb;
-    d->reserved_ = 0;
-    for (i = 0; i < PRT_MAX_DIMS; i++) {
-        int64_t v;
-        d->d[i] = (i < e->nb && prt__nms_const(eb, e->d[i], &v)) ? v : -1;
-    }
+    return prt__nms_check_same_bn(p->name, bx, sc, err);
 }
 
 static prt_status bnms_output_dims(prt_blob_plugin *pp, int32_t idx, const prt_dims_expr *in,
@@ -105,19 +79,10 @@ static prt_status bnms_output_dims(prt_blob_plugin *pp, int32_t idx, const prt_d
                     nb_in, idx);
         return PRT_STATUS_INVALID_ARGUMENT;
     }
-    bnms_dims_of(&in[0], eb, &bx);
-    bnms_dims_of(&in[1], eb, &sc);
+    prt__nms_dims_of(&in[0], eb, &bx);
+    prt__nms_dims_of(&in[1], eb, &sc);
     if ((st = bnms_check_dims(p, &bx, &sc, err)) != PRT_OK) return st;
-    out->reserved_ = 0;
-    out->d[0] = in[0].d[0];
-    if (idx == 0) {
-        out->nb = 2;
-        out->d[1] = eb->constant(eb, 1);
-    } else {
-        out->nb = idx == 1 ? 3 : 2;
-        out->d[1] = eb->constant(eb, p->keep_top_k);
-        if (idx == 1) out->d[2] = eb->constant(eb, 4);
-    }
+    prt__nms_det_output_dims(idx, &in[0], eb, p->keep_top_k, out);
     return PRT_OK;
 }
 
@@ -201,22 +166,16 @@ static prt_status bnms_enqueue(prt_blob_plugin *pp, const prt_tensor_desc *in_de
             snprintf(msg, sizeof msg, "%s: configured for %s, enqueued with %s/%s", p->name,
                      prt_dtype_name(p->dtype), prt_dtype_name(in_desc[0].dtype),
                      prt_dtype_name(in_desc[1].dtype));
-        if (ex->set_error) ex->set_error(ex, msg);
-        return PRT_STATUS_SHAPE_MISMATCH;
+        return prt__nms_exec_fail(ex, PRT_STATUS_SHAPE_MISMATCH, msg);
     }
     bnms_params(p, &in_desc[0].dims, &q);
-    memset(&io, 0, sizeof io);
-    io.boxes = inputs[0];
-    io.scores = inputs[1];
-    io.num_det = (int32_t *)outputs[0];
-    io.out_boxes = outputs[1];
-    io.out_scores = outputs[2];
-    io.out_classes = outputs[3];
+    prt__nms_det_io(&io, inputs, NULL, outputs);
     return prt__nms_dispatch(p->name, &q, &io, ws, SIZE_MAX, ex);
 }
 
-static void bnms_write(const bnms *p, prt_writer *w)
+static void bnms_write(const void *pp, prt_writer *w)
 {
+    const bnms *p = (const bnms *)pp;
     prt_write_u32(w, BNMS_MAGIC);
     prt_write_u32(w, BNMS_BLOB_VERSION);
     prt_write_i32(w, p->share_location);
@@ -233,38 +192,22 @@ static void bnms_write(const bnms *p, prt_writer *w)
     prt_write_u32(w, (uint32_t)p->dtype);
 }
 
-static size_t bnms_ser_size(const prt_blob_plugin *pp)
-{
-    prt_writer w = prt_writer_init(NULL, 0);
-    bnms_write((const bnms *)pp, &w);
-    return w.len;
-}
+static size_t bnms_ser_size(const prt_blob_plugin *pp) { return prt__nms_blob_size(bnms_write, pp); }
 
 static prt_status bnms_serialize(const prt_blob_plugin *pp, void *buf, size_t cap)
 {
-    prt_writer w = prt_writer_init(buf, cap);
-    bnms_write((const bnms *)pp, &w);
-    return w.failed ? PRT_STATUS_INVALID_ARGUMENT : PRT_OK;
+    return prt__nms_blob_serialize(bnms_write, pp, buf, cap);
 }
 
 static prt_status bnms_clone(const prt_blob_plugin *pp, prt_blob_plugin **out, prt_msg *err)
 {
-    bnms *c = (bnms *)malloc(sizeof *c);
-    if (!c) {
-        prt_msg_set(err, "%s: out of memory cloning", ((const bnms *)pp)->name);
-        return PRT_STATUS_OUT_OF_MEMORY;
-    }
-    *c = *(const bnms *)pp;
-    *out = &c->base;
-    return PRT_OK;
+    return prt__nms_blob_clone(((const bnms *)pp)->name, pp, sizeof(bnms), out, err);
 }
 
-static void bnms_destroy(prt_blob_plugin *pp) { free(pp); }
-
 static const prt_blob_plugin_ops bnms_ops = {
-    sizeof(prt_blob_plugin_ops), PRT_ABI_VERSION, bnms_nb_outputs, bnms_output_types,
+    sizeof(prt_blob_plugin_ops), PRT_ABI_VERSION, prt__nms_det_nb_outputs, bnms_output_types,
     bnms_output_dims, bnms_supports, bnms_configure, bnms_workspace, NULL, NULL, bnms_enqueue,
-    bnms_ser_size, bnms_serialize, bnms_clone, bnms_destroy, NULL, NULL};
+    bnms_ser_size, bnms_serialize, bnms_clone, prt__nms_blob_destroy, NULL, NULL};
 
 /* Cross-field checks shared by create and deserialize. */
 static prt_status bnms_validate(const bnms *p, prt_msg *err)
@@ -283,17 +226,9 @@ static prt_status bnms_validate(const bnms *p, prt_msg *err)
 
 static prt_status bnms_finish(bnms *tmp, prt_blob_plugin **out, prt_msg *err)
 {
-    bnms *p;
     prt_status st = bnms_validate(tmp, err);
     if (st != PRT_OK) return st;
-    p = (bnms *)malloc(sizeof *p);
-    if (!p) {
-        prt_msg_set(err, "%s v1: out of memory", tmp->name);
-        return PRT_STATUS_OUT_OF_MEMORY;
-    }
-    *p = *tmp;
-    *out = &p->base;
-    return PRT_OK;
+    return prt__nms_blob_new(tmp->name, tmp, sizeof *tmp, out, err);
 }
 
 static prt_status bnms_create(const prt_plugin_creator *c, const prt_fields *fc, prt_blob_plugin **out,
@@ -327,6 +262,7 @@ static prt_status bnms_deserialize(const prt_plugin_creator *c, const void *blob
     prt_reader r = prt_reader_init(blob, len);
     bnms t;
     uint32_t magic, ver, dt;
+    prt_status st;
     memset(&t, 0, sizeof t);
     t.base.ops = &bnms_ops;
     t.name = c->name;
@@ -344,20 +280,9 @@ static prt_status bnms_deserialize(const prt_plugin_creator *c, const void *blob
     t.score_thr = prt_read_f32(&r);
     t.iou_thr = prt_read_f32(&r);
     dt = prt_read_u32(&r);
-    if (r.failed) {
-        prt_msg_set(err, "%s v1: blob of %zu bytes is truncated (expected 56)", c->name, len);
-        return PRT_STATUS_TRUNCATED;
-    }
-    if (prt_reader_left(&r) != 0) {
-        prt_msg_set(err, "%s v1: blob has %zu trailing bytes (expected 56 bytes in all)", c->name,
-                    prt_reader_left(&r));
-        return PRT_STATUS_BAD_FORMAT;
-    }
-    if (magic != BNMS_MAGIC || ver != BNMS_BLOB_VERSION) {
-        prt_msg_set(err, "%s v1: blob header is 0x%08x v%u, expected 0x%08x v%u", c->name, magic, ver,
-                    BNMS_MAGIC, BNMS_BLOB_VERSION);
-        return PRT_STATUS_BAD_FORMAT;
-    }
+    st = prt__nms_blob_check(c->name, &r, len, BNMS_BLOB_SIZE, magic, ver, BNMS_MAGIC, BNMS_BLOB_VERSION,
+                             err);
+    if (st != PRT_OK) return st;
     if ((t.share_location | t.is_normalized | t.clip_boxes | t.caffe) & ~1 || t.background < -1 ||
         t.num_classes < 1 || t.top_k < 1 || t.top_k > PRT_NMS_BATCHED_MAX_TOPK || t.keep_top_k < 1 ||
         t.score_bits < 1 || t.score_bits > 32 || isnan(t.score_thr) || !(t.iou_thr >= 0.0f) ||
@@ -368,10 +293,8 @@ static prt_status bnms_deserialize(const prt_plugin_creator *c, const void *blob
         return PRT_STATUS_BAD_FORMAT;
     }
     t.dtype = (prt_dtype)dt;
-    {
-        prt_status st = bnms_finish(&t, out, err);
-        return st == PRT_STATUS_INVALID_FIELD ? PRT_STATUS_BAD_FORMAT : st;
-    }
+    st = bnms_finish(&t, out, err);
+    return st == PRT_STATUS_INVALID_FIELD ? PRT_STATUS_BAD_FORMAT : st;
 }
 
 static const int32_t bnms_one = 1, bnms_sixteen = 16;

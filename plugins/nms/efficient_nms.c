@@ -12,12 +12,12 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "nms_plugin.h"
 
 #define ENMS_MAGIC 0x534d4e45u /* "ENMS" */
 #define ENMS_BLOB_VERSION 1u
+#define ENMS_BLOB_SIZE 44u
 #define ENMS_NAME "EfficientNMS_TRT"
 
 typedef struct enms {
@@ -27,12 +27,6 @@ typedef struct enms {
     int32_t nb_in; /* 2, or 3 with anchors (recorded by configure) */
     prt_dtype dtype;
 } enms;
-
-static int32_t enms_nb_outputs(const prt_blob_plugin *p)
-{
-    (void)p;
-    return 4;
-}
 
 static prt_status enms_output_types(const prt_blob_plugin *pp, const prt_dtype *in, int32_t nb_in,
                                     prt_dtype *out, int32_t nb_out, prt_msg *err)
@@ -59,10 +53,8 @@ static prt_status enms_check_dims(const prt_dims *bx, const prt_dims *sc, const 
                                   prt_msg *err)
 {
     int64_t C = sc->nb >= 3 ? sc->d[2] : -1;
-    if ((sc->nb != 3 && sc->nb != 4) || (sc->nb == 4 && sc->d[3] >= 0 && sc->d[3] != 1)) {
-        prt_msg_set(err, ENMS_NAME ": scores must be [B, N, C] or [B, N, C, 1], got rank %d", sc->nb);
-        return PRT_STATUS_SHAPE_MISMATCH;
-    }
+    prt_status st;
+    if ((st = prt__nms_check_scores_rank(ENMS_NAME, sc, err)) != PRT_OK) return st;
     if ((bx->nb != 3 && bx->nb != 4) || (bx->d[bx->nb - 1] >= 0 && bx->d[bx->nb - 1] != 4) ||
         (bx->nb == 4 && bx->d[2] >= 0 && C >= 0 && bx->d[2] != 1 && bx->d[2] != C)) {
         prt_msg_set(err, ENMS_NAME ": boxes must be [B, N, 4], [B, N, 1, 4] or [B, N, C=%lld, 4], "
@@ -71,12 +63,7 @@ static prt_status enms_check_dims(const prt_dims *bx, const prt_dims *sc, const 
                     (long long)(bx->nb >= 1 ? bx->d[bx->nb - 1] : 0));
         return PRT_STATUS_SHAPE_MISMATCH;
     }
-    if ((sc->d[0] >= 0 && bx->d[0] >= 0 && sc->d[0] != bx->d[0]) ||
-        (sc->d[1] >= 0 && bx->d[1] >= 0 && sc->d[1] != bx->d[1])) {
-        prt_msg_set(err, ENMS_NAME ": boxes [%lld, %lld, ...] and scores [%lld, %lld, ...] disagree on B or N",
-                    (long long)bx->d[0], (long long)bx->d[1], (long long)sc->d[0], (long long)sc->d[1]);
-        return PRT_STATUS_SHAPE_MISMATCH;
-    }
+    if ((st = prt__nms_check_same_bn(ENMS_NAME, bx, sc, err)) != PRT_OK) return st;
     if (an && (an->nb != 3 || (an->d[2] >= 0 && an->d[2] != 4) ||
                (an->d[1] >= 0 && bx->d[1] >= 0 && an->d[1] != bx->d[1]) ||
                (an->d[0] >= 0 && bx->d[0] >= 0 && an->d[0] != 1 && an->d[0] != bx->d[0]))) {
@@ -93,17 +80,6 @@ static prt_status enms_check_dims(const prt_dims *bx, const prt_dims *sc, const 
     return PRT_OK;
 }
 
-static void enms_dims_of(const prt_dims_expr *e, prt_expr_builder *eb, prt_dims *d)
-{
-    int32_t i;
-    d->nb = e->nb;
-    d->reserved_ = 0;
-    for (i = 0; i < PRT_MAX_DIMS; i++) {
-        int64_t v;
-        d->d[i] = (i < e->nb && prt__nms_const(eb, e->d[i], &v)) ? v : -1;
-    }
-}
-
 static prt_status enms_output_dims(prt_blob_plugin *pp, int32_t idx, const prt_dims_expr *in,
                                    int32_t nb_in, prt_expr_builder *eb, prt_dims_expr *out,
                                    prt_msg *err)
@@ -116,20 +92,11 @@ static prt_status enms_output_dims(prt_blob_plugin *pp, int32_t idx, const prt_d
                     nb_in, idx);
         return PRT_STATUS_INVALID_ARGUMENT;
     }
-    enms_dims_of(&in[0], eb, &bx);
-    enms_dims_of(&in[1], eb, &sc);
-    if (nb_in == 3) enms_dims_of(&in[2], eb, &an);
+    prt__nms_dims_of(&in[0], eb, &bx);
+    prt__nms_dims_of(&in[1], eb, &sc);
+    if (nb_in == 3) prt__nms_dims_of(&in[2], eb, &an);
     if ((st = enms_check_dims(&bx, &sc, nb_in == 3 ? &an : NULL, err)) != PRT_OK) return st;
-    out->reserved_ = 0;
-    out->d[0] = in[0].d[0];
-    if (idx == 0) {
-        out->nb = 2;
-        out->d[1] = eb->constant(eb, 1);
-    } else {
-        out->nb = idx == 1 ? 3 : 2;
-        out->d[1] = eb->constant(eb, p->max_out);
-        if (idx == 1) out->d[2] = eb->constant(eb, 4);
-    }
+    prt__nms_det_output_dims(idx, &in[0], eb, p->max_out, out);
     return PRT_OK;
 }
 
@@ -230,24 +197,16 @@ static prt_status enms_enqueue(prt_blob_plugin *pp, const prt_tensor_desc *in_de
     const prt_dims *an = p->nb_in == 3 ? &in_desc[2].dims : NULL;
     (void)out_desc;
     /* enqueue does not pass the number of inputs: configure recorded it. */
-    if (enms_check_dims(&in_desc[0].dims, &in_desc[1].dims, an, &m) != PRT_OK) {
-        if (ex->set_error) ex->set_error(ex, msg);
-        return PRT_STATUS_SHAPE_MISMATCH;
-    }
+    if (enms_check_dims(&in_desc[0].dims, &in_desc[1].dims, an, &m) != PRT_OK)
+        return prt__nms_exec_fail(ex, PRT_STATUS_SHAPE_MISMATCH, msg);
     enms_params(p, &in_desc[0].dims, &in_desc[1].dims, an, &q);
-    memset(&io, 0, sizeof io);
-    io.boxes = inputs[0];
-    io.scores = inputs[1];
-    io.anchors = an ? inputs[2] : NULL;
-    io.num_det = (int32_t *)outputs[0];
-    io.out_boxes = outputs[1];
-    io.out_scores = outputs[2];
-    io.out_classes = outputs[3];
+    prt__nms_det_io(&io, inputs, an ? inputs[2] : NULL, outputs);
     return prt__nms_dispatch(ENMS_NAME, &q, &io, ws, SIZE_MAX, ex);
 }
 
-static void enms_write(const enms *p, prt_writer *w)
+static void enms_write(const void *pp, prt_writer *w)
 {
+    const enms *p = (const enms *)pp;
     prt_write_u32(w, ENMS_MAGIC);
     prt_write_u32(w, ENMS_BLOB_VERSION);
     prt_write_f32(w, p->score_thr);
@@ -261,49 +220,26 @@ static void enms_write(const enms *p, prt_writer *w)
     prt_write_u32(w, (uint32_t)p->nb_in);
 }
 
-static size_t enms_ser_size(const prt_blob_plugin *pp)
-{
-    prt_writer w = prt_writer_init(NULL, 0);
-    enms_write((const enms *)pp, &w);
-    return w.len;
-}
+static size_t enms_ser_size(const prt_blob_plugin *pp) { return prt__nms_blob_size(enms_write, pp); }
 
 static prt_status enms_serialize(const prt_blob_plugin *pp, void *buf, size_t cap)
 {
-    prt_writer w = prt_writer_init(buf, cap);
-    enms_write((const enms *)pp, &w);
-    return w.failed ? PRT_STATUS_INVALID_ARGUMENT : PRT_OK;
+    return prt__nms_blob_serialize(enms_write, pp, buf, cap);
 }
 
 static prt_status enms_clone(const prt_blob_plugin *pp, prt_blob_plugin **out, prt_msg *err)
 {
-    enms *c = (enms *)malloc(sizeof *c);
-    if (!c) {
-        prt_msg_set(err, ENMS_NAME ": out of memory cloning");
-        return PRT_STATUS_OUT_OF_MEMORY;
-    }
-    *c = *(const enms *)pp;
-    *out = &c->base;
-    return PRT_OK;
+    return prt__nms_blob_clone(ENMS_NAME, pp, sizeof(enms), out, err);
 }
 
-static void enms_destroy(prt_blob_plugin *pp) { free(pp); }
-
 static const prt_blob_plugin_ops enms_ops = {
-    sizeof(prt_blob_plugin_ops), PRT_ABI_VERSION, enms_nb_outputs, enms_output_types,
+    sizeof(prt_blob_plugin_ops), PRT_ABI_VERSION, prt__nms_det_nb_outputs, enms_output_types,
     enms_output_dims, enms_supports, enms_configure, enms_workspace, NULL, NULL, enms_enqueue,
-    enms_ser_size, enms_serialize, enms_clone, enms_destroy, NULL, NULL};
+    enms_ser_size, enms_serialize, enms_clone, prt__nms_blob_destroy, NULL, NULL};
 
 static prt_status enms_finish(const enms *t, prt_blob_plugin **out, prt_msg *err)
 {
-    enms *p = (enms *)malloc(sizeof *p);
-    if (!p) {
-        prt_msg_set(err, ENMS_NAME " v1: out of memory");
-        return PRT_STATUS_OUT_OF_MEMORY;
-    }
-    *p = *t;
-    *out = &p->base;
-    return PRT_OK;
+    return prt__nms_blob_new(ENMS_NAME, t, sizeof *t, out, err);
 }
 
 static prt_status enms_create(const prt_plugin_creator *c, const prt_fields *fc, prt_blob_plugin **out,
@@ -333,6 +269,7 @@ static prt_status enms_deserialize(const prt_plugin_creator *c, const void *blob
     prt_reader r = prt_reader_init(blob, len);
     enms t;
     uint32_t magic, ver, dt;
+    prt_status st;
     (void)c;
     memset(&t, 0, sizeof t);
     t.base.ops = &enms_ops;
@@ -347,20 +284,9 @@ static prt_status enms_deserialize(const prt_plugin_creator *c, const void *blob
     t.coding = prt_read_i32(&r);
     dt = prt_read_u32(&r);
     t.nb_in = (int32_t)prt_read_u32(&r);
-    if (r.failed) {
-        prt_msg_set(err, ENMS_NAME " v1: blob of %zu bytes is truncated (expected 44)", len);
-        return PRT_STATUS_TRUNCATED;
-    }
-    if (prt_reader_left(&r) != 0) {
-        prt_msg_set(err, ENMS_NAME " v1: blob has %zu trailing bytes (expected 44 bytes in all)",
-                    prt_reader_left(&r));
-        return PRT_STATUS_BAD_FORMAT;
-    }
-    if (magic != ENMS_MAGIC || ver != ENMS_BLOB_VERSION) {
-        prt_msg_set(err, ENMS_NAME " v1: blob header is 0x%08x v%u, expected 0x%08x v%u", magic, ver,
-                    ENMS_MAGIC, ENMS_BLOB_VERSION);
-        return PRT_STATUS_BAD_FORMAT;
-    }
+    st = prt__nms_blob_check(ENMS_NAME, &r, len, ENMS_BLOB_SIZE, magic, ver, ENMS_MAGIC, ENMS_BLOB_VERSION,
+                             err);
+    if (st != PRT_OK) return st;
     if (!(t.score_thr >= 0.0f) || !(t.iou_thr > 0.0f) || t.max_out < 1 ||
         (t.activation | t.agnostic | t.coding) & ~1 || (dt != PRT_DTYPE_F32 && dt != PRT_DTYPE_F16) || (t.nb_in != 2 && t.nb_in != 3)) {
         prt_msg_set(err, ENMS_NAME " v1: blob holds an out-of-range value (score_threshold >= 0, "

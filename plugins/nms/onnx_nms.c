@@ -86,17 +86,6 @@ static prt_status onms_check_dims(const prt_dims *bx, const prt_dims *sc, const 
     return PRT_OK;
 }
 
-static void onms_dims_of(const prt_dims_expr *e, prt_expr_builder *eb, prt_dims *d)
-{
-    int32_t i;
-    d->nb = e->nb;
-    d->reserved_ = 0;
-    for (i = 0; i < PRT_MAX_DIMS; i++) {
-        int64_t v;
-        d->d[i] = (i < e->nb && prt__nms_const(eb, e->d[i], &v)) ? v : -1;
-    }
-}
-
 static prt_status onms_output_shapes(prt_field_plugin *p, const prt_dims_expr *in, int32_t nb_in,
                                      prt_dims_expr *out, int32_t nb_out, prt_expr_builder *eb,
                                      prt_msg *err)
@@ -110,7 +99,7 @@ static prt_status onms_output_shapes(prt_field_plugin *p, const prt_dims_expr *i
         prt_msg_set(err, ONMS_NAME ": expected 2 to 5 inputs and 1 output, got %d and %d", nb_in, nb_out);
         return PRT_STATUS_INVALID_ARGUMENT;
     }
-    for (i = 0; i < nb_in; i++) onms_dims_of(&in[i], eb, &d[i]);
+    for (i = 0; i < nb_in; i++) prt__nms_dims_of(&in[i], eb, &d[i]);
     if ((st = onms_check_dims(&d[0], &d[1], &d[2], nb_in, err)) != PRT_OK) return st;
     if (!eb->data_dependent) {
         prt_msg_set(err, ONMS_NAME ": the host offers no data-dependent extents");
@@ -216,10 +205,8 @@ static prt_status onms_enqueue(prt_field_plugin *pp, const prt_tensor_desc *in_d
     prt_status st;
     (void)out_desc;
     for (i = 2; i < p->nb_in; i++) opt[i - 2] = in_desc[i].dims;
-    if (onms_check_dims(&in_desc[0].dims, &in_desc[1].dims, opt, p->nb_in, &m) != PRT_OK) {
-        if (ex->set_error) ex->set_error(ex, msg);
-        return PRT_STATUS_SHAPE_MISMATCH;
-    }
+    if (onms_check_dims(&in_desc[0].dims, &in_desc[1].dims, opt, p->nb_in, &m) != PRT_OK)
+        return prt__nms_exec_fail(ex, PRT_STATUS_SHAPE_MISMATCH, msg);
     onms_params(p, &in_desc[0].dims, &in_desc[1].dims, &q);
     memset(&io, 0, sizeof io);
     io.boxes = inputs[0];
@@ -231,17 +218,15 @@ static prt_status onms_enqueue(prt_field_plugin *pp, const prt_tensor_desc *in_d
     /* On CUDA the count stays on the device when the host can read it from
      * there; only an older host makes the run wait for it. */
     io.count_on_device = ex->device == PRT_DEVICE_CUDA && onms_has_extent_device(ex);
-    if (!io.count_on_device && !ex->set_output_dims) {
-        if (ex->set_error) ex->set_error(ex, ONMS_NAME ": the host cannot take data-dependent output dims");
-        return PRT_STATUS_UNSUPPORTED;
-    }
+    if (!io.count_on_device && !ex->set_output_dims)
+        return prt__nms_exec_fail(ex, PRT_STATUS_UNSUPPORTED,
+                                  ONMS_NAME ": the host cannot take data-dependent output dims");
     st = prt__nms_dispatch(ONMS_NAME, &q, &io, ws, SIZE_MAX, ex);
     if (st != PRT_OK) return st;
     if (io.count_on_device) {
-        if (!io.dev_count) {
-            if (ex->set_error) ex->set_error(ex, ONMS_NAME ": internal error: the run left no device count");
-            return PRT_STATUS_INTERNAL;
-        }
+        if (!io.dev_count)
+            return prt__nms_exec_fail(ex, PRT_STATUS_INTERNAL,
+                                      ONMS_NAME ": internal error: the run left no device count");
         return ex->set_output_extent_device(ex, 0, 0, io.dev_count);
     }
     memset(&od, 0, sizeof od);

@@ -97,8 +97,7 @@ int prt__exprs_owns(const prt__exprs *x, const prt_expr *e)
     return 0;
 }
 
-/* a op b with every overflow and division by zero detected. 0 on success. */
-static int apply_op(prt_expr_op op, int64_t a, int64_t b, int64_t *out)
+int prt__expr_apply(int op, int64_t a, int64_t b, int64_t *out)
 {
     int64_t q;
     switch (op) {
@@ -149,7 +148,7 @@ static const prt_expr *eb_operation(prt_expr_builder *eb, prt_expr_op op, const 
     e->op = (uint8_t)op;
     e->a = a;
     e->b = b;
-    if (a->has_const && b->has_const && apply_op(op, a->cval, b->cval, &e->cval) == 0)
+    if (a->has_const && b->has_const && prt__expr_apply(op, a->cval, b->cval, &e->cval) == 0)
         e->has_const = 1;
     return e;
 }
@@ -277,7 +276,7 @@ static int eval_node(const eval_ctx *c, prt_expr *e, int depth, int64_t *out, in
         }
         if (eval_node(c, (prt_expr *)e->a, depth + 1, &va, &da) != 0) break;
         if (eval_node(c, (prt_expr *)e->b, depth + 1, &vb, &db) != 0) break;
-        ok = apply_op((prt_expr_op)e->op, va, vb, out) == 0;
+        ok = prt__expr_apply(e->op, va, vb, out) == 0;
         *dd = da || db;
         break;
     case NODE_DDEP:

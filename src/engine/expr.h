@@ -32,6 +32,11 @@ int prt__exprs_failed(const prt__exprs *x);
  * to its upper bound and sets *data_dep (may be NULL) to 1. */
 int prt__expr_eval(const prt__exprs *x, const prt_expr *e, const prt_dims *in_dims, int32_t nb_in,
                    int64_t *out, int *data_dep);
+/* a op b for a prt_expr_op `op`, with every overflow and division by zero
+ * detected: 0 and *out set, or -1 (also for an op that is not a
+ * prt_expr_op). The one definition of the operations, for the builder and
+ * the plan reader alike. */
+int prt__expr_apply(int op, int64_t a, int64_t b, int64_t *out);
 /* Is `e` a node of this arena? */
 int prt__exprs_owns(const prt__exprs *x, const prt_expr *e);
 /* Human form, e.g. "floor_div(in0.d2 + 2 - 3, 1) + 1". */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "engine/expr.h"
 #include "engine/plan.h"
 
 #define TAG(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
@@ -69,32 +70,6 @@ void prt__plan_free(prt__plan *p)
 
 /* ---- evaluation ----------------------------------------------------------- */
 
-static int apply_op(int op, int64_t a, int64_t b, int64_t *out)
-{
-    int64_t q;
-    switch (op) {
-    case PRT_EXPR_SUM: return __builtin_add_overflow(a, b, out) ? -1 : 0;
-    case PRT_EXPR_SUB: return __builtin_sub_overflow(a, b, out) ? -1 : 0;
-    case PRT_EXPR_PROD: return __builtin_mul_overflow(a, b, out) ? -1 : 0;
-    case PRT_EXPR_MAX: *out = a > b ? a : b; return 0;
-    case PRT_EXPR_MIN: *out = a < b ? a : b; return 0;
-    case PRT_EXPR_EQUAL: *out = a == b; return 0;
-    case PRT_EXPR_LESS: *out = a < b; return 0;
-    case PRT_EXPR_FLOOR_DIV:
-    case PRT_EXPR_CEIL_DIV:
-        if (b == 0 || (a == INT64_MIN && b == -1)) return -1;
-        q = a / b;
-        if (a % b != 0) {
-            int neg = (a < 0) != (b < 0);
-            if (op == PRT_EXPR_FLOOR_DIV && neg) q--;
-            if (op == PRT_EXPR_CEIL_DIV && !neg) q++;
-        }
-        *out = q;
-        return 0;
-    default: return -1;
-    }
-}
-
 int32_t prt__plan_eval(const prt__plan *p, const prt_dims *in, int64_t *vals, const uint8_t *ddep_known)
 {
     int32_t i, nbad = 0;
@@ -108,7 +83,7 @@ int32_t prt__plan_eval(const prt__plan *p, const prt_dims *in, int64_t *vals, co
             break;
         case PRT__NODE_OP:
             if (vals[n->a] == PRT__EVAL_BAD || vals[n->b] == PRT__EVAL_BAD ||
-                apply_op(n->op, vals[n->a], vals[n->b], &v) != 0)
+                prt__expr_apply(n->op, vals[n->a], vals[n->b], &v) != 0)
                 v = PRT__EVAL_BAD;
             break;
         case PRT__NODE_DDEP: v = (ddep_known && ddep_known[i]) ? vals[i] : vals[n->a]; break;

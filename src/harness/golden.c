@@ -10,44 +10,19 @@
 
 #include "core/core.h"
 #include "harness/harness.h"
-
-typedef struct gwarn {
-    struct gwarn *next;
-    const char *text;
-} gwarn;
+#include "harness/loader.h"
 
 typedef struct gloader {
     prt_golden *g;
-    const char *name;
-    prt_status status;
-    char msg[PRT_ERR_CAP];
-    gwarn *head, **tail;
-    int nb_warn;
+    prt__loader ld; /* messages name the file, not a position */
 } gloader;
-
-/* "a.b" into dst, cut at cap (paths only label messages). */
-static void join(char *dst, size_t cap, const char *a, const char *b)
-{
-    size_t n = strlen(a), m = strlen(b);
-    if (n > cap - 1) n = cap - 1;
-    memcpy(dst, a, n);
-    if (n + 1 < cap) dst[n++] = '.';
-    if (m > cap - 1 - n) m = cap - 1 - n;
-    memcpy(dst + n, b, m);
-    dst[n + m] = 0;
-}
 
 static int gfail(gloader *L, prt_status s, const char *fmt, ...) PRT_PRINTF(3, 4);
 static int gfail(gloader *L, prt_status s, const char *fmt, ...)
 {
     va_list ap;
-    int k;
-    if (L->status != PRT_OK) return -1;
-    L->status = s;
-    k = snprintf(L->msg, sizeof L->msg, "%s: ", L->name);
-    if (k < 0 || (size_t)k >= sizeof L->msg) k = 0;
     va_start(ap, fmt);
-    vsnprintf(L->msg + k, sizeof L->msg - (size_t)k, fmt, ap);
+    prt__loader_vfail(&L->ld, -1, 0, s, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -55,34 +30,15 @@ static int gfail(gloader *L, prt_status s, const char *fmt, ...)
 static void gwarnf(gloader *L, const char *fmt, ...) PRT_PRINTF(2, 3);
 static void gwarnf(gloader *L, const char *fmt, ...)
 {
-    char buf[512];
     va_list ap;
-    int k;
-    gwarn *w;
-    if (L->status != PRT_OK) return;
-    k = snprintf(buf, sizeof buf, "%s: ", L->name);
-    if (k < 0 || (size_t)k >= sizeof buf) k = 0;
     va_start(ap, fmt);
-    vsnprintf(buf + k, sizeof buf - (size_t)k, fmt, ap);
+    prt__loader_vwarn(&L->ld, -1, 0, fmt, ap);
     va_end(ap);
-    w = prt__arena_alloc(&L->g->arena, sizeof *w);
-    if (w) w->text = prt__arena_strndup(&L->g->arena, buf, strlen(buf));
-    if (!w || !w->text) {
-        gfail(L, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
-        return;
-    }
-    *L->tail = w;
-    L->tail = &w->next;
-    L->nb_warn++;
 }
 
 static void *galloc(gloader *L, size_t count, size_t size)
 {
-    void *p;
-    if (count && size > SIZE_MAX / count) p = NULL;
-    else p = prt__arena_alloc(&L->g->arena, count * size);
-    if (!p) gfail(L, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
-    return p;
+    return prt__loader_alloc(&L->ld, -1, 0, count, size);
 }
 
 static const char *gstr(gloader *L, const char *s)
@@ -168,7 +124,7 @@ static int tensors_of(gloader *L, const cJSON *j, const char *path, int *nb, prt
     *out = galloc(L, (size_t)n, sizeof **out);
     if (!*out) return -1;
     cJSON_ArrayForEach(it, j) {
-        join(sub, sizeof sub, path, it->string);
+        prt__loader_join(sub, sizeof sub, path, it->string);
         if (!((*out)[k].name = gstr(L, it->string))) return -1;
         if (array_of(L, it, sub, &(*out)[k].array) < 0) return -1;
         k++;
@@ -279,7 +235,7 @@ static int attrs_of(gloader *L, const cJSON *j, const char *path, prt_golden_cas
     c->attrs = galloc(L, (size_t)n, sizeof *c->attrs);
     if (!c->attrs) return -1;
     cJSON_ArrayForEach(it, j) {
-        join(sub, sizeof sub, path, it->string);
+        prt__loader_join(sub, sizeof sub, path, it->string);
         if (cJSON_IsNull(it)) {
             gwarnf(L, "%s: null attribute ignored", sub);
             continue;
@@ -289,7 +245,7 @@ static int attrs_of(gloader *L, const cJSON *j, const char *path, prt_golden_cas
         k++;
     }
     c->nb_attrs = k;
-    return L->status == PRT_OK ? 0 : -1;
+    return L->ld.status == PRT_OK ? 0 : -1;
 }
 
 static int case_of(gloader *L, const cJSON *j, const char *path, prt_golden_case *c)
@@ -301,7 +257,7 @@ static int case_of(gloader *L, const cJSON *j, const char *path, prt_golden_case
                      "%s: expected a case object with inputs, attributes, outputs; found %s", path,
                      json_kind(j));
     cJSON_ArrayForEach(it, j) {
-        join(sub, sizeof sub, path, it->string);
+        prt__loader_join(sub, sizeof sub, path, it->string);
         if (!strcmp(it->string, "inputs")) {
             if (tensors_of(L, it, sub, &c->nb_inputs, &c->inputs) < 0) return -1;
         } else if (!strcmp(it->string, "outputs")) {
@@ -310,12 +266,12 @@ static int case_of(gloader *L, const cJSON *j, const char *path, prt_golden_case
             if (attrs_of(L, it, sub, c) < 0) return -1;
         } else {
             gwarnf(L, "%s: unknown key ignored (expected inputs, attributes, outputs)", sub);
-            if (L->status != PRT_OK) return -1;
+            if (L->ld.status != PRT_OK) return -1;
         }
     }
     if (!cJSON_GetObjectItemCaseSensitive(j, "outputs"))
         gwarnf(L, "%s: the case has no outputs to compare", path);
-    return L->status == PRT_OK ? 0 : -1;
+    return L->ld.status == PRT_OK ? 0 : -1;
 }
 
 static int top_of(gloader *L, const cJSON *root)
@@ -368,18 +324,14 @@ prt_status prt__golden_load_mem(const char *text, size_t len, const char *name, 
     prt_golden *g;
     gloader L;
     cJSON *root = NULL;
-    gwarn *w;
-    int i;
 
     if (!out) return PRT_STATUS_INVALID_ARGUMENT;
     if (!text && len) return prt__err(out, PRT_STATUS_INVALID_ARGUMENT, "no text given");
     if (!name) name = "<memory>";
     g = prt__calloc(1, sizeof *g);
     if (!g) return prt__err(out, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
-    memset(&L, 0, sizeof L);
     L.g = g;
-    L.name = name;
-    L.tail = &L.head;
+    prt__loader_init(&L.ld, &g->arena, name);
     if (!(g->path = gstr(&L, name))) goto done;
     root = cJSON_ParseWithLength(text ? text : "", len);
     if (!root) {
@@ -395,32 +347,27 @@ prt_status prt__golden_load_mem(const char *text, size_t len, const char *name, 
         goto done;
     }
     if (top_of(&L, root) < 0) goto done;
-    g->warnings = galloc(&L, (size_t)L.nb_warn, sizeof *g->warnings);
+    g->warnings = prt__loader_warnings(&L.ld, -1, 0);
     if (!g->warnings) goto done;
-    for (i = 0, w = L.head; w; w = w->next) g->warnings[i++] = w->text;
-    g->nb_warnings = L.nb_warn;
+    g->nb_warnings = L.ld.nb_warn;
 done:
     cJSON_Delete(root);
-    if (L.status != PRT_OK) {
+    if (L.ld.status != PRT_OK) {
         prt__golden_destroy(g);
-        return prt__err(out, L.status, "%s", L.msg);
+        return prt__err(out, L.ld.status, "%s", L.ld.msg);
     }
     *out = g;
     return PRT_OK;
 }
 
+static prt_status load_mem(const char *text, size_t len, const char *name, void *out)
+{
+    return prt__golden_load_mem(text, len, name, (prt_golden **)out);
+}
+
 prt_status prt__golden_load_file(const char *path, prt_golden **out)
 {
-    void *buf;
-    size_t len;
-    char err[PRT_ERR_CAP];
-    prt_status s;
-    if (!out) return PRT_STATUS_INVALID_ARGUMENT;
-    s = prt__read_file(path, &buf, &len, err, sizeof err);
-    if (s != PRT_OK) return prt__err(out, s, "%s", err);
-    s = prt__golden_load_mem(buf, len, path, out);
-    prt__free(buf);
-    return s;
+    return prt__loader_load_file(path, out, load_mem);
 }
 
 void prt__golden_destroy(prt_golden *g)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,38 +12,28 @@
 
 #include "core/core.h"
 #include "harness/harness.h"
-
-typedef struct warn_node {
-    struct warn_node *next;
-    const char *text;
-} warn_node;
+#include "harness/loader.h"
 
 typedef struct loader {
     prt_pcfg *cfg;
     yaml_document_t *doc;
-    const char *name;
-    prt_status status; /* first error */
-    char msg[PRT_ERR_CAP];
-    warn_node *warn_head, **warn_tail;
-    int nb_warn;
+    prt__loader ld; /* messages name the file, line and column */
 } loader;
 
 typedef yaml_node_t node;
 
 /* ---- messages ------------------------------------------------------------------ */
 
+/* 1-based position of n for messages; 0:0 without a node. */
+static int line_of(const node *n) { return n ? (int)n->start_mark.line + 1 : 0; }
+static int col_of(const node *n) { return n ? (int)n->start_mark.column + 1 : 0; }
+
 static int fail(loader *L, const node *n, prt_status s, const char *fmt, ...) PRT_PRINTF(4, 5);
 static int fail(loader *L, const node *n, prt_status s, const char *fmt, ...)
 {
     va_list ap;
-    int k;
-    if (L->status != PRT_OK) return -1;
-    L->status = s;
-    k = snprintf(L->msg, sizeof L->msg, "%s:%d:%d: ", L->name, n ? (int)n->start_mark.line + 1 : 0,
-                 n ? (int)n->start_mark.column + 1 : 0);
-    if (k < 0 || (size_t)k >= sizeof L->msg) k = 0;
     va_start(ap, fmt);
-    vsnprintf(L->msg + k, sizeof L->msg - (size_t)k, fmt, ap);
+    prt__loader_vfail(&L->ld, line_of(n), col_of(n), s, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -50,55 +41,21 @@ static int fail(loader *L, const node *n, prt_status s, const char *fmt, ...)
 static void warn(loader *L, const node *n, const char *fmt, ...) PRT_PRINTF(3, 4);
 static void warn(loader *L, const node *n, const char *fmt, ...)
 {
-    char buf[512];
     va_list ap;
-    int k;
-    warn_node *w;
-    if (L->status != PRT_OK) return;
-    k = snprintf(buf, sizeof buf, "%s:%d:%d: ", L->name, n ? (int)n->start_mark.line + 1 : 0,
-                 n ? (int)n->start_mark.column + 1 : 0);
-    if (k < 0 || (size_t)k >= sizeof buf) k = 0;
     va_start(ap, fmt);
-    vsnprintf(buf + k, sizeof buf - (size_t)k, fmt, ap);
+    prt__loader_vwarn(&L->ld, line_of(n), col_of(n), fmt, ap);
     va_end(ap);
-    w = prt__arena_alloc(&L->cfg->arena, sizeof *w);
-    if (w) w->text = prt__arena_strndup(&L->cfg->arena, buf, strlen(buf));
-    if (!w || !w->text) {
-        fail(L, n, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
-        return;
-    }
-    *L->warn_tail = w;
-    L->warn_tail = &w->next;
-    L->nb_warn++;
-}
-
-static void *alloc(loader *L, const node *n, size_t size)
-{
-    void *p = prt__arena_alloc(&L->cfg->arena, size);
-    if (!p) fail(L, n, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
-    return p;
 }
 
 /* count * size with overflow checked, for arrays sized by the file */
 static void *alloc_array(loader *L, const node *n, size_t count, size_t size)
 {
-    if (count && size > SIZE_MAX / count) {
-        fail(L, n, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
-        return NULL;
-    }
-    return alloc(L, n, count * size);
+    return prt__loader_alloc(&L->ld, line_of(n), col_of(n), count, size);
 }
 
-/* "a.b" into dst, cut at cap (paths only label messages). */
-static void join(char *dst, size_t cap, const char *a, const char *b)
+static void *alloc(loader *L, const node *n, size_t size)
 {
-    size_t n = strlen(a), m = strlen(b);
-    if (n > cap - 1) n = cap - 1;
-    memcpy(dst, a, n);
-    if (n + 1 < cap) dst[n++] = '.';
-    if (m > cap - 1 - n) m = cap - 1 - n;
-    memcpy(dst + n, b, m);
-    dst[n + m] = 0;
+    return alloc_array(L, n, 1, size);
 }
 
 /* ---- nodes -------------------------------------------------------------------- */
@@ -199,9 +156,23 @@ static int check_key(loader *L, const node *m, int i, const char *path)
             warn(L, k, "%s: key \"%.*s\" appears twice; the later one is ignored", path,
                  (int)(k->data.scalar.length > 60 ? 60 : k->data.scalar.length),
                  (const char *)k->data.scalar.value);
-            return L->status == PRT_OK ? 0 : -1;
+            return L->ld.status == PRT_OK ? 0 : -1;
         }
     }
+    return 1;
+}
+
+/* Pair j of map m, for a reader that goes by its key: 1 with *key, *val and
+ * the pair's path (path.key, cut at cap) in sub; 0 to skip a repeated key;
+ * -1 on error. */
+static int map_entry(loader *L, const node *m, int j, const char *path, node **key, node **val, char *sub,
+                     size_t cap)
+{
+    int use = check_key(L, m, j, path);
+    if (use <= 0) return use;
+    *key = map_key(L, m, j);
+    *val = map_val(L, m, j);
+    prt__loader_join(sub, cap, path, (const char *)(*key)->data.scalar.value);
     return 1;
 }
 
@@ -248,23 +219,17 @@ static int scalar_of(loader *L, const node *n, const char *path, prt_pcfg_scalar
     return 0;
 }
 
-static int number_of(loader *L, const node *n, const char *path, double *out)
+/* A scalar that reads as a number into *num or, when `i` is given, as a
+ * 64-bit integer into *i. */
+static int number_of(loader *L, const node *n, const char *path, double *num, int64_t *i)
 {
     prt_pcfg_scalar s;
     if (scalar_of(L, n, path, &s) < 0) return -1;
-    if (!s.is_number)
-        return fail(L, n, PRT_STATUS_BAD_FORMAT, "%s: expected a number, found \"%.60s\"", path, s.text);
-    *out = s.num;
-    return 0;
-}
-
-static int int_of(loader *L, const node *n, const char *path, int64_t *out)
-{
-    prt_pcfg_scalar s;
-    if (scalar_of(L, n, path, &s) < 0) return -1;
-    if (!s.is_int)
-        return fail(L, n, PRT_STATUS_BAD_FORMAT, "%s: expected an integer, found \"%.60s\"", path, s.text);
-    *out = s.i;
+    if (i ? !s.is_int : !s.is_number)
+        return fail(L, n, PRT_STATUS_BAD_FORMAT, "%s: expected %s, found \"%.60s\"", path,
+                    i ? "an integer" : "a number", s.text);
+    if (i) *i = s.i;
+    else *num = s.num;
     return 0;
 }
 
@@ -351,7 +316,7 @@ static int bounds_of(loader *L, const node *n, const char *path, const char **te
         warn(L, n, "%s: expected bounds like \"=1, 0, =pinf\", found \"%.60s\"; the range is not checked",
              path, t);
     }
-    return L->status == PRT_OK ? 0 : -1;
+    return L->ld.status == PRT_OK ? 0 : -1;
 }
 
 /* {min: "..", max: ".."} or [{min: ".."}, {max: ".."}] */
@@ -374,11 +339,10 @@ static int range_of(loader *L, const node *n, const char *path, prt_pcfg_range *
         int j;
         if (expect_map(L, m, path) < 0) return -1;
         for (j = 0; j < map_len(m); j++) {
-            node *k = map_key(L, m, j), *v = map_val(L, m, j);
-            int use = check_key(L, m, j, path);
+            node *k, *v;
+            int use = map_entry(L, m, j, path, &k, &v, sub, sizeof sub);
             if (use < 0) return -1;
             if (!use) continue;
-            join(sub, sizeof sub, path, (const char *)k->data.scalar.value);
             if (key_is(k, "min")) {
                 if (bounds_of(L, v, sub, &r->min_text, &r->nb_min, &r->min) < 0) return -1;
             } else if (key_is(k, "max")) {
@@ -388,7 +352,7 @@ static int range_of(loader *L, const node *n, const char *path, prt_pcfg_range *
             }
         }
     }
-    return L->status == PRT_OK ? 0 : -1;
+    return L->ld.status == PRT_OK ? 0 : -1;
 }
 
 /* ---- collections ---------------------------------------------------------------------- */
@@ -407,7 +371,7 @@ static int str_list(loader *L, const node *n, const char *path, int *nb, const c
         if (!*out || !((*out)[0] = text_of(L, n, path))) return -1;
         *nb = 1;
         warn(L, n, "%s: expected a list, found a scalar; read as a list of one", path);
-        return L->status == PRT_OK ? 0 : -1;
+        return L->ld.status == PRT_OK ? 0 : -1;
     }
     if (n->type != YAML_SEQUENCE_NODE)
         return fail(L, n, PRT_STATUS_BAD_FORMAT, "%s: expected a list of names, found %s", path,
@@ -432,79 +396,95 @@ static int scalar_list(loader *L, const node *n, const char *path, int *nb, prt_
     return 0;
 }
 
+/* Reads the value of one entry of a map of named items into `slot`: `val`
+ * is the value, `path` the map's path and `sub` the entry's (path.key).
+ * Every item type opens with its name, which map_items has set already. */
+typedef int (*item_fn)(loader *L, const node *val, const char *path, const char *sub, void *slot);
+
+_Static_assert(offsetof(prt_pcfg_pair, key) == 0 && offsetof(prt_pcfg_count, key) == 0 &&
+                   offsetof(prt_pcfg_range, name) == 0 && offsetof(prt_pcfg_combo, name) == 0 &&
+                   offsetof(prt_pcfg_option, name) == 0 && offsetof(prt_pcfg_config, name) == 0 &&
+                   offsetof(prt_pcfg_config_attr, name) == 0,
+               "map items open with their name");
+
+/* The entries of map m whose keys are used (check_key), in order, into
+ * items[*k], items[*k + 1], ... of `size` bytes each, counting them in *k.
+ * Entry paths are cut at sub_cap (at most 300) characters. */
+static int map_items(loader *L, const node *m, const char *path, size_t sub_cap, void *items, size_t size,
+                     int *k, item_fn item)
+{
+    char sub[300];
+    int i;
+    for (i = 0; i < map_len(m); i++) {
+        void *slot = (char *)items + (size_t)*k * size;
+        const char *key;
+        int use = check_key(L, m, i, path);
+        if (use < 0) return -1;
+        if (!use) continue;
+        if (!(key = text_of(L, map_key(L, m, i), path))) return -1;
+        *(const char **)slot = key;
+        prt__loader_join(sub, sub_cap, path, key);
+        if (item(L, map_val(L, m, i), path, sub, slot) < 0) return -1;
+        ++*k;
+    }
+    return 0;
+}
+
+/* A map of named items as a new array (null and [] give none). Returns the
+ * array; *rc is 0, or -1 on error; *nb is set once every item is read. */
+static void *map_array(loader *L, const node *n, const char *path, size_t size, item_fn item, int *nb,
+                       int *rc)
+{
+    void *items;
+    int k = 0;
+    *nb = 0;
+    *rc = 0;
+    if (is_null(n) || is_empty_seq(n)) return NULL;
+    *rc = -1;
+    if (expect_map(L, n, path) < 0) return NULL;
+    items = alloc_array(L, n, (size_t)map_len(n), size);
+    if (!items || map_items(L, n, path, 256, items, size, &k, item) < 0) return items;
+    *nb = k;
+    *rc = 0;
+    return items;
+}
+
+static int pair_value(loader *L, const node *val, const char *path, const char *sub, void *slot)
+{
+    prt_pcfg_pair *p = slot;
+    return (p->value = text_of(L, val, path)) ? 0 : -1;
+}
+
 /* map name -> scalar */
 static int pair_map(loader *L, const node *n, const char *path, int *nb, prt_pcfg_pair **out)
 {
-    int i, k = 0;
-    *nb = 0;
-    *out = NULL;
-    if (is_null(n) || is_empty_seq(n)) return 0;
-    if (expect_map(L, n, path) < 0) return -1;
-    *out = alloc_array(L, n, (size_t)map_len(n), sizeof **out);
-    if (!*out) return -1;
-    for (i = 0; i < map_len(n); i++) {
-        int use = check_key(L, n, i, path);
-        if (use < 0) return -1;
-        if (!use) continue;
-        if (!((*out)[k].key = text_of(L, map_key(L, n, i), path))) return -1;
-        if (!((*out)[k].value = text_of(L, map_val(L, n, i), path))) return -1;
-        k++;
-    }
-    *nb = k;
-    return 0;
+    int rc;
+    *out = map_array(L, n, path, sizeof **out, pair_value, nb, &rc);
+    return rc;
 }
 
-static int count_map(loader *L, const node *n, const char *path, int *nb, prt_pcfg_count **out)
+/* map name -> integer */
+static int count_value(loader *L, const node *val, const char *path, const char *sub, void *slot)
 {
-    int i, k = 0;
-    char sub[256];
-    *nb = 0;
-    *out = NULL;
-    if (is_null(n) || is_empty_seq(n)) return 0;
-    if (expect_map(L, n, path) < 0) return -1;
-    *out = alloc_array(L, n, (size_t)map_len(n), sizeof **out);
-    if (!*out) return -1;
-    for (i = 0; i < map_len(n); i++) {
-        int use = check_key(L, n, i, path);
-        if (use < 0) return -1;
-        if (!use) continue;
-        if (!((*out)[k].key = text_of(L, map_key(L, n, i), path))) return -1;
-        join(sub, sizeof sub, path, (*out)[k].key);
-        if (int_of(L, map_val(L, n, i), sub, &(*out)[k].value) < 0) return -1;
-        k++;
-    }
-    *nb = k;
-    return 0;
+    return number_of(L, val, sub, NULL, &((prt_pcfg_count *)slot)->value);
 }
 
-static int range_map(loader *L, const node *n, const char *path, int *nb, prt_pcfg_range **out)
+/* map name -> {min, max} */
+static int range_value(loader *L, const node *val, const char *path, const char *sub, void *slot)
 {
-    int i, k = 0;
-    char sub[256];
-    *nb = 0;
-    *out = NULL;
-    if (is_null(n) || is_empty_seq(n)) return 0;
-    if (expect_map(L, n, path) < 0) return -1;
-    *out = alloc_array(L, n, (size_t)map_len(n), sizeof **out);
-    if (!*out) return -1;
-    for (i = 0; i < map_len(n); i++) {
-        int use = check_key(L, n, i, path);
-        if (use < 0) return -1;
-        if (!use) continue;
-        if (!((*out)[k].name = text_of(L, map_key(L, n, i), path))) return -1;
-        join(sub, sizeof sub, path, (*out)[k].name);
-        if (range_of(L, map_val(L, n, i), sub, &(*out)[k]) < 0) return -1;
-        k++;
-    }
-    *nb = k;
-    return 0;
+    return range_of(L, val, sub, slot);
+}
+
+static int combo_value(loader *L, const node *val, const char *path, const char *sub, void *slot)
+{
+    prt_pcfg_combo *c = slot;
+    return pair_map(L, val, sub, &c->nb_types, &c->types);
 }
 
 /* supported_input_types: {name: {input: type}} or [{name: {input: type}}, ...] */
 static int combos_of(loader *L, const node *n, const char *path, prt_pcfg_version *v)
 {
     int i, total = 0, k = 0;
-    char sub[256];
     if (is_null(n) || is_empty_seq(n)) return 0;
     if (n->type == YAML_MAPPING_NODE) {
         total = map_len(n);
@@ -523,70 +503,43 @@ static int combos_of(loader *L, const node *n, const char *path, prt_pcfg_versio
     if (!v->combos) return -1;
     for (i = 0; i < (n->type == YAML_MAPPING_NODE ? 1 : seq_len(n)); i++) {
         const node *m = n->type == YAML_MAPPING_NODE ? n : seq_item(L, n, i);
-        int j;
-        for (j = 0; j < map_len(m); j++) {
-            prt_pcfg_combo *c = &v->combos[k];
-            int use = check_key(L, m, j, path);
-            if (use < 0) return -1;
-            if (!use) continue;
-            if (!(c->name = text_of(L, map_key(L, m, j), path))) return -1;
-            join(sub, sizeof sub, path, c->name);
-            if (pair_map(L, map_val(L, m, j), sub, &c->nb_types, &c->types) < 0) return -1;
-            k++;
-        }
+        if (map_items(L, m, path, 256, v->combos, sizeof *v->combos, &k, combo_value) < 0) return -1;
     }
     v->nb_combos = k;
     return 0;
 }
 
-/* attribute_options of a version */
-static int options_of(loader *L, const node *n, const char *path, prt_pcfg_version *v)
+/* one entry of attribute_options of a version */
+static int option_value(loader *L, const node *val, const char *path, const char *sub, void *slot)
 {
-    int i, k = 0;
-    char sub[256];
-    if (is_null(n) || is_empty_seq(n)) return 0;
-    if (expect_map(L, n, path) < 0) return -1;
-    v->options = alloc_array(L, n, (size_t)map_len(n), sizeof *v->options);
-    if (!v->options) return -1;
-    for (i = 0; i < map_len(n); i++) {
-        prt_pcfg_option *o = &v->options[k];
-        node *val = map_val(L, n, i);
-        int use = check_key(L, n, i, path);
-        if (use < 0) return -1;
-        if (!use) continue;
-        if (!(o->name = text_of(L, map_key(L, n, i), path))) return -1;
-        o->range.name = o->name;
-        join(sub, sizeof sub, path, o->name);
-        if (val && val->type == YAML_SEQUENCE_NODE) {
-            o->kind = PRT_PCFG_OPTION_ENUM;
-            if (scalar_list(L, val, sub, &o->nb_values, &o->values) < 0) return -1;
-        } else if (val && val->type == YAML_MAPPING_NODE) {
-            int j, has_range = 0;
-            for (j = 0; j < map_len(val); j++) {
-                node *kk = map_key(L, val, j);
-                if (key_is(kk, "min") || key_is(kk, "max")) has_range = 1;
-                else if (key_is(kk, "from_shape")) {
-                    o->kind = PRT_PCFG_OPTION_FROM_SHAPE;
-                    if (!(o->from_shape = text_of(L, map_val(L, val, j), sub))) return -1;
-                }
+    prt_pcfg_option *o = slot;
+    o->range.name = o->name;
+    if (val && val->type == YAML_SEQUENCE_NODE) {
+        o->kind = PRT_PCFG_OPTION_ENUM;
+        if (scalar_list(L, val, sub, &o->nb_values, &o->values) < 0) return -1;
+    } else if (val && val->type == YAML_MAPPING_NODE) {
+        int j, has_range = 0;
+        for (j = 0; j < map_len(val); j++) {
+            node *kk = map_key(L, val, j);
+            if (key_is(kk, "min") || key_is(kk, "max")) has_range = 1;
+            else if (key_is(kk, "from_shape")) {
+                o->kind = PRT_PCFG_OPTION_FROM_SHAPE;
+                if (!(o->from_shape = text_of(L, map_val(L, val, j), sub))) return -1;
             }
-            if (has_range) {
-                o->kind = PRT_PCFG_OPTION_RANGE;
-                if (range_of(L, val, sub, &o->range) < 0) return -1;
-            } else if (o->kind != PRT_PCFG_OPTION_FROM_SHAPE) {
-                o->kind = PRT_PCFG_OPTION_OTHER;
-                warn(L, val, "%s: expected min/max, from_shape or a list of values; not checked", sub);
-            }
-        } else {
-            o->kind = PRT_PCFG_OPTION_OTHER;
-            warn(L, val, "%s: expected min/max, from_shape or a list of values, found %s; not checked",
-                 sub, kind_name(val));
         }
-        if (L->status != PRT_OK) return -1;
-        k++;
+        if (has_range) {
+            o->kind = PRT_PCFG_OPTION_RANGE;
+            if (range_of(L, val, sub, &o->range) < 0) return -1;
+        } else if (o->kind != PRT_PCFG_OPTION_FROM_SHAPE) {
+            o->kind = PRT_PCFG_OPTION_OTHER;
+            warn(L, val, "%s: expected min/max, from_shape or a list of values; not checked", sub);
+        }
+    } else {
+        o->kind = PRT_PCFG_OPTION_OTHER;
+        warn(L, val, "%s: expected min/max, from_shape or a list of values, found %s; not checked",
+             sub, kind_name(val));
     }
-    v->nb_options = k;
-    return 0;
+    return L->ld.status == PRT_OK ? 0 : -1;
 }
 
 static int config_attr_of(loader *L, const node *n, const char *path, prt_pcfg_config_attr *a)
@@ -604,11 +557,10 @@ static int config_attr_of(loader *L, const node *n, const char *path, prt_pcfg_c
     {
         int j;
         for (j = 0; j < map_len(n); j++) {
-            node *k = map_key(L, n, j), *v = map_val(L, n, j);
-            int use = check_key(L, n, j, path);
+            node *k, *v;
+            int use = map_entry(L, n, j, path, &k, &v, sub, sizeof sub);
             if (use < 0) return -1;
             if (!use) continue;
-            join(sub, sizeof sub, path, (const char *)k->data.scalar.value);
             if (key_is(k, "value")) {
                 a->has_value = 1;
                 if (v && v->type == YAML_SEQUENCE_NODE) {
@@ -626,7 +578,12 @@ static int config_attr_of(loader *L, const node *n, const char *path, prt_pcfg_c
             }
         }
     }
-    return L->status == PRT_OK ? 0 : -1;
+    return L->ld.status == PRT_OK ? 0 : -1;
+}
+
+static int config_attr_value(loader *L, const node *val, const char *path, const char *sub, void *slot)
+{
+    return config_attr_of(L, val, sub, slot);
 }
 
 static int config_of(loader *L, const node *n, const char *path, prt_pcfg_config *c)
@@ -636,17 +593,16 @@ static int config_of(loader *L, const node *n, const char *path, prt_pcfg_config
     if (is_null(n)) return 0;
     if (expect_map(L, n, path) < 0) return -1;
     for (j = 0; j < map_len(n); j++) {
-        node *k = map_key(L, n, j), *v = map_val(L, n, j);
-        int use = check_key(L, n, j, path);
+        node *k, *v;
+        int use = map_entry(L, n, j, path, &k, &v, sub, sizeof sub);
         if (use < 0) return -1;
         if (!use) continue;
-        join(sub, sizeof sub, path, (const char *)k->data.scalar.value);
         if (key_is(k, "input_types")) {
             if (pair_map(L, v, sub, &c->nb_input_types, &c->input_types) < 0) return -1;
         } else if (key_is(k, "output_types")) {
             if (pair_map(L, v, sub, &c->nb_output_types, &c->output_types) < 0) return -1;
         } else if (key_is(k, "attribute_options")) {
-            int i, m = 0;
+            int m = 0;
             if (is_null(v) || is_empty_seq(v)) continue;
             if (v->type != YAML_MAPPING_NODE)
                 return fail(L, v, PRT_STATUS_BAD_FORMAT,
@@ -654,43 +610,27 @@ static int config_of(loader *L, const node *n, const char *path, prt_pcfg_config
                             kind_name(v));
             c->attrs = alloc_array(L, v, (size_t)map_len(v), sizeof *c->attrs);
             if (!c->attrs) return -1;
-            for (i = 0; i < map_len(v); i++) {
-                char sub2[300];
-                int use2 = check_key(L, v, i, sub);
-                if (use2 < 0) return -1;
-                if (!use2) continue;
-                if (!(c->attrs[m].name = text_of(L, map_key(L, v, i), sub))) return -1;
-                join(sub2, sizeof sub2, sub, c->attrs[m].name);
-                if (config_attr_of(L, map_val(L, v, i), sub2, &c->attrs[m]) < 0) return -1;
-                m++;
-            }
+            if (map_items(L, v, sub, 300, c->attrs, sizeof *c->attrs, &m, config_attr_value) < 0) return -1;
             c->nb_attrs = m;
         } else {
             warn(L, k, "%s: unknown key (expected input_types, attribute_options, output_types)", sub);
         }
-        if (L->status != PRT_OK) return -1;
+        if (L->ld.status != PRT_OK) return -1;
     }
     return 0;
 }
 
-static int configs_of(loader *L, const node *n, const char *path, prt_pcfg_version *v)
+static int config_value(loader *L, const node *val, const char *path, const char *sub, void *slot)
 {
-    int i, k = 0;
-    char sub[256];
-    if (is_null(n) || is_empty_seq(n)) return 0;
-    if (expect_map(L, n, path) < 0) return -1;
-    v->configs = alloc_array(L, n, (size_t)map_len(n), sizeof *v->configs);
-    if (!v->configs) return -1;
-    for (i = 0; i < map_len(n); i++) {
-        int use = check_key(L, n, i, path);
-        if (use < 0) return -1;
-        if (!use) continue;
-        if (!(v->configs[k].name = text_of(L, map_key(L, n, i), path))) return -1;
-        join(sub, sizeof sub, path, v->configs[k].name);
-        if (config_of(L, map_val(L, n, i), sub, &v->configs[k]) < 0) return -1;
-        k++;
-    }
-    v->nb_configs = k;
+    return config_of(L, val, sub, slot);
+}
+
+/* Is `name` one of list[0..nb)? */
+static int in_list(const char *const *list, int nb, const char *name)
+{
+    int i;
+    for (i = 0; i < nb; i++)
+        if (!strcmp(list[i], name)) return 1;
     return 0;
 }
 
@@ -704,36 +644,41 @@ static int version_of(loader *L, const node *n, const char *path, prt_pcfg_versi
     v->line = n ? (int)n->start_mark.line + 1 : 0;
     if (is_null(n)) {
         warn(L, n, "%s: the version is empty", path);
-        return L->status == PRT_OK ? 0 : -1;
+        return L->ld.status == PRT_OK ? 0 : -1;
     }
     if (expect_map(L, n, path) < 0) return -1;
     for (j = 0; j < map_len(n); j++) {
-        node *k = map_key(L, n, j), *val = map_val(L, n, j);
-        int use = check_key(L, n, j, path);
+        node *k, *val;
+        int use = map_entry(L, n, j, path, &k, &val, sub, sizeof sub);
         int r = 0;
         if (use < 0) return -1;
         if (!use) continue;
-        join(sub, sizeof sub, path, (const char *)k->data.scalar.value);
         if (key_is(k, "interface")) r = (v->interface = text_of(L, val, sub)) ? 0 : -1;
         else if (key_is(k, "inputs")) r = str_list(L, val, sub, &v->nb_inputs, &v->inputs);
         else if (key_is(k, "outputs")) r = str_list(L, val, sub, &v->nb_outputs, &v->outputs);
-        else if (key_is(k, "input_dims")) r = count_map(L, val, sub, &v->nb_input_dims, &v->input_dims);
+        else if (key_is(k, "input_dims"))
+            v->input_dims = map_array(L, val, sub, sizeof *v->input_dims, count_value, &v->nb_input_dims, &r);
         else if (key_is(k, "input_dim_constraints"))
             r = str_list(L, val, sub, &v->nb_input_dim_constraints, &v->input_dim_constraints);
         else if (key_is(k, "input_dim_range"))
-            r = range_map(L, val, sub, &v->nb_input_dim_ranges, &v->input_dim_ranges);
+            v->input_dim_ranges = map_array(L, val, sub, sizeof *v->input_dim_ranges, range_value,
+                                            &v->nb_input_dim_ranges, &r);
         else if (key_is(k, "supported_input_types")) r = combos_of(L, val, sub, v);
         else if (key_is(k, "output_dims")) r = pair_map(L, val, sub, &v->nb_output_dims, &v->output_dims);
         else if (key_is(k, "attributes")) r = str_list(L, val, sub, &v->nb_attributes, &v->attributes);
         else if (key_is(k, "attribute_types"))
             r = pair_map(L, val, sub, &v->nb_attribute_types, &v->attribute_types);
         else if (key_is(k, "attribute_length"))
-            r = count_map(L, val, sub, &v->nb_attribute_lengths, &v->attribute_lengths);
+            v->attribute_lengths = map_array(L, val, sub, sizeof *v->attribute_lengths, count_value,
+                                             &v->nb_attribute_lengths, &r);
         else if (key_is(k, "attribute_dims"))
-            r = count_map(L, val, sub, &v->nb_attribute_dims, &v->attribute_dims);
-        else if (key_is(k, "attribute_options")) r = options_of(L, val, sub, v);
+            v->attribute_dims = map_array(L, val, sub, sizeof *v->attribute_dims, count_value,
+                                          &v->nb_attribute_dims, &r);
+        else if (key_is(k, "attribute_options"))
+            v->options = map_array(L, val, sub, sizeof *v->options, option_value, &v->nb_options, &r);
         else if (key_is(k, "attribute_dim_range"))
-            r = range_map(L, val, sub, &v->nb_attribute_dim_ranges, &v->attribute_dim_ranges);
+            v->attribute_dim_ranges = map_array(L, val, sub, sizeof *v->attribute_dim_ranges, range_value,
+                                                &v->nb_attribute_dim_ranges, &r);
         else if (key_is(k, "attribute_constraints"))
             r = str_list(L, val, sub, &v->nb_attribute_constraints, &v->attribute_constraints);
         else if (key_is(k, "attributes_required"))
@@ -741,50 +686,39 @@ static int version_of(loader *L, const node *n, const char *path, prt_pcfg_versi
         else if (key_is(k, "golden_io_path")) r = (v->golden_io_path = text_of(L, val, sub)) ? 0 : -1;
         else if (key_is(k, "golden_reference_script"))
             r = (v->golden_reference_script = text_of(L, val, sub)) ? 0 : -1;
-        else if (key_is(k, "abs_tol")) r = number_of(L, val, sub, &v->abs_tol);
-        else if (key_is(k, "rel_tol")) r = number_of(L, val, sub, &v->rel_tol);
-        else if (key_is(k, "fp16_atol")) r = number_of(L, val, sub, &v->fp16_atol);
-        else if (key_is(k, "fp16_rtol")) r = number_of(L, val, sub, &v->fp16_rtol);
-        else if (key_is(k, "bf16_atol")) r = number_of(L, val, sub, &v->bf16_atol);
-        else if (key_is(k, "bf16_rtol")) r = number_of(L, val, sub, &v->bf16_rtol);
-        else if (key_is(k, "configs")) r = configs_of(L, val, sub, v);
+        else if (key_is(k, "abs_tol")) r = number_of(L, val, sub, &v->abs_tol, NULL);
+        else if (key_is(k, "rel_tol")) r = number_of(L, val, sub, &v->rel_tol, NULL);
+        else if (key_is(k, "fp16_atol")) r = number_of(L, val, sub, &v->fp16_atol, NULL);
+        else if (key_is(k, "fp16_rtol")) r = number_of(L, val, sub, &v->fp16_rtol, NULL);
+        else if (key_is(k, "bf16_atol")) r = number_of(L, val, sub, &v->bf16_atol, NULL);
+        else if (key_is(k, "bf16_rtol")) r = number_of(L, val, sub, &v->bf16_rtol, NULL);
+        else if (key_is(k, "configs"))
+            v->configs = map_array(L, val, sub, sizeof *v->configs, config_value, &v->nb_configs, &r);
         else warn(L, k, "%s: unknown key, ignored", sub);
-        if (r < 0 || L->status != PRT_OK) return -1;
+        if (r < 0 || L->ld.status != PRT_OK) return -1;
     }
     /* cross-checks that real files get wrong now and then: warnings only */
-    for (j = 0; j < v->nb_input_dims; j++) {
-        int i, found = 0;
-        for (i = 0; i < v->nb_inputs; i++) found |= !strcmp(v->inputs[i], v->input_dims[j].key);
-        if (!found && v->nb_inputs)
+    for (j = 0; j < v->nb_input_dims; j++)
+        if (!in_list(v->inputs, v->nb_inputs, v->input_dims[j].key) && v->nb_inputs)
             warn(L, n, "%s.input_dims: \"%s\" is not one of the inputs", path, v->input_dims[j].key);
-    }
     for (j = 0; j < v->nb_configs; j++) {
         const prt_pcfg_config *c = &v->configs[j];
-        int i, m;
-        for (m = 0; m < c->nb_input_types; m++) {
-            int found = 0;
-            for (i = 0; i < v->nb_inputs; i++) found |= !strcmp(v->inputs[i], c->input_types[m].key);
-            if (!found)
+        int m;
+        for (m = 0; m < c->nb_input_types; m++)
+            if (!in_list(v->inputs, v->nb_inputs, c->input_types[m].key))
                 warn(L, n, "%s.configs.%s.input_types: \"%s\" is not one of the inputs", path, c->name,
                      c->input_types[m].key);
-        }
-        for (m = 0; m < c->nb_output_types; m++) {
-            int found = 0;
-            for (i = 0; i < v->nb_outputs; i++) found |= !strcmp(v->outputs[i], c->output_types[m].key);
-            if (!found)
+        for (m = 0; m < c->nb_output_types; m++)
+            if (!in_list(v->outputs, v->nb_outputs, c->output_types[m].key))
                 warn(L, n, "%s.configs.%s.output_types: \"%s\" is not one of the outputs", path, c->name,
                      c->output_types[m].key);
-        }
     }
     for (j = 0; j < v->nb_attribute_dim_ranges; j++) {
-        int i, found = 0;
-        for (i = 0; i < v->nb_attributes; i++)
-            found |= !strcmp(v->attributes[i], v->attribute_dim_ranges[j].name);
-        if (!found && v->nb_attributes)
+        if (!in_list(v->attributes, v->nb_attributes, v->attribute_dim_ranges[j].name) && v->nb_attributes)
             warn(L, n, "%s.attribute_dim_range: \"%s\" is not one of the attributes", path,
                  v->attribute_dim_ranges[j].name);
     }
-    return L->status == PRT_OK ? 0 : -1;
+    return L->ld.status == PRT_OK ? 0 : -1;
 }
 
 static int top_of(loader *L, const node *root)
@@ -846,8 +780,6 @@ prt_status prt__pcfg_load_mem(const char *text, size_t len, const char *name, pr
     prt_pcfg *cfg;
     loader L;
     int have_doc = 0;
-    warn_node *w;
-    int i;
     char *slash;
 
     if (!out) return PRT_STATUS_INVALID_ARGUMENT;
@@ -857,8 +789,7 @@ prt_status prt__pcfg_load_mem(const char *text, size_t len, const char *name, pr
     if (!cfg) return prt__err(out, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
     memset(&L, 0, sizeof L);
     L.cfg = cfg;
-    L.name = name;
-    L.warn_tail = &L.warn_head;
+    prt__loader_init(&L.ld, &cfg->arena, name);
     cfg->path = prt__arena_strndup(&cfg->arena, name, strlen(name));
     if (!cfg->path) {
         fail(&L, NULL, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
@@ -878,8 +809,8 @@ prt_status prt__pcfg_load_mem(const char *text, size_t len, const char *name, pr
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)(text ? text : ""), len);
     if (!yaml_parser_load(&parser, &doc)) {
-        L.status = parser.error == YAML_MEMORY_ERROR ? PRT_STATUS_OUT_OF_MEMORY : PRT_STATUS_BAD_FORMAT;
-        snprintf(L.msg, sizeof L.msg, "%s:%d:%d: malformed YAML: %s%s%s", name,
+        L.ld.status = parser.error == YAML_MEMORY_ERROR ? PRT_STATUS_OUT_OF_MEMORY : PRT_STATUS_BAD_FORMAT;
+        snprintf(L.ld.msg, sizeof L.ld.msg, "%s:%d:%d: malformed YAML: %s%s%s", name,
                  (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1,
                  yaml_problem(&parser), parser.context ? " " : "", parser.context ? parser.context : "");
         goto delete_parser;
@@ -899,37 +830,32 @@ prt_status prt__pcfg_load_mem(const char *text, size_t len, const char *name, pr
             warn(&L, NULL, "only the first YAML document is read; the later ones are ignored");
         yaml_document_delete(&extra);
     }
-    if (L.status != PRT_OK) goto delete_doc;
-    cfg->warnings = alloc_array(&L, NULL, (size_t)L.nb_warn, sizeof *cfg->warnings);
+    if (L.ld.status != PRT_OK) goto delete_doc;
+    cfg->warnings = prt__loader_warnings(&L.ld, line_of(NULL), col_of(NULL));
     if (!cfg->warnings) goto delete_doc;
-    for (i = 0, w = L.warn_head; w; w = w->next) cfg->warnings[i++] = w->text;
-    cfg->nb_warnings = L.nb_warn;
+    cfg->nb_warnings = L.ld.nb_warn;
 
 delete_doc:
     if (have_doc) yaml_document_delete(&doc);
 delete_parser:
     yaml_parser_delete(&parser);
 destroy_cfg:
-    if (L.status != PRT_OK) {
+    if (L.ld.status != PRT_OK) {
         prt__pcfg_destroy(cfg);
-        return prt__err(out, L.status, "%s", L.msg);
+        return prt__err(out, L.ld.status, "%s", L.ld.msg);
     }
     *out = cfg;
     return PRT_OK;
 }
 
+static prt_status load_mem(const char *text, size_t len, const char *name, void *out)
+{
+    return prt__pcfg_load_mem(text, len, name, (prt_pcfg **)out);
+}
+
 prt_status prt__pcfg_load_file(const char *path, prt_pcfg **out)
 {
-    void *buf;
-    size_t len;
-    char err[PRT_ERR_CAP];
-    prt_status s;
-    if (!out) return PRT_STATUS_INVALID_ARGUMENT;
-    s = prt__read_file(path, &buf, &len, err, sizeof err);
-    if (s != PRT_OK) return prt__err(out, s, "%s", err);
-    s = prt__pcfg_load_mem(buf, len, path, out);
-    prt__free(buf);
-    return s;
+    return prt__loader_load_file(path, out, load_mem);
 }
 
 void prt__pcfg_destroy(prt_pcfg *cfg)
@@ -1031,14 +957,6 @@ int prt__pcfg_resolve_path(const prt_pcfg *cfg, const char *path, char *buf, siz
 
 /* ---- checking input dims against a version --------------------------------------- */
 
-static int find_input(const prt_pcfg_version *v, const char *name)
-{
-    int i;
-    for (i = 0; i < v->nb_inputs; i++)
-        if (!strcmp(v->inputs[i], name)) return i;
-    return -1;
-}
-
 prt_status prt__pcfg_check_inputs(const prt_pcfg_version *v, const prt_dimexpr_sym *syms, int nb_syms,
                                   int *nb_skipped, char *err, size_t err_cap)
 {
@@ -1050,7 +968,7 @@ prt_status prt__pcfg_check_inputs(const prt_pcfg_version *v, const prt_dimexpr_s
         const prt_dimexpr_sym *s = &syms[i];
         const prt_pcfg_count *rank;
         const prt_pcfg_range *r;
-        if (find_input(v, s->name) < 0) continue;
+        if (!in_list(v->inputs, v->nb_inputs, s->name)) continue;
         rank = prt__pcfg_count_get(v->input_dims, v->nb_input_dims, s->name);
         if (rank && rank->value != s->nb) {
             if (err) snprintf(err, err_cap, "input \"%s\" needs %lld dims (input_dims), found %d", s->name,

@@ -40,6 +40,19 @@
 
 #define SMALL_IO 16
 
+/* Room for n items of `size` bytes: `small`, which holds nb_small of them,
+ * when they fit, else the heap (NULL when out of memory). Give it back with
+ * scratch_free. */
+static void *scratch(void *small, size_t nb_small, size_t n, size_t size)
+{
+    return n > nb_small ? prt__malloc(n * size) : small;
+}
+
+static void scratch_free(void *p, const void *small)
+{
+    if (p != small) prt__free(p);
+}
+
 /* ---- lifecycle trace --------------------------------------------------- */
 
 static pthread_once_t trace_once = PTHREAD_ONCE_INIT;
@@ -552,7 +565,7 @@ prt_status prt__plugin_output_types(prt__plugin *pl, const prt_dtype *in, int32_
 {
     char pmsg[PRT_ERR_CAP], wb[256];
     prt_msg m = {pmsg, sizeof pmsg};
-    prt_dtype small[SMALL_IO], *tmp = small;
+    prt_dtype small[SMALL_IO], *tmp;
     prt_status s;
     int32_t i;
 
@@ -563,12 +576,10 @@ prt_status prt__plugin_output_types(prt__plugin *pl, const prt_dtype *in, int32_
     if (pl->style == PRT_STYLE_BLOB ? !BHAS(pl, get_output_data_types)
                                     : !FBHAS(pl, get_output_data_types))
         return missing(pl, "get_output_data_types", err, cap);
-    if (nb_out > SMALL_IO) {
-        tmp = prt__malloc((size_t)nb_out * sizeof(*tmp));
-        if (!tmp) {
-            snprintf(err, cap, "out of memory");
-            return PRT_STATUS_OUT_OF_MEMORY;
-        }
+    tmp = scratch(small, SMALL_IO, (size_t)nb_out, sizeof(*tmp));
+    if (!tmp) {
+        snprintf(err, cap, "out of memory");
+        return PRT_STATUS_OUT_OF_MEMORY;
     }
     for (i = 0; i < nb_out; i++) tmp[i] = PRT_DTYPE_COUNT_; /* "not set" */
     pmsg[0] = 0;
@@ -592,7 +603,7 @@ prt_status prt__plugin_output_types(prt__plugin *pl, const prt_dtype *in, int32_
     }
     memcpy(out, tmp, (size_t)nb_out * sizeof(*tmp));
 done:
-    if (tmp != small) prt__free(tmp);
+    scratch_free(tmp, small);
     return s;
 }
 
@@ -602,7 +613,7 @@ prt_status prt__plugin_output_shapes(prt__plugin *pl, const prt_dims_expr *in, i
 {
     char pmsg[PRT_ERR_CAP], wb[256];
     prt_msg m = {pmsg, sizeof pmsg};
-    prt_dims_expr small[4], *tmp = small;
+    prt_dims_expr small[4], *tmp;
     prt_status s = PRT_OK;
     int32_t i, j;
 
@@ -612,12 +623,10 @@ prt_status prt__plugin_output_shapes(prt__plugin *pl, const prt_dims_expr *in, i
     }
     if (pl->style == PRT_STYLE_BLOB ? !BHAS(pl, get_output_dims) : !FBHAS(pl, get_output_shapes))
         return missing(pl, pl->style == PRT_STYLE_BLOB ? "get_output_dims" : "get_output_shapes", err, cap);
-    if (nb_out > 4) {
-        tmp = prt__calloc((size_t)nb_out, sizeof(*tmp));
-        if (!tmp) {
-            snprintf(err, cap, "out of memory");
-            return PRT_STATUS_OUT_OF_MEMORY;
-        }
+    tmp = scratch(small, 4, (size_t)nb_out, sizeof(*tmp));
+    if (!tmp) {
+        snprintf(err, cap, "out of memory");
+        return PRT_STATUS_OUT_OF_MEMORY;
     }
     for (i = 0; i < nb_out; i++) {
         memset(&tmp[i], 0, sizeof tmp[i]);
@@ -659,7 +668,7 @@ prt_status prt__plugin_output_shapes(prt__plugin *pl, const prt_dims_expr *in, i
     }
     memcpy(out, tmp, (size_t)nb_out * sizeof(*tmp));
 done:
-    if (tmp != small) prt__free(tmp);
+    scratch_free(tmp, small);
     return s;
 }
 
@@ -676,14 +685,11 @@ int prt__plugin_supports(prt__plugin *pl, int32_t pos, const prt_dyn_tensor_desc
     }
     if (!BHAS(pl, supports_format_combination)) return io[pos].desc.format == PRT_FORMAT_LINEAR;
     {
-        prt_tensor_desc small[SMALL_IO], *tmp = small;
-        if (n > SMALL_IO) {
-            tmp = prt__malloc((size_t)n * sizeof(*tmp));
-            if (!tmp) return 0;
-        }
+        prt_tensor_desc small[SMALL_IO], *tmp = scratch(small, SMALL_IO, (size_t)n, sizeof(*tmp));
+        if (!tmp) return 0;
         for (i = 0; i < n; i++) tmp[i] = io[i].desc;
         r = bops(pl)->supports_format_combination(pl->blob, pos, tmp, nb_in, nb_out) != 0;
-        if (tmp != small) prt__free(tmp);
+        scratch_free(tmp, small);
     }
     return r;
 }
@@ -725,12 +731,9 @@ size_t prt__plugin_workspace(prt__plugin *pl, const prt_dyn_tensor_desc *in, int
     if (!BHAS(pl, get_workspace_size)) return 0;
     {
         /* The blob form takes plain descriptors: pass the max shapes. */
-        prt_tensor_desc small[SMALL_IO], *tmp = small;
-        int32_t n = nb_in + nb_out;
-        if (n > SMALL_IO) {
-            tmp = prt__malloc((size_t)n * sizeof(*tmp));
-            if (!tmp) return SIZE_MAX; /* the caller's allocation fails and says so */
-        }
+        prt_tensor_desc small[SMALL_IO];
+        prt_tensor_desc *tmp = scratch(small, SMALL_IO, (size_t)(nb_in + nb_out), sizeof(*tmp));
+        if (!tmp) return SIZE_MAX; /* the caller's allocation fails and says so */
         for (i = 0; i < nb_in; i++) {
             tmp[i] = in[i].desc;
             tmp[i].dims = in[i].max;
@@ -741,7 +744,7 @@ size_t prt__plugin_workspace(prt__plugin *pl, const prt_dyn_tensor_desc *in, int
         }
         prt__trace(pl, "get_workspace_size");
         r = bops(pl)->get_workspace_size(pl->blob, tmp, nb_in, tmp + nb_in, nb_out);
-        if (tmp != small) prt__free(tmp);
+        scratch_free(tmp, small);
     }
     return r;
 }
@@ -907,14 +910,11 @@ prt_status prt__plugin_shapes(prt__plugin *pl, const prt_tensor_desc *in, int32_
     }
     if (!BHAS(pl, configure_plugin)) return PRT_OK;
     {
-        prt_dyn_tensor_desc small[SMALL_IO], *tmp = small;
         int32_t n = nb_in + nb_out;
-        if (n > SMALL_IO) {
-            tmp = prt__malloc((size_t)n * sizeof(*tmp));
-            if (!tmp) {
-                snprintf(err, cap, "out of memory");
-                return PRT_STATUS_OUT_OF_MEMORY;
-            }
+        prt_dyn_tensor_desc small[SMALL_IO], *tmp = scratch(small, SMALL_IO, (size_t)n, sizeof(*tmp));
+        if (!tmp) {
+            snprintf(err, cap, "out of memory");
+            return PRT_STATUS_OUT_OF_MEMORY;
         }
         for (i = 0; i < n; i++) {
             const prt_tensor_desc *d = i < nb_in ? &in[i] : &out[i - nb_in];
@@ -923,7 +923,7 @@ prt_status prt__plugin_shapes(prt__plugin *pl, const prt_tensor_desc *in, int32_
         }
         prt__trace(pl, "configure_plugin");
         s = bops(pl)->configure_plugin(pl->blob, tmp, nb_in, tmp + nb_in, nb_out, &m);
-        if (tmp != small) prt__free(tmp);
+        scratch_free(tmp, small);
     }
     return s == PRT_OK ? s : plugin_failed(pl, "configure_plugin", s, pmsg, err, cap);
 }
@@ -933,19 +933,12 @@ prt_status prt__plugin_enqueue(prt__plugin *pl, const prt_tensor_desc *in, const
                                prt_exec *ex)
 {
     if (!pl) return PRT_STATUS_INVALID_ARGUMENT;
-    if (pl->style == PRT_STYLE_BLOB) {
-        if (!BHAS(pl, enqueue)) {
-            if (ex && ex->set_error) ex->set_error(ex, "the plugin does not implement enqueue, which is required");
-            return PRT_STATUS_UNSUPPORTED;
-        }
-        prt__trace(pl, "enqueue");
-        return bops(pl)->enqueue(pl->blob, in, out, inputs, outputs, workspace, ex);
-    }
-    if (!FRHAS(pl, enqueue)) {
+    if (pl->style == PRT_STYLE_BLOB ? !BHAS(pl, enqueue) : !FRHAS(pl, enqueue)) {
         if (ex && ex->set_error) ex->set_error(ex, "the plugin does not implement enqueue, which is required");
         return PRT_STATUS_UNSUPPORTED;
     }
     prt__trace(pl, "enqueue");
+    if (pl->style == PRT_STYLE_BLOB) return bops(pl)->enqueue(pl->blob, in, out, inputs, outputs, workspace, ex);
     return fruntime(pl)->enqueue(pl->field, in, out, inputs, outputs, workspace, ex);
 }
 
