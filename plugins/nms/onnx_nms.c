@@ -59,8 +59,13 @@ static prt_status onms_check_dims(const prt_dims *bx, const prt_dims *sc, const 
                                   int32_t nb_in, prt_msg *err)
 {
     int32_t i;
-    if (bx->nb != 3 || (bx->d[2] >= 0 && bx->d[2] != 4)) {
+    if (bx->nb != 3) {
         prt_msg_set(err, ONMS_NAME ": boxes must be [num_batches, spatial_dimension, 4], got rank %d", bx->nb);
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    if (bx->d[2] >= 0 && bx->d[2] != 4) {
+        prt_msg_set(err, ONMS_NAME ": boxes must be [num_batches, spatial_dimension, 4], got last extent %lld",
+                    (long long)bx->d[2]);
         return PRT_STATUS_SHAPE_MISMATCH;
     }
     if (sc->nb != 3) {

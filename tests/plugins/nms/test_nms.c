@@ -1394,6 +1394,8 @@ TEST(shape_and_type_messages)
          PRT_STATUS_TYPE_MISMATCH, "input 2 is f16 (input 0 is f32)"},
         {2, 2, {2, 3}, {{1, 4}, {1, 1, 4}}, {PRT_DTYPE_F32, PRT_DTYPE_F32}, PRT_STATUS_SHAPE_MISMATCH,
          "boxes must be [num_batches, spatial_dimension, 4], got rank 2"},
+        {2, 2, {3, 3}, {{1, 4, 5}, {1, 1, 4}}, {PRT_DTYPE_F32, PRT_DTYPE_F32}, PRT_STATUS_SHAPE_MISMATCH,
+         "boxes must be [num_batches, spatial_dimension, 4], got last extent 5"},
         {2, 2, {3, 2}, {{1, 4, 4}, {1, 4}}, {PRT_DTYPE_F32, PRT_DTYPE_F32}, PRT_STATUS_SHAPE_MISMATCH,
          "scores must be [num_batches, num_classes, spatial_dimension], got rank 2"},
         {2, 3, {3, 3, 1}, {{1, 4, 4}, {1, 1, 4}, {2}}, {PRT_DTYPE_F32, PRT_DTYPE_F32, PRT_DTYPE_I64},
