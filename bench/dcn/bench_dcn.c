@@ -4,11 +4,12 @@
  * weights U[-1, 1] / sqrt(Cin/group*9), fixed seeds).
  *
  *   bench_dcn [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N]
+ *             [--threads N] [--reps N]
  *
  * CUDA: fp32 and fp16, timed with CUDA events around each call, after a
  * warm-up, median of N calls; several input sets are rotated when one set
  * fits in the 60 MB L2. CPU: fp32 with 2 threads (a small pthread pool
- * standing in for the runtime's), on A, B, C, E, median of a few calls.
+ * standing in for the runtime's), on A, B, C, E, median of --reps calls (default 5) after one warm-up.
  * The implementation functions are called directly (what enqueue calls).
  * Floor: max(bytes / 4.3 TB/s, FLOPs / 67 TF fp32 or 790 TF fp16), bytes =
  * every input read once + output written once; CPU floor = FLOPs / 158 GF.
@@ -256,7 +257,7 @@ static void add_result(const bset *b, char id, const char *dev, const char *dt, 
 
 /* ---- CPU ---------------------------------------------------------------- */
 
-static int bench_cpu(const bcase *c, int threads)
+static int bench_cpu(const bcase *c, int threads, int reps)
 {
     bset b;
     pool pl;
@@ -264,8 +265,8 @@ static int bench_cpu(const bcase *c, int threads)
     size_t ws;
     void *wsp;
     float *y;
-    double t[7];
-    int i, reps = 5;
+    double t[101];
+    int i;
     bset_make(&b, c, 1234 + (uint64_t)c->id);
     ws = prt__deform_conv_cpu_workspace(&b.p, &b.s, 0);
     wsp = malloc(ws);
@@ -364,7 +365,7 @@ static int bench_cuda(const bcase *c, int f16, int iters, void *blas)
 
 int main(int argc, char **argv)
 {
-    int json = 0, cpu = 1, cuda = 1, iters = 50, i, threads = 2;
+    int json = 0, cpu = 1, cuda = 1, iters = 50, i, threads = 2, reps = 5;
     const char *sel = "ABCDEF";
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = 1;
@@ -373,14 +374,16 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--cases") && i + 1 < argc) sel = argv[++i];
         else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N] [--threads N]\n",
+            fprintf(stderr, "usage: %s [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N] [--threads N] [--reps N]\n",
                     argv[0]);
             return 2;
         }
     }
     if (iters < 1) iters = 1;
     if (threads < 1 || threads > 16) threads = 2;
+    if (reps < 1 || reps > 101) reps = 5;
 #ifdef PLUGRT_HAVE_CUDA
     if (cuda) {
         int nd = 0;
@@ -406,7 +409,7 @@ int main(int argc, char **argv)
     if (cpu)
         for (i = 0; i < (int)(sizeof(bcases) / sizeof(bcases[0])); i++)
             if (bcases[i].cpu && strchr(sel, bcases[i].id))
-                if (bench_cpu(&bcases[i], threads) != 0) return 1;
+                if (bench_cpu(&bcases[i], threads, reps) != 0) return 1;
     if (json) {
         printf("[\n");
         for (i = 0; i < nres; i++)

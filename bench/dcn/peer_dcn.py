@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Peer comparison for ModulatedDeformConv2d, measured in one run.
 
-    peer_dcn.py --bench PATH/bench_dcn [--cases ABCDEF] [--iters 50] [--out results.json]
+    peer_dcn.py --bench PATH/bench_dcn [--cases ABCDEF] [--iters 50] [--threads 2] [--no-gpu]
+                [--out results.json]
 
 Runs our bench_dcn --json, then on the same machine times
   GPU: torchvision.ops.deform_conv2d (with mask) and a cuDNN convolution of the
@@ -10,7 +11,8 @@ Runs our bench_dcn --json, then on the same machine times
        bench_dcn does. TF32 is switched off for the fp32 torch runs, as ours
        never uses it.
   CPU: ONNX Runtime's DeformConv (model built with onnx.helper, opset 19),
-       2 intra-op threads, on A, B, C, E, median of 5 after a warm-up.
+       --threads intra-op threads (default 2; bench_dcn gets the same
+       --threads), on A, B, C, E, median of 5 after a warm-up.
 and prints per case and precision: ours us, peer us, ratio peer/ours (> 1: ours
 is faster), TFLOP/s and % of the floor. Also the fp16 accuracy of torchvision
 on case A against fp32 on the same fp16 inputs.
@@ -70,8 +72,8 @@ def make_inputs(c, rng):
     return x, off, mask, wt, b
 
 
-def run_ours(bench, cases, iters):
-    cmd = [bench, "--json", "--cases", cases, "--iters", str(iters)]
+def run_ours(bench, cases, iters, threads):
+    cmd = [bench, "--json", "--cases", cases, "--iters", str(iters), "--threads", str(threads)]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         sys.stderr.write(p.stderr)
@@ -197,7 +199,7 @@ def main():
     ap.add_argument("--no-gpu", action="store_true")
     ap.add_argument("--out")
     a = ap.parse_args()
-    ours = run_ours(a.bench, a.cases, a.iters)
+    ours = run_ours(a.bench, a.cases, a.iters, a.threads)
     try:
         tv = {} if a.no_gpu else bench_torch(a.cases, a.iters)
     except Exception as e:  # keep the other half of the comparison

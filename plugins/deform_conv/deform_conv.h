@@ -53,8 +53,11 @@ void prt__deform_conv_cpu_ref_f64(const prt__dcn_params *p, const prt__dcn_shape
 /* Workspace bytes of the CPU fast path (is_f16: all tensors fp16). */
 size_t prt__deform_conv_cpu_workspace(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16);
 
-/* CPU fast path: im2col slices + OpenBLAS sgemm, run through `parallel_for`
- * (which may be NULL: serial). Returns 0, or -1 with a message in err. */
+/* CPU fast path: bilinear gather fused with its own register-blocked GEMM
+ * (AVX-512 / AVX2 / portable kernels, picked at run time; PRT_DCN_CPU_ISA=avx2|c
+ * caps the choice), run through `parallel_for` (which may be NULL: serial).
+ * The result does not depend on the thread count or split. Returns 0, or -1
+ * with a message in err. */
 typedef void (*prt__dcn_range_fn)(void *arg, int64_t begin, int64_t end);
 typedef void (*prt__dcn_parallel_fn)(void *ctx, int64_t n, int64_t grain, prt__dcn_range_fn fn,
                                      void *arg);

@@ -57,18 +57,23 @@ __global__ void im2col_kernel(const T *__restrict__ x, const T *__restrict__ off
     const float dy = to_f(off[och]);
     const float dx = to_f(off[och + g.hw]);
     const float m = to_f(mask[(n * g.dg * g.K + d * g.K + k) * g.hw + pos]);
-    const float py = (float)(oy * g.sh - g.ph + i * g.dh) + dy;
-    const float px = (float)(ox * g.sw - g.pw + j * g.dw) + dx;
+    /* The sampling point is an integer base plus the offset. The bilinear
+     * fractions come from the offset alone, so they keep full fp32 precision
+     * however far the point is from the origin. */
+    const int64_t by = oy * g.sh - g.ph + i * g.dh, bx = ox * g.sw - g.pw + j * g.dw;
     int64_t i0 = 0, i1 = 0, i2 = 0, i3 = 0;
     float w0 = 0.f, w1 = 0.f, w2 = 0.f, w3 = 0.f;
-    if (py > -1.f && py < (float)g.h && px > -1.f && px < (float)g.w) { /* false for NaN */
-        const float hf = floorf(py), wf = floorf(px);
-        const int64_t h0 = (int64_t)hf, x0 = (int64_t)wf;
-        const float lh = py - hf, lw = px - wf;
-        if (h0 >= 0 && x0 >= 0) { i0 = h0 * g.w + x0; w0 = m * (1.f - lh) * (1.f - lw); }
-        if (h0 >= 0 && x0 + 1 < g.w) { i1 = h0 * g.w + x0 + 1; w1 = m * (1.f - lh) * lw; }
-        if (h0 + 1 < g.h && x0 >= 0) { i2 = (h0 + 1) * g.w + x0; w2 = m * lh * (1.f - lw); }
-        if (h0 + 1 < g.h && x0 + 1 < g.w) { i3 = (h0 + 1) * g.w + x0 + 1; w3 = m * lh * lw; }
+    if (fabsf(dy) < 1e9f && fabsf(dx) < 1e9f) { /* false for NaN and Inf */
+        const float fy = floorf(dy), fx = floorf(dx);
+        const float lh = dy - fy, lw = dx - fx;
+        const int64_t h0 = by + (int64_t)fy, x0 = bx + (int64_t)fx;
+        /* inside unless py <= -1, py >= H, px <= -1 or px >= W */
+        if ((h0 >= 0 || (h0 == -1 && lh > 0.f)) && h0 < g.h && (x0 >= 0 || (x0 == -1 && lw > 0.f)) && x0 < g.w) {
+            if (h0 >= 0 && x0 >= 0) { i0 = h0 * g.w + x0; w0 = m * (1.f - lh) * (1.f - lw); }
+            if (h0 >= 0 && x0 + 1 < g.w) { i1 = h0 * g.w + x0 + 1; w1 = m * (1.f - lh) * lw; }
+            if (h0 + 1 < g.h && x0 >= 0) { i2 = (h0 + 1) * g.w + x0; w2 = m * lh * (1.f - lw); }
+            if (h0 + 1 < g.h && x0 + 1 < g.w) { i3 = (h0 + 1) * g.w + x0 + 1; w3 = m * lh * lw; }
+        }
     }
     const int64_t hwin = g.h * g.w;
     const int64_t c0 = d * g.cd + ch * chunk;

@@ -203,6 +203,13 @@ static const dcase cases[] = {
     {"far_offsets", 1, 3, 6, 6, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 7.0},
     {"batch4_dg2_s21", 4, 4, 9, 10, 8, 3, 3, {2, 1}, {1, 0}, {1, 1}, 1, 2, 1, 3.0},
     {"wide_channels", 1, 40, 9, 9, 24, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2, 2, 1, 2.0},
+    /* sizes that reach the CPU path's blocking: several K chunks (Cg*K > 256) with a chunk edge inside
+     * a tap, deformable-group edges inside chunks, row blocks of 32 + 16 and padded rows, many column
+     * tiles with a partial last strip */
+    {"chunks_tiles_m48_dg2", 1, 48, 40, 52, 48, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 2, 1, 2.0},
+    {"chunks_group2_cg40_dg4", 2, 80, 13, 17, 36, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2, 4, 1, 2.5},
+    /* more output channels than one 128-row panel, the last panel a single 16-row block */
+    {"panels_m144", 1, 32, 6, 7, 144, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
 };
 #define NB_CASES ((int)(sizeof(cases) / sizeof(cases[0])))
 
@@ -603,6 +610,82 @@ TEST(dcn_cpu_thread_split_independent)
         dset_free(&d);
     }
 }
+
+/* The CPU path picks its micro-kernels from the CPU; PRT_DCN_CPU_ISA caps
+ * the choice, so that the AVX2 and portable kernels are checked on any x86
+ * machine too (each case runs in its own process). */
+static void check_isa(const char *isa)
+{
+    int ci;
+    CHECK(setenv("PRT_DCN_CPU_ISA", isa, 1) == 0);
+    check_f32_cases(RUN_CPU_CHUNKED);
+    for (ci = 0; ci < NB_CASES; ci++) {
+        dset d;
+        void *a, *b;
+        dset_make(&d, &cases[ci], 4100 + (uint64_t)ci, 0, 1.0);
+        a = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CPU_SERIAL);
+        b = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CPU_CHUNKED);
+        CHECK_MSG(memcmp(a, b, d.nout * 4) == 0, "%s (%s kernels): serial and chunked runs differ", cases[ci].name,
+                  isa);
+        free(a);
+        free(b);
+        dset_free(&d);
+    }
+}
+
+/* Weights above the CPU path's streaming-store threshold (4 MiB packed), 18 K chunks, two row
+ * panels: against the f64 reference, and serial == chunked bitwise. */
+TEST(dcn_cpu_large_weights)
+{
+    static const dcase big = {"large_weights", 1, 512, 4, 5, 256, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0};
+    dset d;
+    double *ref, err;
+    void *a, *b;
+    dset_make(&d, &big, 4242, 0, 1.0);
+    ref = reference(&d);
+    a = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CPU_SERIAL);
+    b = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CPU_CHUNKED);
+    err = rel_err(a, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
+    CHECK_MSG(err <= 1e-5, "large_weights: f32 relative error %.3g > 1e-5", err);
+    CHECK_MSG(memcmp(a, b, d.nout * 4) == 0, "large_weights: serial and chunked runs differ");
+    printf("  large_weights          CPU f32: relative error %.2e vs f64\n", err);
+    free(a);
+    free(b);
+    free(ref);
+    dset_free(&d);
+}
+
+/* A wide image (sampling positions up to ~600, 300 000): the bilinear fractions must come from the
+ * offsets, not from an fp32 position (whose ulp there is 3e-5 and 0.03); every kernel set. */
+TEST(dcn_cpu_wide_image_fractions)
+{
+    static const dcase wide[] = {
+        {"wide_image_w600", 1, 4, 3, 600, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
+        {"wide_image_w300000", 1, 2, 1, 300000, 2, 1, 3, {1, 1}, {0, 1}, {1, 1}, 1, 1, 1, 2.0},
+    };
+    static const char *isas[] = {"avx512", "avx2", "c"};
+    int ci, ii;
+    for (ii = 0; ii < 3; ii++) {
+        CHECK(setenv("PRT_DCN_CPU_ISA", isas[ii], 1) == 0);
+        for (ci = 0; ci < 2; ci++) {
+            dset d;
+            double *ref, err;
+            void *y;
+            dset_make(&d, &wide[ci], 6100 + (uint64_t)ci, 0, 1.0);
+            ref = reference(&d);
+            y = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CPU_CHUNKED);
+            err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
+            CHECK_MSG(err <= 2e-6, "%s (%s kernels): f32 relative error %.3g > 2e-6", wide[ci].name, isas[ii], err);
+            if (ii == 0) printf("  %-22s CPU f32: relative error %.2e vs f64\n", wide[ci].name, err);
+            free(y);
+            free(ref);
+            dset_free(&d);
+        }
+    }
+}
+
+TEST(dcn_cpu_avx2_kernels) { check_isa("avx2"); }
+TEST(dcn_cpu_portable_kernels) { check_isa("c"); }
 
 static void check_f16_cases(int mode, int compare_f32_mode)
 {
@@ -1231,6 +1314,31 @@ TEST(dcn_cuda_f32_vs_f64_reference)
             if (version == 2) printf("  %-22s CUDA f32: relative error %.2e vs f64\n", cases[ci].name, err);
             free(y);
         }
+        free(ref);
+        dset_free(&d);
+    }
+}
+
+/* The wide-image fraction check of the CPU path, on CUDA. */
+TEST(dcn_cuda_wide_image_fractions)
+{
+    static const dcase wide[] = {
+        {"wide_image_w600", 1, 4, 3, 600, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
+        {"wide_image_w300000", 1, 2, 1, 300000, 2, 1, 3, {1, 1}, {0, 1}, {1, 1}, 1, 1, 1, 2.0},
+    };
+    int ci;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    for (ci = 0; ci < 2; ci++) {
+        dset d;
+        double *ref, err;
+        void *y;
+        dset_make(&d, &wide[ci], 6100 + (uint64_t)ci, 0, 1.0);
+        ref = reference(&d);
+        y = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CUDA);
+        err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
+        CHECK_MSG(err <= 2e-6, "%s: CUDA f32 relative error %.3g > 2e-6", wide[ci].name, err);
+        printf("  %-22s CUDA f32: relative error %.2e vs f64\n", wide[ci].name, err);
+        free(y);
         free(ref);
         dset_free(&d);
     }
