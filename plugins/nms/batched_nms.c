@@ -159,7 +159,7 @@ static prt_status bnms_enqueue(prt_blob_plugin *pp, const prt_tensor_desc *in_de
     prt__nms_io io;
     char msg[256];
     prt_msg m = {msg, sizeof msg};
-    (void)out_desc;
+    prt_status st;
     if (bnms_check_dims(p, &in_desc[0].dims, &in_desc[1].dims, &m) != PRT_OK ||
         in_desc[0].dtype != p->dtype || in_desc[1].dtype != p->dtype) {
         if (in_desc[0].dtype != p->dtype || in_desc[1].dtype != p->dtype)
@@ -168,6 +168,10 @@ static prt_status bnms_enqueue(prt_blob_plugin *pp, const prt_tensor_desc *in_de
                      prt_dtype_name(in_desc[1].dtype));
         return prt__nms_exec_fail(ex, PRT_STATUS_SHAPE_MISMATCH, msg);
     }
+    /* The outputs must hold exactly the rows keepTopK makes. */
+    if ((st = prt__nms_det_check_outputs(p->name, out_desc, in_desc[0].dims.d[0], p->keep_top_k, "keepTopK",
+                                         p->dtype, p->dtype, ex)) != PRT_OK)
+        return st;
     bnms_params(p, &in_desc[0].dims, &q);
     prt__nms_det_io(&io, inputs, NULL, outputs);
     return prt__nms_dispatch(p->name, &q, &io, ws, SIZE_MAX, ex);

@@ -195,10 +195,19 @@ static prt_status enms_enqueue(prt_blob_plugin *pp, const prt_tensor_desc *in_de
     char msg[256];
     prt_msg m = {msg, sizeof msg};
     const prt_dims *an = p->nb_in == 3 ? &in_desc[2].dims : NULL;
-    (void)out_desc;
+    prt_status st;
     /* enqueue does not pass the number of inputs: configure recorded it. */
     if (enms_check_dims(&in_desc[0].dims, &in_desc[1].dims, an, &m) != PRT_OK)
         return prt__nms_exec_fail(ex, PRT_STATUS_SHAPE_MISMATCH, msg);
+    if (in_desc[0].dtype != p->dtype || in_desc[1].dtype != p->dtype || (an && in_desc[2].dtype != p->dtype)) {
+        snprintf(msg, sizeof msg, ENMS_NAME ": configured for %s inputs, enqueued with %s boxes and %s scores",
+                 prt_dtype_name(p->dtype), prt_dtype_name(in_desc[0].dtype), prt_dtype_name(in_desc[1].dtype));
+        return prt__nms_exec_fail(ex, PRT_STATUS_TYPE_MISMATCH, msg);
+    }
+    /* The outputs must hold exactly the rows max_output_boxes makes. */
+    if ((st = prt__nms_det_check_outputs(ENMS_NAME, out_desc, in_desc[0].dims.d[0], p->max_out,
+                                         "max_output_boxes", p->dtype, PRT_DTYPE_I32, ex)) != PRT_OK)
+        return st;
     enms_params(p, &in_desc[0].dims, &in_desc[1].dims, an, &q);
     prt__nms_det_io(&io, inputs, an ? inputs[2] : NULL, outputs);
     return prt__nms_dispatch(ENMS_NAME, &q, &io, ws, SIZE_MAX, ex);

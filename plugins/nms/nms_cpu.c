@@ -6,6 +6,7 @@
  * no allocation).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "nms.h"
 
@@ -296,20 +297,29 @@ static int64_t nms_round8(int64_t x) { return (x + 7) & ~(int64_t)7; }
 
 static nms_ws nms_ws_layout(const prt__nms_params *p, void *base, size_t *total)
 {
+    /* Offsets first, as integers; pointers only into a real workspace
+     * (sizing passes base = NULL, and NULL + offset is undefined). */
     nms_ws w;
     int64_t nseg = prt__nms_segments(p), kl = nms_keep_len(p);
-    int64_t off = 0;
+    int64_t o_kept, o_kept_n, o_cursor, o_scratch, off = 0;
     uint8_t *b = (uint8_t *)base;
+    memset(&w, 0, sizeof w);
     w.slot_words = nms_slot_words(p);
-    w.kept = (uint64_t *)(b + off);
+    o_kept = off;
     off += nms_round8(nseg * (kl ? kl : 1) * 8);
-    w.kept_n = (int64_t *)(b + off);
+    o_kept_n = off;
     off += nms_round8((nseg + 1) * 8);
-    w.cursor = (int64_t *)(b + off);
+    o_cursor = off;
     off += nms_round8((nseg + 1) * 8);
-    w.scratch = (uint64_t *)(b + off);
+    o_scratch = off;
     off += NMS_CPU_SLOTS * w.slot_words * 8;
     if (total) *total = (size_t)off;
+    if (b) {
+        w.kept = (uint64_t *)(b + o_kept);
+        w.kept_n = (int64_t *)(b + o_kept_n);
+        w.cursor = (int64_t *)(b + o_cursor);
+        w.scratch = (uint64_t *)(b + o_scratch);
+    }
     return w;
 }
 

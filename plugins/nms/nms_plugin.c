@@ -126,6 +126,39 @@ void prt__nms_det_output_dims(int32_t idx, const prt_dims_expr *boxes, prt_expr_
     }
 }
 
+prt_status prt__nms_det_check_outputs(const char *plugin, const prt_tensor_desc *out, int64_t B,
+                                      int32_t max_det, const char *max_name, prt_dtype float_t,
+                                      prt_dtype class_t, prt_exec *ex)
+{
+    static const char *const names[4] = {"num_detections", "detection_boxes", "detection_scores",
+                                         "detection_classes"};
+    char msg[512], a[128], b[128];
+    int32_t i, j;
+    for (i = 0; i < 4; i++) {
+        prt_tensor_desc want;
+        memset(&want, 0, sizeof want);
+        want.dtype = i == 0 ? PRT_DTYPE_I32 : i == 3 ? class_t : float_t;
+        want.dims.nb = i == 1 ? 3 : 2;
+        want.dims.d[0] = B;
+        want.dims.d[1] = i == 0 ? 1 : max_det;
+        if (i == 1) want.dims.d[2] = 4;
+        if (out[i].dims.nb == want.dims.nb && out[i].dtype == want.dtype) {
+            for (j = 0; j < want.dims.nb; j++)
+                if (out[i].dims.d[j] != want.dims.d[j]) break;
+            if (j == want.dims.nb) continue;
+        }
+        snprintf(msg, sizeof msg,
+                 "%s: output %d (%s) is %s %s, but the plugin writes %s %s (%s = %d rows per image); "
+                 "nothing was written",
+                 plugin, (int)i, names[i], prt_dtype_name(out[i].dtype),
+                 prt_dims_str(&out[i].dims, a, sizeof a), prt_dtype_name(want.dtype),
+                 prt_dims_str(&want.dims, b, sizeof b), max_name, (int)max_det);
+        return prt__nms_exec_fail(ex, out[i].dtype != want.dtype ? PRT_STATUS_TYPE_MISMATCH
+                                                                 : PRT_STATUS_SHAPE_MISMATCH, msg);
+    }
+    return PRT_OK;
+}
+
 void prt__nms_det_io(prt__nms_io *io, const void *const *inputs, const void *anchors,
                      void *const *outputs)
 {

@@ -38,6 +38,15 @@ int32_t prt__nms_det_nb_outputs(const prt_blob_plugin *p);
 /* Expression of output `idx` (0..3): B is dim 0 of `boxes`, M is `max_det`. */
 void prt__nms_det_output_dims(int32_t idx, const prt_dims_expr *boxes, prt_expr_builder *eb,
                               int32_t max_det, prt_dims_expr *out);
+/* At enqueue: the four output descriptors must be exactly what the plugin
+ * writes - num_detections [B, 1] i32, detection_boxes [B, M, 4] and
+ * detection_scores [B, M] in `float_t`, detection_classes [B, M] in
+ * `class_t`, with M = `max_det` (named `max_name` in the message). Otherwise
+ * reports through ex->set_error and returns SHAPE_MISMATCH (or
+ * TYPE_MISMATCH); nothing is written. */
+prt_status prt__nms_det_check_outputs(const char *plugin, const prt_tensor_desc *out, int64_t B,
+                                      int32_t max_det, const char *max_name, prt_dtype float_t,
+                                      prt_dtype class_t, prt_exec *ex);
 /* io for those outputs from the enqueue arrays; `anchors` may be NULL. */
 void prt__nms_det_io(prt__nms_io *io, const void *const *inputs, const void *anchors,
                      void *const *outputs);

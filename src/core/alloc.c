@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/core.h"
 
@@ -132,6 +133,7 @@ prt_status prt__read_file(const char *path, void **data, size_t *len, char *err,
     FILE *f;
     long sz;
     void *buf;
+    struct stat stbuf;
     if (!path) {
         snprintf(err, cap, "no file name given");
         return PRT_STATUS_INVALID_ARGUMENT;
@@ -139,6 +141,15 @@ prt_status prt__read_file(const char *path, void **data, size_t *len, char *err,
     f = fopen(path, "rb");
     if (!f) {
         snprintf(err, cap, "cannot open \"%s\": %s", path, strerror(errno));
+        return PRT_STATUS_IO_ERROR;
+    }
+    /* A directory opens, and ftell then reports LONG_MAX on some systems:
+     * only regular files are read. */
+    memset(&stbuf, 0, sizeof stbuf);
+    if (fstat(fileno(f), &stbuf) != 0 || !S_ISREG(stbuf.st_mode)) {
+        const char *what = S_ISDIR(stbuf.st_mode) ? "a directory" : "something else (a device, pipe or socket)";
+        snprintf(err, cap, "cannot read \"%s\": expected a regular file, found %s", path, what);
+        fclose(f);
         return PRT_STATUS_IO_ERROR;
     }
     if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {

@@ -13,6 +13,7 @@
  */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,6 +68,18 @@ struct prt_context {
     int32_t cur_layer;
     char exec_err[EXEC_ERR_CAP];
     int exec_err_set;
+
+    /* CUDA: extents reported with set_output_extent_device. Recorded during
+     * one layer's enqueue (nb_pend), copied to page-locked memory on the
+     * run's stream right after it (nb_queued), read when a shape is next
+     * needed: before the next layer, or by prt_context_get_shape. */
+    struct pending {
+        int32_t layer, out, dim, node;
+        const int64_t *dev;
+    } *pend;
+    int32_t nb_pend, cap_pend, nb_queued;
+    int64_t *pend_host; /* cap_pend int64, page-locked; allocated on first use */
+    void *pend_stream;  /* the stream the copies were queued on */
 };
 
 /* ---- resources ----------------------------------------------------------------- */
@@ -221,6 +234,126 @@ static prt_status ex_set_output_dims(prt_exec *ex, int32_t index, const prt_dims
     return PRT_OK;
 }
 
+static prt_status ex_set_output_extent_device(prt_exec *ex, int32_t index, int32_t dim, const int64_t *device_extent)
+{
+    prt_context *c = ctx_of_ex(ex);
+    const prt__plan *p = c->e->plan;
+    const prt__player *l;
+    const prt__ptensor *t;
+    int32_t k, node;
+    char msg[512];
+    if (c->cur_layer < 0 || c->cur_layer >= p->nb_layers) return PRT_STATUS_INVALID_ARGUMENT;
+    l = &p->layers[c->cur_layer];
+    if (c->device != PRT_DEVICE_CUDA || !device_extent) {
+        ex_set_error(ex, "set_output_extent_device: needs a CUDA context and a device pointer");
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    if (index < 0 || index >= l->nb_out) {
+        snprintf(msg, sizeof msg, "set_output_extent_device: output %d does not exist (the layer has %d)", (int)index,
+                 (int)l->nb_out);
+        ex_set_error(ex, msg);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    t = &p->tensors[l->out[index]];
+    if (dim < 0 || dim >= t->nb_dims || p->nodes[t->expr[dim]].kind != PRT__NODE_DDEP) {
+        snprintf(msg, sizeof msg, "set_output_extent_device: output %d (\"%s\", %d dims) dim %d is not a data-dependent extent",
+                 (int)index, t->name, (int)t->nb_dims, (int)dim);
+        ex_set_error(ex, msg);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    node = t->expr[dim];
+    for (k = 0; k < c->nb_pend; k++)
+        if (c->pend[k].node == node) break; /* reported again: the later pointer wins */
+    if (k == c->nb_pend) {
+        if (c->nb_pend >= c->cap_pend) {
+            ex_set_error(ex, "set_output_extent_device: more extents reported than the layer's outputs have");
+            return PRT_STATUS_INVALID_ARGUMENT;
+        }
+        c->nb_pend++;
+    }
+    c->pend[k].layer = c->cur_layer;
+    c->pend[k].out = index;
+    c->pend[k].dim = dim;
+    c->pend[k].node = node;
+    c->pend[k].dev = device_extent;
+    return PRT_OK;
+}
+
+/* Wait for the queued copies and apply the extents (0 <= value <= the upper
+ * bound); then the shapes of everything after are computed again. */
+static prt_status compute_shapes(prt_context *c);
+static prt_status resolve_pending(prt_context *c)
+{
+    const prt__plan *p = c->e->plan;
+    char msg[512];
+    int32_t k;
+    prt_status s;
+    if (!c->nb_queued) return PRT_OK;
+    msg[0] = 0;
+    s = prt__cuda_stream_sync(c->pend_stream, msg, sizeof msg);
+    c->nb_queued = 0;
+    if (s != PRT_OK) return prt__err(c, s, "waiting for data-dependent extents: %s", msg);
+    for (k = 0; k < c->nb_pend; k++) {
+        const struct pending *q = &c->pend[k];
+        const prt__player *l = &p->layers[q->layer];
+        int64_t v = c->pend_host[k], upper = c->vals[p->nodes[q->node].a];
+        if (v < 0 || v > upper) {
+            const prt_plugin_creator *cr = c->inst[q->layer]->creator;
+            c->nb_pend = 0;
+            return prt__err(c, PRT_STATUS_PLUGIN_ERROR,
+                            "layer \"%s\" (%s v%s): reported extent %" PRId64 " for output %d (\"%s\") dim %d from "
+                            "device memory; expected 0..%" PRId64 " (the allocated upper bound)",
+                            l->name, cr->name, cr->version, v, (int)q->out, p->tensors[l->out[q->out]].name,
+                            (int)q->dim, upper);
+        }
+        c->vals[q->node] = v;
+        c->ddep_known[q->node] = 1;
+    }
+    c->nb_pend = 0;
+    return compute_shapes(c);
+}
+
+/* A run that starts while copies of an earlier one are queued: wait for them
+ * (page-locked memory is reused) and drop their values. */
+static void drop_pending(prt_context *c)
+{
+    char msg[256];
+    if (c->nb_queued) (void)prt__cuda_stream_sync(c->pend_stream, msg, sizeof msg);
+    c->nb_queued = 0;
+    c->nb_pend = 0;
+}
+
+/* Queue the copies of what the layer just reported. */
+static prt_status queue_pending(prt_context *c, const prt__player *l)
+{
+    char msg[512];
+    int32_t k;
+    prt_status s;
+    if (!c->pend_host) {
+        msg[0] = 0;
+        s = prt__cuda_host_alloc((size_t)c->cap_pend * sizeof(int64_t), (void **)&c->pend_host, msg, sizeof msg);
+        if (s != PRT_OK) {
+            c->nb_pend = 0;
+            return prt__err(c, s, "layer \"%s\": page-locked memory for data-dependent extents: %s", l->name, msg);
+        }
+    }
+    for (k = 0; k < c->nb_pend; k++) {
+        msg[0] = 0;
+        s = prt__cuda_copy_d2h_async(&c->pend_host[k], c->pend[k].dev, sizeof(int64_t), c->ex.cuda_stream, msg,
+                                     sizeof msg);
+        if (s != PRT_OK) {
+            /* Copies queued so far finish before the stream is used again. */
+            c->pend_stream = c->ex.cuda_stream;
+            c->nb_queued = k;
+            drop_pending(c);
+            return prt__err(c, s, "layer \"%s\": copying a data-dependent extent: %s", l->name, msg);
+        }
+    }
+    c->pend_stream = c->ex.cuda_stream;
+    c->nb_queued = c->nb_pend;
+    return PRT_OK;
+}
+
 /* ---- memory ------------------------------------------------------------------------ */
 
 static void *mem_alloc(prt_context *c, size_t n, void **block)
@@ -265,6 +398,9 @@ void prt_context_destroy(prt_context *c)
     const prt__plan *p;
     if (!c) return;
     p = c->e->plan;
+    drop_pending(c);
+    prt__cuda_host_free(c->pend_host);
+    prt__free(c->pend);
     if (c->inst)
         for (i = 0; i < p->nb_layers; i++) prt__plugin_destroy(c->inst[i]);
     while (c->nb_res > 0) {
@@ -375,10 +511,19 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
     c->last_in = prt__calloc((size_t)p->nb_layers * (size_t)io + 1, sizeof *c->last_in);
     c->last_out = prt__calloc((size_t)p->nb_layers * (size_t)io + 1, sizeof *c->last_out);
     c->notified = prt__calloc((size_t)p->nb_layers + 1, 1);
-    if (!c->inst || !c->bound || !c->in_dims || !c->vals || !c->ddep_known || !c->cur || !c->last_in ||
+    c->cap_pend = io * PRT_MAX_DIMS;
+    c->pend = prt__calloc((size_t)c->cap_pend, sizeof *c->pend);
+    if (!c->pend || !c->inst || !c->bound || !c->in_dims || !c->vals || !c->ddep_known || !c->cur || !c->last_in ||
         !c->last_out || !c->notified) {
         prt_context_destroy(c);
         return prt__err(e, PRT_STATUS_OUT_OF_MEMORY, "out of memory creating a context");
+    }
+    if (p->arena_size > (uint64_t)PTRDIFF_MAX || p->workspace_size > (uint64_t)PTRDIFF_MAX) {
+        prt_context_destroy(c);
+        return prt__err(e, PRT_STATUS_OUT_OF_MEMORY,
+                        "the plan asks for %" PRIu64 " bytes of activations and %" PRIu64
+                        " bytes of workspace; at most %td each can be allocated",
+                        p->arena_size, p->workspace_size, (ptrdiff_t)PTRDIFF_MAX);
     }
     c->arena = mem_alloc(c, (size_t)p->arena_size, &c->arena_block);
     c->workspace = mem_alloc(c, (size_t)p->workspace_size, &c->workspace_block);
@@ -427,6 +572,7 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
     c->ex.set_error = ex_set_error;
     c->ex.set_output_dims = ex_set_output_dims;
     c->ex.host_ = c;
+    c->ex.set_output_extent_device = c->device == PRT_DEVICE_CUDA ? ex_set_output_extent_device : NULL;
 
     s = PRT_OK;
     pthread_mutex_lock(&e->lock);
@@ -545,6 +691,8 @@ prt_status prt_context_get_shape(prt_context *c, const char *name, prt_dims *out
     if (!c->ran) {
         memset(c->ddep_known, 0, (size_t)c->e->plan->nb_nodes);
         if ((s = compute_shapes(c)) != PRT_OK) return s;
+    } else if (c->nb_queued && (s = resolve_pending(c)) != PRT_OK) {
+        return s;
     }
     *out = c->cur[ti];
     return PRT_OK;
@@ -658,6 +806,7 @@ static prt_status run(prt_context *c)
                             r == PRT__ROLE_INPUT ? "input" : "output", p->tensors[i].name);
     }
     c->ran = 0;
+    drop_pending(c);
     memset(c->ddep_known, 0, (size_t)p->nb_nodes);
     if ((s = compute_shapes(c)) != PRT_OK) return s;
     ins = prt__calloc((size_t)io, sizeof *ins);
@@ -671,6 +820,9 @@ static prt_status run(prt_context *c)
     for (i = 0; i < p->nb_layers; i++) {
         const prt__player *l = &p->layers[i];
         int dd = 0;
+        /* Extents an earlier layer left in device memory: this layer's
+         * shapes need them now. */
+        if (c->nb_queued && (s = resolve_pending(c)) != PRT_OK) goto done;
         for (j = 0; j < l->nb_in; j++) {
             din[j].dtype = p->tensors[l->in[j]].dtype;
             din[j].format = p->tensors[l->in[j]].format;
@@ -706,16 +858,23 @@ static prt_status run(prt_context *c)
         c->cur_layer = i;
         c->exec_err_set = 0;
         c->exec_err[0] = 0;
+        c->nb_pend = 0;
         s = prt__plugin_enqueue(c->inst[i], din, dout, ins, outs, c->workspace, &c->ex);
         c->cur_layer = -1;
         if (s != PRT_OK) {
+            c->nb_pend = 0;
             const prt_plugin_creator *cr = c->inst[i]->creator;
             s = prt__err(c, (int)s > 0 && s < PRT_STATUS_COUNT_ ? s : PRT_STATUS_PLUGIN_ERROR,
                          "layer \"%s\" (%s v%s): enqueue failed: %s", l->name, cr->name, cr->version,
                          c->exec_err_set ? c->exec_err : prt_status_str(s));
             goto done;
         }
-        if (dd && (s = compute_shapes(c)) != PRT_OK) goto done;
+        if (c->nb_pend) {
+            /* Read later, when a shape is needed (no wait here). */
+            if ((s = queue_pending(c, l)) != PRT_OK) goto done;
+        } else if (dd && (s = compute_shapes(c)) != PRT_OK) {
+            goto done;
+        }
     }
     c->ran = 1;
     s = PRT_OK;

@@ -55,7 +55,8 @@
  *
  *   Loading checks the header, the checksum and every count, index, enum and
  *   offset before anything is used; plugins are re-created from their records
- *   last.
+ *   last, and each is asked again for its output types, output shapes and
+ *   workspace, which must agree with the plan (runtime.c).
  */
 #ifndef PLUGRT_ENGINE_PLAN_H
 #define PLUGRT_ENGINE_PLAN_H

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "engine/expr.h"
 #include "engine/runtime.h"
 
 static void seterr(char *err, size_t cap, const char *fmt, ...) PRT_PRINTF(3, 4);
@@ -120,6 +121,274 @@ done:
     return s;
 }
 
+/* ---- the re-created plugins against the plan ---------------------------------- */
+
+/* What every plugin of a plan is checked against: the plan's expressions as
+ * nodes of an arena (so that plugins can build on them), and the plan's
+ * values at the profile's three points. */
+typedef struct load_check {
+    const prt__plan *p;
+    prt__exprs *x;
+    const prt_expr **node;  /* per plan node */
+    uint8_t *dd;            /* per plan node: depends on a data-dependent extent */
+    int64_t *vals[3];       /* per plan node, at min / opt / max */
+    prt_dims *in[3];        /* per graph input, at min / opt / max */
+    int32_t *input_tensor;  /* per graph input: its tensor */
+} load_check;
+
+static const char *const k_point[3] = {"min", "opt", "max"};
+
+static void load_check_free(load_check *lc)
+{
+    int k;
+    prt__exprs_destroy(lc->x);
+    prt__free((void *)lc->node);
+    prt__free(lc->dd);
+    for (k = 0; k < 3; k++) {
+        prt__free(lc->vals[k]);
+        prt__free(lc->in[k]);
+    }
+    prt__free(lc->input_tensor);
+    memset(lc, 0, sizeof *lc);
+}
+
+static prt_status load_check_init(load_check *lc, const prt__plan *p, char *err, size_t cap)
+{
+    int32_t i, k;
+    prt_expr_builder *eb;
+    memset(lc, 0, sizeof *lc);
+    lc->p = p;
+    lc->node = prt__calloc((size_t)p->nb_nodes + 1, sizeof *lc->node);
+    lc->dd = prt__calloc((size_t)p->nb_nodes + 1, 1);
+    lc->input_tensor = prt__calloc((size_t)p->nb_inputs + 1, sizeof *lc->input_tensor);
+    for (k = 0; k < 3; k++) {
+        lc->vals[k] = prt__calloc((size_t)p->nb_nodes + 1, sizeof *lc->vals[k]);
+        lc->in[k] = prt__calloc((size_t)p->nb_inputs + 1, sizeof *lc->in[k]);
+    }
+    if (!lc->node || !lc->dd || !lc->input_tensor || !lc->vals[0] || !lc->vals[1] || !lc->vals[2] || !lc->in[0] ||
+        !lc->in[1] || !lc->in[2] || prt__exprs_create(&lc->x) != PRT_OK)
+        goto oom;
+    for (i = 0, k = 0; i < p->nb_tensors && k < p->nb_inputs; i++) {
+        const prt__ptensor *t = &p->tensors[i];
+        if (t->role != PRT__ROLE_INPUT) continue;
+        lc->input_tensor[k] = i;
+        lc->in[0][k] = t->min;
+        lc->in[1][k] = t->opt;
+        lc->in[2][k] = t->max;
+        k++;
+    }
+    for (k = 0; k < 3; k++) prt__plan_eval(p, lc->in[k], lc->vals[k], NULL);
+    /* The plan's nodes in the arena; operands precede their node (the
+     * reader checked that). */
+    eb = prt__exprs_builder(lc->x);
+    for (i = 0; i < p->nb_nodes; i++) {
+        const prt__pnode *n = &p->nodes[i];
+        const prt_expr *e = NULL;
+        switch (n->kind) {
+        case PRT__NODE_CONST: e = prt__exprs_const(lc->x, n->v); break;
+        case PRT__NODE_LEAF: {
+            int64_t known = -1;
+            if (n->a >= 0 && n->a < p->nb_inputs) {
+                const prt__ptensor *t = &p->tensors[lc->input_tensor[n->a]];
+                if (n->b >= 0 && n->b < t->nb_dims) known = t->dims.d[n->b];
+            }
+            e = prt__exprs_leaf(lc->x, n->a, n->b, known);
+            break;
+        }
+        case PRT__NODE_OP:
+            e = eb->operation(eb, (prt_expr_op)n->op, lc->node[n->a], lc->node[n->b]);
+            lc->dd[i] = lc->dd[n->a] || lc->dd[n->b];
+            break;
+        case PRT__NODE_DDEP:
+            e = eb->data_dependent(eb, lc->node[n->a]);
+            lc->dd[i] = 1;
+            break;
+        default: break;
+        }
+        if (!e) goto oom;
+        lc->node[i] = e;
+    }
+    return PRT_OK;
+oom:
+    seterr(err, cap, "out of memory checking the plan's plugins");
+    load_check_free(lc);
+    return PRT_STATUS_OUT_OF_MEMORY;
+}
+
+static void dyn_of(const prt__ptensor *t, prt_dyn_tensor_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->desc.dtype = t->dtype;
+    d->desc.format = t->format;
+    d->desc.dims = t->dims;
+    d->min = t->min;
+    d->opt = t->opt;
+    d->max = t->max;
+}
+
+/* Ask layer li's re-created plugin again for its outputs' number, types and
+ * shapes (with the plan's input expressions) and require what the plan
+ * recorded; then (blob style: after configure_plugin with the profile's
+ * shapes) its workspace size for the profile, which may raise the layer's
+ * workspace above the recorded one. */
+static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plugin *pl, char *err, size_t cap)
+{
+    prt__player *l = &p->layers[li];
+    const prt_plugin_creator *cr = pl->creator;
+    int32_t nin = l->nb_in, nout = l->nb_out, i, j, k, nb;
+    prt_dtype *tin = NULL, *tout = NULL;
+    prt_dims_expr *ein = NULL, *eout = NULL;
+    prt_dyn_tensor_desc *io = NULL;
+    char msg[PRT_ERR_CAP], who[512];
+    prt_status s = PRT_OK;
+    size_t ws;
+
+    snprintf(who, sizeof who, "layer \"%.200s\" (%.100s v%.40s)", l->name, cr->name, cr->version);
+    nb = prt__plugin_nb_outputs(pl);
+    if (nb != nout) {
+        seterr(err, cap, "plan does not match its plugin: %s: the plugin has %d outputs, the plan gives the layer %d",
+               who, (int)nb, (int)nout);
+        return PRT_STATUS_BAD_FORMAT;
+    }
+    tin = prt__calloc((size_t)nin + 1, sizeof *tin);
+    tout = prt__calloc((size_t)nout + 1, sizeof *tout);
+    ein = prt__calloc((size_t)nin + 1, sizeof *ein);
+    eout = prt__calloc((size_t)nout + 1, sizeof *eout);
+    io = prt__calloc((size_t)(nin + nout) + 1, sizeof *io);
+    if (!tin || !tout || !ein || !eout || !io) {
+        seterr(err, cap, "out of memory checking %s", who);
+        s = PRT_STATUS_OUT_OF_MEMORY;
+        goto done;
+    }
+
+    /* Types. */
+    for (i = 0; i < nin; i++) tin[i] = p->tensors[l->in[i]].dtype;
+    msg[0] = 0;
+    if ((s = prt__plugin_output_types(pl, tin, nin, tout, nout, msg, sizeof msg)) != PRT_OK) {
+        seterr(err, cap, "plan does not match its plugin: %s refuses the plan's input types: %s", who, msg);
+        s = PRT_STATUS_BAD_FORMAT;
+        goto done;
+    }
+    for (i = 0; i < nout; i++) {
+        const prt__ptensor *t = &p->tensors[l->out[i]];
+        if (tout[i] != t->dtype) {
+            seterr(err, cap,
+                   "plan does not match its plugin: %s: the plugin makes output %d \"%s\" %s, the plan records %s",
+                   who, (int)i, t->name, prt_dtype_name(tout[i]), prt_dtype_name(t->dtype));
+            s = PRT_STATUS_BAD_FORMAT;
+            goto done;
+        }
+    }
+
+    /* Shapes: the plugin's expressions over the plan's, evaluated at the
+     * profile's three points, against the plan's values there. */
+    for (i = 0; i < nin; i++) {
+        const prt__ptensor *t = &p->tensors[l->in[i]];
+        ein[i].nb = t->nb_dims;
+        for (j = 0; j < t->nb_dims; j++) ein[i].d[j] = lc->node[t->expr[j]];
+    }
+    msg[0] = 0;
+    if ((s = prt__plugin_output_shapes(pl, ein, nin, eout, nout, prt__exprs_builder(lc->x), msg, sizeof msg)) !=
+        PRT_OK) {
+        seterr(err, cap, "plan does not match its plugin: %s refuses the plan's input shapes: %s", who, msg);
+        s = PRT_STATUS_BAD_FORMAT;
+        goto done;
+    }
+    if (prt__exprs_failed(lc->x)) {
+        seterr(err, cap, "out of memory checking %s", who);
+        s = PRT_STATUS_OUT_OF_MEMORY;
+        goto done;
+    }
+    for (i = 0; i < nout; i++) {
+        const prt__ptensor *t = &p->tensors[l->out[i]];
+        for (k = 0; k < 3; k++) {
+            const prt_dims *rec = k == 0 ? &t->min : k == 1 ? &t->opt : &t->max;
+            prt_dims got;
+            int bad = eout[i].nb != t->nb_dims, bad_dd = -1;
+            char a[200], b[200];
+            memset(&got, 0, sizeof got);
+            got.nb = eout[i].nb;
+            for (j = 0; j < eout[i].nb; j++) {
+                int64_t v = -1;
+                int dd = 0;
+                if (!prt__exprs_owns(lc->x, eout[i].d[j]) ||
+                    prt__expr_eval(lc->x, eout[i].d[j], lc->in[k], p->nb_inputs, &v, &dd) != 0)
+                    v = -1;
+                got.d[j] = v;
+                if (j < t->nb_dims) {
+                    if (v < 0 || v != lc->vals[k][t->expr[j]]) bad = 1;
+                    if (!dd != !lc->dd[t->expr[j]] && bad_dd < 0) bad_dd = (int)j;
+                }
+            }
+            if (bad) {
+                int any_bad = 0;
+                for (j = 0; j < got.nb; j++)
+                    if (got.d[j] < 0) any_bad = 1;
+                seterr(err, cap,
+                       "plan does not match its plugin: %s: the plugin gives output %d \"%s\" the shape %s at the "
+                       "profile's %s input shapes, the plan records %s%s",
+                       who, (int)i, t->name, prt_dims_str(&got, a, sizeof a), k_point[k],
+                       prt_dims_str(rec, b, sizeof b), any_bad ? " (-1: an extent that cannot be computed)" : "");
+                s = PRT_STATUS_BAD_FORMAT;
+                goto done;
+            }
+            if (bad_dd >= 0) {
+                int plan_dd = lc->dd[t->expr[bad_dd]];
+                seterr(err, cap,
+                       "plan does not match its plugin: %s: output %d \"%s\" dim %d is %s for the plugin but %s in "
+                       "the plan",
+                       who, (int)i, t->name, bad_dd, plan_dd ? "known before the run" : "data-dependent",
+                       plan_dd ? "data-dependent" : "known before the run");
+                s = PRT_STATUS_BAD_FORMAT;
+                goto done;
+            }
+        }
+    }
+
+    /* Workspace for the profile. */
+    for (i = 0; i < nin; i++) dyn_of(&p->tensors[l->in[i]], &io[i]);
+    for (i = 0; i < nout; i++) dyn_of(&p->tensors[l->out[i]], &io[nin + i]);
+    if (pl->style == PRT_STYLE_BLOB) {
+        msg[0] = 0;
+        if ((s = prt__plugin_configure(pl, io, nin, io + nin, nout, msg, sizeof msg)) != PRT_OK) {
+            seterr(err, cap, "plan does not match its plugin: %s: configure_plugin refuses the plan's shapes: %s", who,
+                   msg);
+            s = PRT_STATUS_BAD_FORMAT;
+            goto done;
+        }
+    }
+    ws = prt__plugin_workspace(pl, io, nin, io + nin, nout);
+    if (ws == SIZE_MAX || (uint64_t)ws > (uint64_t)INT64_MAX / 2) {
+        seterr(err, cap, "%s: asks for %zu workspace bytes at the profile's shapes", who, ws);
+        s = PRT_STATUS_PLUGIN_ERROR;
+        goto done;
+    }
+    if ((uint64_t)ws > l->workspace) {
+        uint64_t need = ((uint64_t)ws + 255u) / 256u * 256u;
+        if (p->workspace_limit && (uint64_t)ws > p->workspace_limit) {
+            seterr(err, cap,
+                   "%s: the plugin now needs %zu workspace bytes at the profile's max shapes, the plan recorded %" PRIu64
+                   " and its workspace limit is %" PRIu64 "; build the plan again",
+                   who, ws, l->workspace, p->workspace_limit);
+            s = PRT_STATUS_OUT_OF_MEMORY;
+            goto done;
+        }
+        prt_log(PRT_SEVERITY_INFO,
+                "%s: the plugin now needs %zu workspace bytes, the plan recorded %" PRIu64 "; contexts allocate %zu",
+                who, ws, l->workspace, ws);
+        l->workspace = (uint64_t)ws;
+        if (need > p->workspace_size) p->workspace_size = need;
+    }
+    s = PRT_OK;
+done:
+    prt__free(tin);
+    prt__free(tout);
+    prt__free(ein);
+    prt__free(eout);
+    prt__free(io);
+    return s;
+}
+
 prt_status prt_engine_deserialize(prt_registry *r, const void *data, size_t len, prt_engine **out, char *err,
                                   size_t cap)
 {
@@ -127,7 +396,9 @@ prt_status prt_engine_deserialize(prt_registry *r, const void *data, size_t len,
     prt_status s;
     int32_t i, k;
     char msg[PRT_ERR_CAP];
+    load_check lc;
 
+    memset(&lc, 0, sizeof lc);
     if (err && cap) err[0] = 0;
     if (!out || (!data && len)) {
         seterr(err, cap, "no plan or no output pointer given");
@@ -168,6 +439,7 @@ prt_status prt_engine_deserialize(prt_registry *r, const void *data, size_t len,
     for (k = 0; k < 2; k++)
         for (i = 0; i < e->plan->nb_tensors; i++)
             if (e->plan->tensors[i].role == (k == 0 ? PRT__ROLE_INPUT : PRT__ROLE_OUTPUT)) e->io[e->nb_io++] = i;
+    if ((s = load_check_init(&lc, e->plan, err, cap)) != PRT_OK) goto fail;
     for (i = 0; i < e->plan->nb_layers; i++) {
         const prt__player *l = &e->plan->layers[i];
         const prt__precord *rec;
@@ -187,10 +459,13 @@ prt_status prt_engine_deserialize(prt_registry *r, const void *data, size_t len,
             s = PRT_STATUS_BAD_FORMAT;
             goto fail;
         }
+        if ((s = check_layer(&lc, e->plan, i, e->protos[i], err, cap)) != PRT_OK) goto fail;
     }
+    load_check_free(&lc);
     *out = e;
     return PRT_OK;
 fail:
+    load_check_free(&lc);
     prt_engine_destroy(e);
     return s;
 }

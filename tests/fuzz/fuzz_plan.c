@@ -33,8 +33,11 @@ static void fuzz_plan_run(prt_engine *e)
     prt_context_config cc;
     int32_t i, n = prt_engine_nb_io(e);
     void *bufs[64];
-    uint64_t total = prt_engine_arena_size(e) + prt_engine_workspace_size(e);
-    if (n <= 0 || n > 64 || total > FUZZ_PLAN_MEM_CAP) return;
+    uint64_t arena = prt_engine_arena_size(e), ws = prt_engine_workspace_size(e), total;
+    /* Each alone first: their sum may wrap around. */
+    if (n <= 0 || n > 64 || arena > FUZZ_PLAN_MEM_CAP || ws > FUZZ_PLAN_MEM_CAP) return;
+    total = arena + ws;
+    if (total > FUZZ_PLAN_MEM_CAP) return;
     prt_context_config_init(&cc);
     cc.device = PRT_DEVICE_CPU;
     cc.nb_threads = 1;

@@ -12,6 +12,9 @@
 static atomic_int live_attach;
 int fake_live_attachments(void) { return atomic_load(&live_attach); }
 
+static _Atomic size_t ws_need = 64;
+void fake_set_workspace_need(size_t bytes) { atomic_store(&ws_need, bytes); }
+
 static int64_t vol(const prt_dims *d)
 {
     int64_t v = 1;
@@ -258,12 +261,13 @@ SCALE_CREATOR(scale_creator_v2, "2")
 /* Field-style fakes: TestAddBias, TestHalfNeg, TestCompact                 */
 /* ======================================================================== */
 
-enum { K_ADDBIAS = 0, K_HALFNEG = 1, K_COMPACT = 2, K_COPY32 = 3, K_COPY16 = 4 };
+enum { K_ADDBIAS = 0, K_HALFNEG = 1, K_COMPACT = 2, K_COPY32 = 3, K_COPY16 = 4, K_WSGROW = 5, K_DEVCOUNT = 6 };
 
 typedef struct fk_pl {
     prt_field_plugin base;
     int kind;
     int32_t k;
+    int64_t count; /* TestDevCount: the extent of the last enqueue (the source of its copy) */
     prt_phase phase;
     prt_field ser[1];
     const prt_plugin_creator *creator;
@@ -306,7 +310,7 @@ static prt_status fk_shapes(prt_field_plugin *p, const prt_dims_expr *in, int32_
         out[0] = in[0];
         return PRT_OK;
     }
-    if (f->kind == K_COMPACT) {
+    if (f->kind == K_COMPACT || f->kind == K_DEVCOUNT) {
         const prt_expr *n = in[0].nb ? in[0].d[0] : eb->constant(eb, 1);
         int32_t j;
         for (j = 1; j < in[0].nb; j++) n = eb->operation(eb, PRT_EXPR_PROD, n, in[0].d[j]);
@@ -325,7 +329,7 @@ static int fk_supports(prt_field_plugin *p, int32_t pos, const prt_dyn_tensor_de
     if (io[pos].desc.format != PRT_FORMAT_LINEAR) return 0;
     switch (f->kind) {
     case K_HALFNEG: case K_COPY16: return io[pos].desc.dtype == PRT_DTYPE_F16;
-    case K_COMPACT: case K_COPY32: return io[pos].desc.dtype == PRT_DTYPE_F32;
+    case K_COMPACT: case K_COPY32: case K_WSGROW: case K_DEVCOUNT: return io[pos].desc.dtype == PRT_DTYPE_F32;
     default:
         if (pos == 0) return io[0].desc.dtype == PRT_DTYPE_F32 || io[0].desc.dtype == PRT_DTYPE_F16;
         return io[pos].desc.dtype == io[0].desc.dtype;
@@ -342,7 +346,10 @@ static prt_status fk_configure(prt_field_plugin *p, const prt_dyn_tensor_desc *i
 static size_t fk_ws(const prt_field_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
                     const prt_dyn_tensor_desc *out, int32_t nb_out)
 {
-    (void)p; (void)in; (void)nb_in; (void)out; (void)nb_out;
+    const fk_pl *f = (const fk_pl *)p;
+    (void)in; (void)nb_in; (void)out; (void)nb_out;
+    if (f->kind == K_WSGROW) return atomic_load(&ws_need);
+    if (f->kind == K_DEVCOUNT) return sizeof(int64_t);
     return 0;
 }
 
@@ -384,6 +391,42 @@ static prt_status fk_enqueue(prt_field_plugin *p, const prt_tensor_desc *ind, co
         return PRT_OK;
 #endif
     }
+    if (f->kind == K_DEVCOUNT) {
+        fk_pl *m = (fk_pl *)p;
+        int64_t cnt = f->k < n ? f->k : n;
+        prt_dims d;
+        if (outd[0].dims.d[0] < n) {
+            ex->set_error(ex, "TestDevCount: output buffer smaller than the input");
+            return PRT_STATUS_SHAPE_MISMATCH;
+        }
+        m->count = cnt;
+        if (ex->device == PRT_DEVICE_CPU) {
+            if (cnt) memcpy(outputs[0], inputs[0], (size_t)cnt * sizeof(float));
+            memset(&d, 0, sizeof d);
+            d.nb = 1;
+            d.d[0] = cnt;
+            return ex->set_output_dims(ex, 0, &d);
+        }
+#ifdef PLUGRT_HAVE_CUDA
+        if (ex->struct_size < sizeof(prt_exec) || !ex->set_output_extent_device) {
+            ex->set_error(ex, "TestDevCount: the host offers no set_output_extent_device");
+            return PRT_STATUS_UNSUPPORTED;
+        }
+        /* The count goes to device memory (the workspace) on the stream, as a
+         * kernel would write it; the host learns it from there. */
+        if ((cnt && cudaMemcpyAsync(outputs[0], inputs[0], (size_t)cnt * sizeof(float), cudaMemcpyDeviceToDevice,
+                                    (cudaStream_t)ex->cuda_stream) != cudaSuccess) ||
+            cudaMemcpyAsync(ws, &m->count, sizeof(int64_t), cudaMemcpyHostToDevice, (cudaStream_t)ex->cuda_stream) !=
+                cudaSuccess) {
+            ex->set_error(ex, "TestDevCount: cudaMemcpyAsync failed");
+            return PRT_STATUS_CUDA_ERROR;
+        }
+        return ex->set_output_extent_device(ex, 0, 0, (const int64_t *)ws);
+#else
+        ex->set_error(ex, "TestDevCount: built without CUDA");
+        return PRT_STATUS_UNSUPPORTED;
+#endif
+    }
     if (ex->device != PRT_DEVICE_CPU) {
         ex->set_error(ex, "fake plugins run on the CPU only");
         return PRT_STATUS_UNSUPPORTED;
@@ -402,6 +445,13 @@ static prt_status fk_enqueue(prt_field_plugin *p, const prt_tensor_desc *ind, co
     case K_HALFNEG:
         for (i = 0; i < n; i++) st(outputs[0], PRT_DTYPE_F16, i, -(float)f->k * ld(inputs[0], PRT_DTYPE_F16, i));
         return PRT_OK;
+    case K_WSGROW: {
+        /* Uses every byte of the workspace it asks for now. */
+        size_t need = atomic_load(&ws_need);
+        if (need) memset(ws, 0x5a, need);
+        if (n) memcpy(outputs[0], inputs[0], (size_t)n * sizeof(float));
+        return PRT_OK;
+    }
     default: {
         int64_t m = 0;
         prt_dims d;
@@ -439,7 +489,7 @@ static prt_status fk_fields(prt_field_plugin *p, prt_fields *out, prt_msg *err)
 {
     fk_pl *f = (fk_pl *)p;
     (void)err;
-    if (f->kind == K_HALFNEG) {
+    if (f->kind == K_HALFNEG || f->kind == K_DEVCOUNT) {
         f->ser[0].name = "k";
         f->ser[0].data = &f->k;
         f->ser[0].type = PRT_FIELD_INT32;
@@ -515,6 +565,11 @@ FIELD_CREATOR(halfneg_creator5, "TestHalfNeg", 1, halfneg_schema5, K_HALFNEG)
 FIELD_CREATOR(compact_creator, "TestCompact", 0, NULL, K_COMPACT)
 FIELD_CREATOR(copy32_creator, "TestCopyF32", 0, NULL, K_COPY32)
 FIELD_CREATOR(copy16_creator, "TestCopyF16", 0, NULL, K_COPY16)
+FIELD_CREATOR(wsgrow_creator, "TestWsGrow", 0, NULL, K_WSGROW)
+static const int32_t three_i = 3;
+static const prt_field_schema devcount_schema[] = {
+    {"k", PRT_FIELD_INT32, 0, 1, 1, &three_i, 1, PRT_BOUND_MIN, 0, 0, 0, "elements kept"}};
+FIELD_CREATOR(devcount_creator, "TestDevCount", 1, devcount_schema, K_DEVCOUNT)
 
 prt_registry *fake_registry(int with_v1, int with_v2, double halfneg_max_k)
 {
@@ -526,7 +581,9 @@ prt_registry *fake_registry(int with_v1, int with_v2, double halfneg_max_k)
         prt_registry_add(r, halfneg_max_k == 5 ? &halfneg_creator5 : &halfneg_creator10, "fakes") != PRT_OK ||
         prt_registry_add(r, &compact_creator, "fakes") != PRT_OK ||
         prt_registry_add(r, &copy32_creator, "fakes") != PRT_OK ||
-        prt_registry_add(r, &copy16_creator, "fakes") != PRT_OK) {
+        prt_registry_add(r, &copy16_creator, "fakes") != PRT_OK ||
+        prt_registry_add(r, &wsgrow_creator, "fakes") != PRT_OK ||
+        prt_registry_add(r, &devcount_creator, "fakes") != PRT_OK) {
         prt_registry_destroy(r);
         return NULL;
     }

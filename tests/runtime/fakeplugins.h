@@ -13,6 +13,15 @@
  *                          y dims [data-dependent, <= volume(x)]; f32.
  *   TestCopyF32 v1 (field): y = x, f32 only; CPU and CUDA (a device copy).
  *   TestCopyF16 v1 (field): y = x, f16 only; CPU and CUDA.
+ *   TestWsGrow v1 (field): y = x, f32; asks for fake_set_workspace_need()
+ *                          bytes of workspace (64 at first) and writes all of
+ *                          them at enqueue.
+ *   TestDevCount v1 (field): y = the first min(k, volume(x)) elements of x
+ *                          ("k", default 3); y dims [data-dependent,
+ *                          <= volume(x)]; f32. CPU: reports the extent with
+ *                          set_output_dims; CUDA: writes it into its 8-byte
+ *                          workspace with cudaMemcpyAsync and reports it with
+ *                          set_output_extent_device.
  */
 #ifndef TESTS_RUNTIME_FAKEPLUGINS_H
 #define TESTS_RUNTIME_FAKEPLUGINS_H
@@ -26,5 +35,8 @@ prt_registry *fake_registry(int with_v1, int with_v2, double halfneg_max_k);
 
 /* How many attach_to_context calls are live (contexts x layers). */
 int fake_live_attachments(void);
+
+/* The workspace TestWsGrow asks for from now on. */
+void fake_set_workspace_need(size_t bytes);
 
 #endif

@@ -131,3 +131,31 @@ TEST(demo_runs_and_prints_every_section)
     CHECK_EQ_INT(sh("%s run %s 2>/dev/null >/dev/null", cli(), dir), 1);
     sh("rm -rf %s%s", dir, "");
 }
+
+static int file_contains(const char *path, const char *needle)
+{
+    char buf[8192];
+    size_t n;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return strstr(buf, needle) != NULL;
+}
+
+/* A folder given where a file is expected: exit 1 with a message that says
+ * a regular file was expected (not an attempt to read LONG_MAX bytes). */
+TEST(build_and_inspect_refuse_a_directory)
+{
+    char dir[64] = "/tmp/prt_clidir_XXXXXX", out[256], args[1024];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(out, sizeof out, "%s/err.txt", dir);
+    snprintf(args, sizeof args, "/tmp -o %s/m.plan > %s 2>&1", dir, out);
+    CHECK_EQ_INT(sh("%s build %s", cli(), args), 1);
+    CHECK(file_contains(out, "\"/tmp\": expected a regular file, found a directory"));
+    snprintf(args, sizeof args, "/tmp > %s 2>&1", out);
+    CHECK_EQ_INT(sh("%s inspect %s", cli(), args), 1);
+    CHECK(file_contains(out, "\"/tmp\": expected a regular file, found a directory"));
+    sh("rm -rf %s%s", dir, "");
+}

@@ -9,6 +9,10 @@
 #include "plugrt/trace.h"
 #include "prt_test.h"
 
+#ifdef PLUGRT_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>
 /* The runner ends each case with _exit, which skips LeakSanitizer's own
@@ -610,6 +614,240 @@ TEST(plans_whose_shapes_disagree_with_their_expressions_are_refused)
     NO_LEAKS();
 }
 
+/* TestScale's record ends with its 12-byte blob (scale, bias, crop): make
+ * the plugin crop one row, which the plan's shapes do not say. */
+static void edit_scale_crop(prt__plan *p)
+{
+    prt__precord *rc = &p->records[p->layers[0].plugin];
+    uint8_t *q = rc->data + rc->len - 4;
+    q[0] = 1;
+    q[1] = q[2] = q[3] = 0;
+}
+/* ... or make its output f16 in the plan (the plugin gives f32 for f32). */
+static void edit_out_dtype(prt__plan *p) { p->tensors[tensor_named(p, "y")].dtype = PRT_DTYPE_F16; }
+
+/* A plugin record that deserializes but disagrees with the plan's tensors
+ * is refused at load, naming the layer and both shapes. */
+TEST(plugin_that_disagrees_with_the_plan_is_refused_at_load)
+{
+    prt_registry *r = fake_registry(1, 0, 10);
+    prt_network *net = scale_net(r, "1");
+    prt_engine *e = build(net, NULL, r);
+    size_t len;
+    void *plan = plan_bytes(e, &len);
+    refuse_edited(r, plan, len, edit_scale_crop,
+                  "layer \"scale1\" (TestScale v1): the plugin gives output 0 \"y\" the shape [1, 3, 4] at the "
+                  "profile's min input shapes, the plan records [2, 3, 4]");
+    refuse_edited(r, plan, len, edit_out_dtype,
+                  "layer \"scale1\" (TestScale v1): the plugin makes output 0 \"y\" f32, the plan records f16");
+    free(plan);
+    prt_engine_destroy(e);
+    prt_network_destroy(net);
+    prt_registry_destroy(r);
+    NO_LEAKS();
+}
+
+/* A plan whose memory plan asks for more than can be allocated loads (the
+ * numbers are consistent) but a context refuses it cleanly. */
+TEST(context_refuses_an_arena_larger_than_memory_can_hold)
+{
+    prt_registry *r = fake_registry(1, 0, 10);
+    prt_network *net = scale_net(r, "1");
+    prt_engine *e = build(net, NULL, r), *e2 = NULL;
+    prt_context *ctx = (prt_context *)0x1;
+    prt__plan *p = NULL;
+    uint8_t *bytes = NULL;
+    size_t len, blen = 0;
+    void *plan = plan_bytes(e, &len);
+    char err[1024] = "";
+    CHECK_OK(prt__plan_read(plan, len, &p, err, sizeof err));
+    p->arena_size = UINT64_MAX - 4095;
+    CHECK_OK(prt__plan_write(p, &bytes, &blen, err, sizeof err));
+    CHECK_MSG(prt_engine_deserialize(r, bytes, blen, &e2, err, sizeof err) == PRT_OK, "%s", err);
+    CHECK_EQ_INT(prt_context_create(e2, NULL, &ctx), PRT_STATUS_OUT_OF_MEMORY);
+    CHECK(ctx == (prt_context *)0x1);
+    CHECK_STR_CONTAINS(prt_engine_last_error(e2), "bytes of activations");
+    CHECK_STR_CONTAINS(prt_engine_last_error(e2), "at most 9223372036854775807 each can be allocated");
+    prt_engine_destroy(e2);
+    prt__plan_free(p);
+    prt__free(bytes);
+    free(plan);
+    prt_engine_destroy(e);
+    prt_network_destroy(net);
+    prt_registry_destroy(r);
+    NO_LEAKS();
+}
+
+/* A plan built while a plugin needed 64 workspace bytes, loaded after it
+ * needs 40000: the context allocates what the plugin asks for now (the
+ * plugin writes all of it; ASan sees any overflow). */
+TEST(workspace_that_grew_since_the_build_is_allocated_at_load)
+{
+    prt_registry *r = fake_registry(1, 0, 10);
+    prt_network *net = NULL;
+    prt_dims d = DIMS(16);
+    const char *a[] = {"x"}, *o[] = {"y"};
+    prt_engine *e, *e2;
+    prt_context *ctx = NULL;
+    float x[16], y[16];
+    int i;
+    CHECK_OK(prt_network_create(r, &net));
+    CHECK_OK(prt_network_add_input(net, "x", PRT_DTYPE_F32, &d));
+    CHECK_OK(prt_network_add_layer(net, "grow", "TestWsGrow", "1", "", NULL, a, 1, o, 1));
+    CHECK_OK(prt_network_mark_output(net, "y"));
+    fake_set_workspace_need(64);
+    e = build(net, NULL, r);
+    CHECK(prt_engine_workspace_size(e) >= 64 && prt_engine_workspace_size(e) < 40000);
+    fake_set_workspace_need(40000);
+    e2 = reload(e, r);
+    CHECK(prt_engine_workspace_size(e2) >= 40000);
+    /* The plan's bytes are unchanged: it still records the old size. */
+    {
+        size_t l1 = 0, l2 = 0;
+        void *p1 = plan_bytes(e, &l1), *p2 = plan_bytes(e2, &l2);
+        CHECK(l1 == l2 && memcmp(p1, p2, l1) == 0);
+        free(p1);
+        free(p2);
+    }
+    fill(x, 16, 7);
+    memset(y, 0xff, sizeof y);
+    CHECK_OK(prt_context_create(e2, NULL, &ctx));
+    CHECK_OK(prt_context_set_tensor(ctx, "x", x));
+    CHECK_OK(prt_context_set_tensor(ctx, "y", y));
+    CHECK_OK(prt_context_execute(ctx));
+    for (i = 0; i < 16; i++) CHECK(y[i] == x[i]);
+    prt_context_destroy(ctx);
+    /* Beyond the plan's workspace limit it must be built again. */
+    prt_engine_destroy(e2);
+    {
+        prt_builder_config cfg;
+        prt_engine *e3, *e4 = (prt_engine *)0x1;
+        char err[1024] = "";
+        size_t len;
+        void *plan;
+        prt_builder_config_init(&cfg);
+        cfg.workspace_limit = 1024;
+        fake_set_workspace_need(64);
+        e3 = build(net, &cfg, r);
+        plan = plan_bytes(e3, &len);
+        fake_set_workspace_need(40000);
+        CHECK(prt_engine_deserialize(r, plan, len, &e4, err, sizeof err) == PRT_STATUS_OUT_OF_MEMORY);
+        CHECK(e4 == (prt_engine *)0x1);
+        CHECK_STR_CONTAINS(err, "layer \"grow\" (TestWsGrow v1): the plugin now needs 40000 workspace bytes");
+        CHECK_STR_CONTAINS(err, "workspace limit is 1024; build the plan again");
+        free(plan);
+        prt_engine_destroy(e3);
+    }
+    fake_set_workspace_need(64);
+    prt_engine_destroy(e);
+    prt_network_destroy(net);
+    prt_registry_destroy(r);
+    NO_LEAKS();
+}
+
+/* x [10] -> TestDevCount(k=4) -> c -> TestCopyF32 -> y, or, with
+ * `last`, x -> TestDevCount -> y. */
+static prt_engine *devcount_engine(prt_registry *r, prt_device dev, int last)
+{
+    prt_network *net = NULL;
+    prt_dims d = DIMS(10);
+    const int32_t k = 4;
+    prt_field f[1];
+    prt_fields fc = {f, 1, 0};
+    const char *a[] = {"x"}, *c[] = {"c"}, *o[] = {"y"};
+    prt_builder_config cfg;
+    prt_engine *e;
+    f[0] = i32_field("k", &k);
+    CHECK_OK(prt_network_create(r, &net));
+    CHECK_OK(prt_network_add_input(net, "x", PRT_DTYPE_F32, &d));
+    CHECK_OK(prt_network_add_layer(net, "count", "TestDevCount", "1", "", &fc, a, 1, last ? o : c, 1));
+    if (!last) CHECK_OK(prt_network_add_layer(net, "copy", "TestCopyF32", "1", "", NULL, c, 1, o, 1));
+    CHECK_OK(prt_network_mark_output(net, "y"));
+    prt_builder_config_init(&cfg);
+    cfg.device = dev;
+    e = build(net, &cfg, r);
+    prt_network_destroy(net);
+    return e;
+}
+
+TEST(data_dependent_extent_by_set_output_dims_on_cpu)
+{
+    prt_registry *r = fake_registry(1, 0, 10);
+    prt_engine *e = devcount_engine(r, PRT_DEVICE_CPU, 0);
+    prt_context *ctx = NULL;
+    float x[10], y[10];
+    prt_dims d;
+    int i;
+    fill(x, 10, 3);
+    memset(y, 0xff, sizeof y);
+    CHECK_OK(prt_context_create(e, NULL, &ctx));
+    CHECK_OK(prt_context_set_tensor(ctx, "x", x));
+    CHECK_OK(prt_context_set_tensor(ctx, "y", y));
+    CHECK_OK(prt_context_execute(ctx));
+    CHECK_OK(prt_context_get_shape(ctx, "y", &d));
+    CHECK_EQ_INT(d.nb, 1);
+    CHECK_EQ_INT(d.d[0], 4);
+    for (i = 0; i < 4; i++) CHECK(y[i] == x[i]);
+    for (i = 4; i < 10; i++) CHECK(isnan(y[i])); /* the copy layer saw 4 elements */
+    prt_context_destroy(ctx);
+    prt_engine_destroy(e);
+    prt_registry_destroy(r);
+    NO_LEAKS();
+}
+
+/* CUDA: the extent is written to device memory and reported with
+ * set_output_extent_device; the next layer (a copy of exactly its input's
+ * volume) and the caller see it. With the counting layer last, an async
+ * enqueue is followed directly by get_shape, which must wait for it. */
+TEST(data_dependent_extent_from_device_memory_on_cuda)
+{
+#ifndef PLUGRT_HAVE_CUDA
+    SKIP("built without CUDA");
+#else
+    prt_registry *r;
+    int last;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    r = fake_registry(1, 0, 10);
+    for (last = 0; last < 2; last++) {
+        prt_engine *e = devcount_engine(r, PRT_DEVICE_CUDA, last);
+        prt_context *ctx = NULL;
+        prt_context_config cc;
+        float x[10], y[10];
+        void *dx = NULL, *dy = NULL;
+        prt_dims d;
+        int i, it;
+        fill(x, 10, 5);
+        prt_context_config_init(&cc);
+        cc.device = PRT_DEVICE_CUDA;
+        CHECK_OK(prt_context_create(e, &cc, &ctx));
+        CHECK(cudaMalloc(&dx, sizeof x) == cudaSuccess);
+        CHECK(cudaMalloc(&dy, sizeof y) == cudaSuccess);
+        CHECK(cudaMemcpy(dx, x, sizeof x, cudaMemcpyHostToDevice) == cudaSuccess);
+        CHECK_OK(prt_context_set_tensor(ctx, "x", dx));
+        CHECK_OK(prt_context_set_tensor(ctx, "y", dy));
+        for (it = 0; it < 2; it++) {
+            CHECK(cudaMemset(dy, 0xff, sizeof y) == cudaSuccess);
+            if (last)
+                CHECK_OK(prt_context_enqueue(ctx, NULL));
+            else
+                CHECK_OK(prt_context_execute(ctx));
+            CHECK_OK(prt_context_get_shape(ctx, "y", &d));
+            CHECK_EQ_INT(d.nb, 1);
+            CHECK_EQ_INT(d.d[0], 4);
+            CHECK(cudaStreamSynchronize((cudaStream_t)prt_context_stream(ctx)) == cudaSuccess);
+            CHECK(cudaMemcpy(y, dy, sizeof y, cudaMemcpyDeviceToHost) == cudaSuccess);
+            for (i = 0; i < 4; i++) CHECK(y[i] == x[i]);
+            for (i = 4; i < 10; i++) CHECK(isnan(y[i]));
+        }
+        prt_context_destroy(ctx);
+        cudaFree(dx);
+        cudaFree(dy);
+        prt_engine_destroy(e);
+    }
+    prt_registry_destroy(r);
+#endif
+}
+
 TEST(truncated_and_bit_flipped_plans_fail_cleanly)
 {
     prt_registry *r = fake_registry(1, 0, 10);
@@ -919,10 +1157,15 @@ TEST(lifecycle_order_blob_style)
         "scale1: configure_plugin", "scale1: get_workspace_size",
         /* serialize (counted, then written) */
         "scale1: get_serialization_size", "scale1: get_serialization_size", "scale1: serialize",
-        /* build plugin destroyed, plan loaded for the built engine */
+        /* build plugin destroyed, plan loaded for the built engine (re-created,
+         * then asked again for its outputs and workspace) */
         "scale1: destroy", "scale1: deserialize_blob", "scale1: get_serialization_size",
+        "scale1: get_nb_outputs", "scale1: get_output_data_types", "scale1: get_output_dims",
+        "scale1: configure_plugin", "scale1: get_workspace_size",
         /* the reload, then the built engine destroyed */
-        "scale1: deserialize_blob", "scale1: get_serialization_size", "scale1: destroy",
+        "scale1: deserialize_blob", "scale1: get_serialization_size",
+        "scale1: get_nb_outputs", "scale1: get_output_data_types", "scale1: get_output_dims",
+        "scale1: configure_plugin", "scale1: get_workspace_size", "scale1: destroy",
         /* context */
         "scale1: clone", "scale1: attach_to_context", "scale1: initialize",
         /* two runs with one shape */
@@ -947,7 +1190,10 @@ TEST(lifecycle_order_field_style)
         "neg: configure", "neg: get_workspace_size",
         "neg: get_fields_to_serialize", "neg: get_fields_to_serialize",
         "neg: destroy", "neg: create_field(runtime)",
-        "neg: create_field(runtime)", "neg: destroy",
+        "neg: get_nb_outputs", "neg: get_output_data_types", "neg: get_output_shapes", "neg: get_workspace_size",
+        "neg: create_field(runtime)",
+        "neg: get_nb_outputs", "neg: get_output_data_types", "neg: get_output_shapes", "neg: get_workspace_size",
+        "neg: destroy",
         "neg: attach_to_context",
         "neg: on_shape_change", "neg: enqueue", "neg: enqueue",
         "neg: destroy", "neg: destroy"};

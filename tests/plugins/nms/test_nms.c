@@ -1463,3 +1463,117 @@ TEST(blob_deserialize_out_of_range_messages)
     CHECK(q == NULL);
     p->ops->destroy(p);
 }
+
+/* ---- output descriptors that do not hold what the plugin writes ---- */
+
+/* Create with `fc`, configure for boxes / scores of `bx` / `sc`, then
+ * enqueue directly (CPU) with detection_boxes, detection_scores and
+ * detection_classes described with `rows` rows (the plugin writes `want`),
+ * or with `wrong_type` set, right rows but detection_boxes in f16: the
+ * enqueue must refuse with `needle` and leave every output byte as it was. */
+static void refuse_small_outputs(const prt_plugin_creator *c, const prt_fields *fc, const prt_dims *bx,
+                                 const prt_dims *sc, int64_t rows, int64_t want, int wrong_type, prt_dtype cls_t,
+                                 const char *needle)
+{
+    prt_blob_plugin *p = NULL;
+    char e[256] = "";
+    prt_msg err = {e, sizeof e};
+    prt_dyn_tensor_desc din[2], dout[4];
+    prt_tensor_desc ind[2], outd[4];
+    th_exec t;
+    float *boxes, *scores;
+    uint8_t *out[4];
+    size_t obytes = 4096, ws_size;
+    void *ws, *outs[4];
+    const void *ins[2];
+    int i, k;
+    prt_status st;
+    CHECK_OK(c->create_blob(c, fc, &p, &err));
+    if (!p) return;
+    memset(din, 0, sizeof din);
+    memset(dout, 0, sizeof dout);
+    for (i = 0; i < 2; i++) {
+        din[i].desc.dtype = PRT_DTYPE_F32;
+        din[i].desc.dims = i == 0 ? *bx : *sc;
+        din[i].min = din[i].opt = din[i].max = din[i].desc.dims;
+        ind[i] = din[i].desc;
+    }
+    for (i = 0; i < 4; i++) {
+        memset(&outd[i], 0, sizeof outd[i]);
+        outd[i].dtype = i == 0 ? PRT_DTYPE_I32 : i == 3 ? cls_t : PRT_DTYPE_F32;
+        outd[i].dims.nb = i == 1 ? 3 : 2;
+        outd[i].dims.d[0] = bx->d[0];
+        outd[i].dims.d[1] = i == 0 ? 1 : want;
+        if (i == 1) outd[i].dims.d[2] = 4;
+        dout[i].desc = outd[i];
+        dout[i].min = dout[i].opt = dout[i].max = outd[i].dims;
+    }
+    CHECK_OK(p->ops->configure_plugin(p, din, 2, dout, 4, &err));
+    ws_size = p->ops->get_workspace_size(p, ind, 2, outd, 4);
+    ws = malloc(ws_size + 1);
+    boxes = calloc((size_t)(bx->d[0] * bx->d[1] * bx->d[2] * (bx->nb == 4 ? bx->d[3] : 1)), sizeof(float));
+    scores = calloc((size_t)(sc->d[0] * sc->d[1] * sc->d[2]), sizeof(float));
+    for (k = 0; k < sc->d[0] * sc->d[1] * sc->d[2]; k++) scores[k] = 0.9f; /* all pass the threshold */
+    for (k = 0; k < bx->d[0] * bx->d[1]; k++) {   /* disjoint unit boxes */
+        float *b = boxes + (size_t)k * (size_t)(bx->nb == 4 ? bx->d[2] * 4 : 4);
+        b[0] = (float)(2 * k);
+        b[1] = 0.0f;
+        b[2] = (float)(2 * k) + 1.0f;
+        b[3] = 1.0f;
+    }
+    ins[0] = boxes;
+    ins[1] = scores;
+    for (i = 0; i < 4; i++) {
+        out[i] = malloc(obytes);
+        memset(out[i], 0xa5, obytes);
+        outs[i] = out[i];
+    }
+    /* the descriptors the host would pass for a plan with `rows` rows */
+    for (i = 1; i < 4; i++) outd[i].dims.d[1] = rows;
+    if (wrong_type) outd[1].dtype = PRT_DTYPE_F16;
+    th_exec_init(&t, PRT_DEVICE_CPU, 1, NULL);
+    st = p->ops->enqueue(p, ind, outd, ins, outs, ws, &t.ex);
+    CHECK_EQ_INT(st, wrong_type ? PRT_STATUS_TYPE_MISMATCH : PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(t.error, needle);
+    CHECK_STR_CONTAINS(t.error, "nothing was written");
+    for (i = 0; i < 4; i++)
+        for (k = 0; k < (int)obytes; k++)
+            if (out[i][k] != 0xa5) {
+                CHECK_MSG(0, "output %d byte %d was written", i, k);
+                break;
+            }
+    /* The same buffers with the right descriptors: it runs and writes. */
+    for (i = 1; i < 4; i++) outd[i].dims.d[1] = want;
+    outd[1].dtype = PRT_DTYPE_F32;
+    th_exec_init(&t, PRT_DEVICE_CPU, 1, NULL);
+    CHECK_OK(p->ops->enqueue(p, ind, outd, ins, outs, ws, &t.ex));
+    CHECK_EQ_INT(((int32_t *)out[0])[0], (int)want);
+    for (i = 0; i < 4; i++) free(out[i]);
+    free(boxes);
+    free(scores);
+    free(ws);
+    p->ops->destroy(p);
+}
+
+TEST(enqueue_refuses_outputs_smaller_than_the_rows_written)
+{
+    fl s;
+    prt_fields fc;
+    bcfg b = bdef; /* keepTopK 5, topK 10, one class, shared boxes */
+    ecfg e = {0.1f, 0.5f, 10, -1, 0, 0, 0};
+    prt_dims bbx = {4, 0, {1, 12, 1, 4}}, bsc = {3, 0, {1, 12, 1}};
+    prt_dims ebx = {3, 0, {1, 16, 4}}, esc = {3, 0, {1, 16, 2}};
+    fc = bnms_fields(&s, &b);
+    refuse_small_outputs(&prt__nms_batched_creator, &fc, &bbx, &bsc, 4, 5, 0, PRT_DTYPE_F32,
+                         "output 1 (detection_boxes) is f32 [1, 4, 4], but the plugin writes f32 [1, 5, 4] "
+                         "(keepTopK = 5 rows per image)");
+    refuse_small_outputs(&prt__nms_batched_creator, &fc, &bbx, &bsc, 5, 5, 1, PRT_DTYPE_F32,
+                         "output 1 (detection_boxes) is f16 [1, 5, 4], but the plugin writes f32 [1, 5, 4]");
+    fc = enms_fields(&s, &e);
+    refuse_small_outputs(&prt__nms_efficient_creator, &fc, &ebx, &esc, 9, 10, 0, PRT_DTYPE_I32,
+                         "EfficientNMS_TRT: output 1 (detection_boxes) is f32 [1, 9, 4], but the plugin writes f32 "
+                         "[1, 10, 4] (max_output_boxes = 10 rows per image)");
+    /* more rows than written is refused as well (exactly what it writes) */
+    refuse_small_outputs(&prt__nms_efficient_creator, &fc, &ebx, &esc, 11, 10, 0, PRT_DTYPE_I32,
+                         "is f32 [1, 11, 4], but the plugin writes f32 [1, 10, 4]");
+}
