@@ -13,7 +13,7 @@ mkdir -p "$out"
 status=0
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader || true
 date -u +"date: %Y-%m-%d %H:%M UTC"
-echo "cpu: $(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2 | sed "s/^ //"), $(nproc) cores; OpenBLAS core type: ${OPENBLAS_CORETYPE:-auto}"
+echo "cpu: $(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2 | sed "s/^ //"), $(nproc) cores"
 echo "== test suite ($build)"
 (cd "$build" && ctest --output-on-failure -j4 --timeout 900) >"$out/ctest.log" 2>&1 || status=1
 grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/ctest.log" | tail -15
