@@ -13,6 +13,7 @@ int prt_fuzz_pcfg(const uint8_t *data, size_t size);
 int prt_fuzz_golden(const uint8_t *data, size_t size);
 int prt_fuzz_plan(const uint8_t *data, size_t size);
 int prt_fuzz_netjson(const uint8_t *data, size_t size);
+int prt_fuzz_record(const uint8_t *data, size_t size);
 
 static int replay_dir(const char *kind, const char *parser, int (*entry)(const uint8_t *, size_t))
 {
@@ -72,4 +73,9 @@ TEST(replay_plan)
 TEST(replay_netjson)
 {
     replay("netjson", prt_fuzz_netjson);
+}
+
+TEST(replay_record)
+{
+    replay("record", prt_fuzz_record);
 }
