@@ -164,6 +164,15 @@ static prt_status check_io(int32_t nb_in, int32_t nb_out, prt_msg *err)
     return PRT_OK;
 }
 
+/* The output has the input's type (both plugin versions). */
+static prt_status same_type(const prt_dtype *in, int32_t nb_in, prt_dtype *out, int32_t nb_out, prt_msg *err)
+{
+    prt_status s = check_io(nb_in, nb_out, err);
+    if (s != PRT_OK) return s;
+    out[0] = in[0];
+    return PRT_OK;
+}
+
 static prt_status beta_ok(double beta, prt_msg *err)
 {
     if (!isfinite(beta)) {
@@ -202,11 +211,8 @@ static int32_t v1_nb_outputs(const prt_blob_plugin *p)
 static prt_status v1_types(const prt_blob_plugin *p, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
                            int32_t nb_out, prt_msg *err)
 {
-    prt_status s = check_io(nb_in, nb_out, err);
     (void)p;
-    if (s != PRT_OK) return s;
-    out[0] = in[0];
-    return PRT_OK;
+    return same_type(in, nb_in, out, nb_out, err);
 }
 
 static prt_status v1_dims(prt_blob_plugin *p, int32_t idx, const prt_dims_expr *in, int32_t nb_in,
@@ -406,11 +412,8 @@ static int32_t v2_nb_outputs(const prt_field_plugin *p)
 static prt_status v2_types(const prt_field_plugin *p, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
                            int32_t nb_out, prt_msg *err)
 {
-    prt_status s = check_io(nb_in, nb_out, err);
     (void)p;
-    if (s != PRT_OK) return s;
-    out[0] = in[0];
-    return PRT_OK;
+    return same_type(in, nb_in, out, nb_out, err);
 }
 
 static prt_status v2_shapes(prt_field_plugin *p, const prt_dims_expr *in, int32_t nb_in, prt_dims_expr *out,

@@ -1,6 +1,6 @@
 /*
  * core/core.h - internal helpers shared by every module: allocation through
- * one hook, per-object error messages, logging.
+ * one hook, per-object error messages, logging, text buffers.
  */
 #ifndef PLUGRT_CORE_CORE_H
 #define PLUGRT_CORE_CORE_H
@@ -37,5 +37,15 @@ void prt__vlog(prt_severity sev, const char *fmt, va_list ap);
 
 /* Whole file into memory (caller frees with prt__free). */
 prt_status prt__read_file(const char *path, void **data, size_t *len, char *err, size_t cap);
+
+/* An appending, truncating text buffer over caller memory (text.c): text
+ * that does not fit is cut off and the buffer stays NUL-terminated. */
+typedef struct prt__text {
+    char *buf;
+    size_t cap, len;
+} prt__text;
+/* buf may be NULL (then nothing is written). */
+prt__text prt__text_init(char *buf, size_t cap);
+void prt__text_add(prt__text *t, const char *fmt, ...) PRT_PRINTF(2, 3);
 
 #endif

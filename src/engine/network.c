@@ -108,10 +108,24 @@ static prt_status check_dtype(prt_network *net, const char *what, const char *na
     return PRT_OK;
 }
 
+/* Append a tensor (room reserved before) that owns the name `nm`; no producer. */
+static prt__net_tensor *push_tensor(prt_network *net, char *nm, prt__tensor_kind kind, prt_dtype dtype,
+                                    const prt_dims *dims)
+{
+    prt__net_tensor *t = &net->tensors[net->nb_tensors++];
+    memset(t, 0, sizeof *t);
+    t->name = nm;
+    t->kind = kind;
+    t->dtype = dtype;
+    t->dims = *dims;
+    t->dims.reserved_ = 0;
+    t->producer = -1;
+    return t;
+}
+
 prt_status prt_network_add_input(prt_network *net, const char *name, prt_dtype dtype, const prt_dims *dims)
 {
     prt_status s;
-    prt__net_tensor *t;
     char *nm;
     if (!net) return PRT_STATUS_INVALID_ARGUMENT;
     if ((s = check_name(net, "input", name)) != PRT_OK) return s;
@@ -121,14 +135,7 @@ prt_status prt_network_add_input(prt_network *net, const char *name, prt_dtype d
         return prt__err(net, PRT_STATUS_OUT_OF_MEMORY, "out of memory adding input \"%s\"", name);
     nm = prt__strdup(name);
     if (!nm) return prt__err(net, PRT_STATUS_OUT_OF_MEMORY, "out of memory adding input \"%s\"", name);
-    t = &net->tensors[net->nb_tensors++];
-    memset(t, 0, sizeof *t);
-    t->name = nm;
-    t->kind = PRT__TENSOR_INPUT;
-    t->dtype = dtype;
-    t->dims = *dims;
-    t->dims.reserved_ = 0;
-    t->producer = -1;
+    push_tensor(net, nm, PRT__TENSOR_INPUT, dtype, dims);
     net->nb_inputs++;
     return PRT_OK;
 }
@@ -165,16 +172,9 @@ prt_status prt_network_add_constant(prt_network *net, const char *name, prt_dtyp
                         nbytes);
     }
     if (nbytes) memcpy(copy, data, nbytes);
-    t = &net->tensors[net->nb_tensors++];
-    memset(t, 0, sizeof *t);
-    t->name = nm;
-    t->kind = PRT__TENSOR_CONSTANT;
-    t->dtype = dtype;
-    t->dims = *dims;
-    t->dims.reserved_ = 0;
+    t = push_tensor(net, nm, PRT__TENSOR_CONSTANT, dtype, dims);
     t->data = copy;
     t->nbytes = nbytes;
-    t->producer = -1;
     return PRT_OK;
 }
 

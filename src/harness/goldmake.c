@@ -11,15 +11,6 @@
 #include "harness/goldmake.h"
 #include "harness/plugrun.h"
 
-static double gm_uniform(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return (double)(z >> 11) / 9007199254740992.0;
-}
-
 static uint64_t gm_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
@@ -183,7 +174,7 @@ static prt_status gm_case(const prt_goldmake_opts *o, const prt_pcfg *cfg, const
             in.data[in.nb] = prt__arena_alloc(&ar, (size_t)(n + 1) * prt_dtype_size(dt));
             if (!in.data[in.nb]) goto oom;
             for (j = 0; j < n; j++) {
-                double r = o->lo + (o->hi - o->lo) * gm_uniform(&st);
+                double r = o->lo + (o->hi - o->lo) * prt__plugrun_uniform(&st);
                 if (dt != PRT_DTYPE_F32 && dt != PRT_DTYPE_F16 && dt != PRT_DTYPE_BF16) r = floor(r);
                 prt__elem_set(in.data[in.nb], dt, j, gval ? gval->values[j] : r);
             }

@@ -45,14 +45,18 @@ oom:
     return PRT_STATUS_OUT_OF_MEMORY;
 }
 
-/* splitmix64: deterministic values for attributes given only as a shape. */
-static double seeded(uint64_t *s)
+double prt__plugrun_uniform(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     z ^= z >> 31;
-    return (double)(z >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    return (double)(z >> 11) / 9007199254740992.0;
+}
+
+double prt__plugrun_seeded(uint64_t *s)
+{
+    return prt__plugrun_uniform(s) * 2.0 - 1.0;
 }
 
 prt_status prt__attrset_from_config(const prt_pcfg_config *c, uint64_t seed, prt__arena *ar, prt__attrset *out,
@@ -112,7 +116,7 @@ prt_status prt__attrset_from_config(const prt_pcfg_config *c, uint64_t seed, prt
             a->count = vol;
             a->v = prt__arena_alloc(ar, sizeof(double) * (size_t)(vol ? vol : 1));
             if (!a->v) goto oom;
-            for (j = 0; j < vol; j++) a->v[j] = seeded(&s);
+            for (j = 0; j < vol; j++) a->v[j] = prt__plugrun_seeded(&s);
             n++;
         }
     }

@@ -70,6 +70,12 @@ double prt__elem_get(const void *data, prt_dtype t, int64_t i);
 /* Store v (rounded to nearest, saturating integers) as element i. */
 void prt__elem_set(void *data, prt_dtype t, int64_t i, double v);
 
+/* splitmix64 on the state *s (advanced): deterministic values in [0, 1)
+ * (uniform) and in [-1, 1) (seeded: 2 * uniform - 1, the values of inputs
+ * and attributes given only as a shape). */
+double prt__plugrun_uniform(uint64_t *s);
+double prt__plugrun_seeded(uint64_t *s);
+
 /* Inputs of one run, in the YAML's input order, absent ones left out. */
 typedef struct prt__inputs {
     int nb;

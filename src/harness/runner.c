@@ -235,15 +235,6 @@ static void tolerance(const prt_pcfg_version *v, prt_dtype t, double *atol, doub
     }
 }
 
-static double seeded(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return (double)(z >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
-
 /* "float32" when every input has that type, else "float32/float16/..". */
 static const char *types_label(const prt__inputs *in, prt__arena *ar)
 {
@@ -338,17 +329,30 @@ static prt_status case_inputs(const prt_pcfg_version *v, const prt_golden_case *
     return PRT_OK;
 }
 
+/* `in` gets the count and names of `src` and room for as many descriptors
+ * and data pointers; 0 when out of memory. */
+static int inputs_like(const prt__inputs *src, prt__arena *ar, prt__inputs *in)
+{
+    in->nb = src->nb;
+    in->names = src->names;
+    in->desc = prt__arena_alloc(ar, sizeof(prt_tensor_desc) * (size_t)(in->nb + 1));
+    in->data = prt__arena_alloc(ar, sizeof(void *) * (size_t)(in->nb + 1));
+    return in->desc && in->data;
+}
+
+/* Room for n elements of type t (one when n is 0); NULL when out of memory. */
+static void *input_data(prt__arena *ar, int64_t n, prt_dtype t)
+{
+    return prt__arena_alloc(ar, (size_t)(n ? n : 1) * prt_dtype_size(t));
+}
+
 /* Inputs of the shapes of `shape_of` with seeded values, in the types of
  * `types` (others keep the shape_of type). */
 static prt_status synth_inputs(const prt__inputs *shape_of, const prt_pcfg_pair *types, int nb_types,
                                uint64_t seed, prt__arena *ar, prt__inputs *in, char *err, size_t cap)
 {
     int i;
-    in->nb = shape_of->nb;
-    in->names = shape_of->names;
-    in->desc = prt__arena_alloc(ar, sizeof(prt_tensor_desc) * (size_t)(in->nb + 1));
-    in->data = prt__arena_alloc(ar, sizeof(void *) * (size_t)(in->nb + 1));
-    if (!in->desc || !in->data) goto oom;
+    if (!inputs_like(shape_of, ar, in)) goto oom;
     for (i = 0; i < in->nb; i++) {
         int64_t n = prt_dims_volume(&shape_of->desc[i].dims), j;
         uint64_t s = seed + (uint64_t)(i + 1) * 0x632be59bd9b4e019ull;
@@ -356,10 +360,10 @@ static prt_status synth_inputs(const prt__inputs *shape_of, const prt_pcfg_pair 
         in->desc[i] = shape_of->desc[i];
         st = dtype_for(types, nb_types, in->names[i], shape_of->desc[i].dtype, &in->desc[i].dtype, err, cap);
         if (st != PRT_OK) return st;
-        in->data[i] = prt__arena_alloc(ar, (size_t)(n ? n : 1) * prt_dtype_size(in->desc[i].dtype));
+        in->data[i] = input_data(ar, n, in->desc[i].dtype);
         if (!in->data[i]) goto oom;
         for (j = 0; j < n; j++) {
-            double r = seeded(&s);
+            double r = prt__plugrun_seeded(&s);
             prt_dtype t = in->desc[i].dtype;
             if (t == PRT_DTYPE_BOOL) r = r > 0;
             else if (t != PRT_DTYPE_F32 && t != PRT_DTYPE_F16 && t != PRT_DTYPE_BF16) r = floor((r + 1) * 4);
@@ -377,16 +381,12 @@ static prt_status retype_inputs(const prt__inputs *src, const prt__inputs *types
                                 prt__inputs *in)
 {
     int i;
-    in->nb = src->nb;
-    in->names = src->names;
-    in->desc = prt__arena_alloc(ar, sizeof(prt_tensor_desc) * (size_t)(in->nb + 1));
-    in->data = prt__arena_alloc(ar, sizeof(void *) * (size_t)(in->nb + 1));
-    if (!in->desc || !in->data) return PRT_STATUS_OUT_OF_MEMORY;
+    if (!inputs_like(src, ar, in)) return PRT_STATUS_OUT_OF_MEMORY;
     for (i = 0; i < in->nb; i++) {
         int64_t n = prt_dims_volume(&src->desc[i].dims), j;
         in->desc[i] = src->desc[i];
         if (i < types_of->nb) in->desc[i].dtype = types_of->desc[i].dtype;
-        in->data[i] = prt__arena_alloc(ar, (size_t)(n ? n : 1) * prt_dtype_size(in->desc[i].dtype));
+        in->data[i] = input_data(ar, n, in->desc[i].dtype);
         if (!in->data[i]) return PRT_STATUS_OUT_OF_MEMORY;
         for (j = 0; j < n; j++)
             prt__elem_set(in->data[i], in->desc[i].dtype, j, prt__elem_get(src->data[i], src->desc[i].dtype, j));
@@ -1055,20 +1055,27 @@ static int nb_broken(const prt_pcfg_version *v, const symtab *t, int *which_brok
     return n;
 }
 
+/* A CPU configuration with one thread (the refusal checks). */
+static prt_op_config cpu_config(void)
+{
+    prt_op_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.struct_size = sizeof cfg;
+    cfg.abi_version = PRT_ABI_VERSION;
+    cfg.device = PRT_DEVICE_CPU;
+    cfg.nb_threads = 1;
+    return cfg;
+}
+
 /* Configure with `d` (CPU); 1 when refused, with the message in msg. */
 static int configure_refused(runner *R, const prt__attrset *attrs, const prt_tensor_desc *d, int nb,
                              char *msg, size_t cap)
 {
     prt__arena ar = {0};
     prt_op *op = NULL;
-    prt_op_config cfg;
+    prt_op_config cfg = cpu_config();
     int refused = -1;
     char e[MSG_CAP];
-    memset(&cfg, 0, sizeof cfg);
-    cfg.struct_size = sizeof cfg;
-    cfg.abi_version = PRT_ABI_VERSION;
-    cfg.device = PRT_DEVICE_CPU;
-    cfg.nb_threads = 1;
     if (make_op(R, attrs, &ar, &op, e, sizeof e) != PRT_OK) {
         snprintf(msg, cap, "create with the golden attributes failed: %.1000s", e);
     } else if (prt_op_configure(op, d, nb, &cfg) == PRT_OK) {
@@ -1188,7 +1195,7 @@ static void check_constraints(runner *R, const prt__inputs *base, const prt__att
             prt__arena ar = {0};
             prt_tensor_desc *d = prt__arena_alloc(&ar, sizeof(prt_tensor_desc) * (size_t)(base->nb + 1));
             prt_op *op = NULL;
-            prt_op_config cfg;
+            prt_op_config cfg = cpu_config();
             char ds[128];
             if (!d) {
                 prt__arena_free(&ar);
@@ -1196,11 +1203,6 @@ static void check_constraints(runner *R, const prt__inputs *base, const prt__att
             }
             memcpy(d, base->desc, sizeof(prt_tensor_desc) * (size_t)base->nb);
             d[best_i].dims.d[best_k] += best_delta;
-            memset(&cfg, 0, sizeof cfg);
-            cfg.struct_size = sizeof cfg;
-            cfg.abi_version = PRT_ABI_VERSION;
-            cfg.device = PRT_DEVICE_CPU;
-            cfg.nb_threads = 1;
             if (make_op(R, attrs, &ar, &op, e, sizeof e) != PRT_OK) {
                 r.status = ST_FAIL;
                 row_msg(&r, "create with the golden attributes failed: %s", e);

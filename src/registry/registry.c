@@ -8,7 +8,6 @@
  * readable even while another thread removes the creator.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,38 +62,10 @@ static int32_t search(const prt_registry *r, const char *ns, const char *name, c
 
 /* ---- messages ------------------------------------------------------------------ */
 
-typedef struct text {
-    char *buf;
-    size_t cap, len;
-} text;
-
-static void text_add(text *t, const char *fmt, ...) PRT_PRINTF(2, 3);
-static void text_add(text *t, const char *fmt, ...)
+static void add_key(prt__text *t, const char *ns, const char *name, const char *ver)
 {
-    va_list ap;
-    int n;
-    if (!t->cap || t->len + 1 >= t->cap) return;
-    va_start(ap, fmt);
-    n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    t->len = (size_t)n >= t->cap - t->len ? t->cap - 1 : t->len + (size_t)n;
-}
-
-static text text_init(char *buf, size_t cap)
-{
-    text t;
-    t.buf = buf;
-    t.cap = buf ? cap : 0;
-    t.len = 0;
-    if (t.cap) buf[0] = 0;
-    return t;
-}
-
-static void add_key(text *t, const char *ns, const char *name, const char *ver)
-{
-    if (ns && ns[0]) text_add(t, "%s::", ns);
-    text_add(t, "%s v%s", name, ver);
+    if (ns && ns[0]) prt__text_add(t, "%s::", ns);
+    prt__text_add(t, "%s v%s", name, ver);
 }
 
 /* ---- creator checks -------------------------------------------------------------- */
@@ -102,43 +73,43 @@ static void add_key(text *t, const char *ns, const char *name, const char *ver)
 static prt_status check_creator(const prt_plugin_creator *c, char *err, size_t cap)
 {
     char label[256];
-    text t = text_init(err, cap);
+    prt__text t = prt__text_init(err, cap);
     if (!c) {
-        text_add(&t, "creator is NULL");
+        prt__text_add(&t, "creator is NULL");
         return PRT_STATUS_INVALID_ARGUMENT;
     }
     if (c->struct_size < CREATOR_V1_SIZE) {
-        text_add(&t, "creator struct_size is %u, expected at least %zu (sizeof(prt_plugin_creator))",
-                 (unsigned)c->struct_size, CREATOR_V1_SIZE);
+        prt__text_add(&t, "creator struct_size is %u, expected at least %zu (sizeof(prt_plugin_creator))",
+                      (unsigned)c->struct_size, CREATOR_V1_SIZE);
         return PRT_STATUS_INVALID_ARGUMENT;
     }
     prt__schema_label(c, label, sizeof label);
     if (!c->name || !c->name[0] || !c->version || !c->version[0]) {
-        text_add(&t, "%s: a creator needs a non-empty name and version", label);
+        prt__text_add(&t, "%s: a creator needs a non-empty name and version", label);
         return PRT_STATUS_INVALID_ARGUMENT;
     }
     if (c->abi_version == 0 || c->abi_version > PRT_ABI_VERSION) {
-        text_add(&t, "%s: creator is built for plugin ABI %u, this host supports 1 to %u", label,
-                 (unsigned)c->abi_version, (unsigned)PRT_ABI_VERSION);
+        prt__text_add(&t, "%s: creator is built for plugin ABI %u, this host supports 1 to %u", label,
+                      (unsigned)c->abi_version, (unsigned)PRT_ABI_VERSION);
         return c->abi_version ? PRT_STATUS_VERSION_MISMATCH : PRT_STATUS_INVALID_ARGUMENT;
     }
     if (c->style == PRT_STYLE_BLOB) {
         if (!c->create_blob || !c->deserialize_blob) {
-            text_add(&t, "%s: blob-style creator needs create_blob and deserialize_blob, %s is NULL%s",
-                     label, !c->create_blob ? "create_blob" : "deserialize_blob",
-                     c->create_field ? " (create_field is set: is the style meant to be PRT_STYLE_FIELD?)"
+            prt__text_add(&t, "%s: blob-style creator needs create_blob and deserialize_blob, %s is NULL%s",
+                          label, !c->create_blob ? "create_blob" : "deserialize_blob",
+                          c->create_field ? " (create_field is set: is the style meant to be PRT_STYLE_FIELD?)"
                                      : "");
             return PRT_STATUS_INVALID_ARGUMENT;
         }
     } else if (c->style == PRT_STYLE_FIELD) {
         if (!c->create_field) {
-            text_add(&t, "%s: field-style creator needs create_field, it is NULL%s", label,
-                     c->create_blob ? " (create_blob is set: is the style meant to be PRT_STYLE_BLOB?)" : "");
+            prt__text_add(&t, "%s: field-style creator needs create_field, it is NULL%s", label,
+                          c->create_blob ? " (create_blob is set: is the style meant to be PRT_STYLE_BLOB?)" : "");
             return PRT_STATUS_INVALID_ARGUMENT;
         }
     } else {
-        text_add(&t, "%s: style is %d, expected PRT_STYLE_BLOB (1) or PRT_STYLE_FIELD (2)", label,
-                 (int)c->style);
+        prt__text_add(&t, "%s: style is %d, expected PRT_STYLE_BLOB (1) or PRT_STYLE_FIELD (2)", label,
+                      (int)c->style);
         return PRT_STATUS_INVALID_ARGUMENT;
     }
     return prt__schema_check(c, err, cap);
@@ -167,12 +138,12 @@ static const char *intern_owner(prt_registry *r, const char *owner)
 prt_status prt__registry_add_many(prt_registry *r, const prt_plugin_creator *const *cs, int32_t n,
                                   const char *owner, char *err, size_t cap)
 {
-    text t = text_init(err, cap);
+    prt__text t = prt__text_init(err, cap);
     prt_status st = PRT_OK;
     const char *own;
     int32_t i, k;
     if (n < 0 || (n > 0 && !cs) || !owner) {
-        text_add(&t, "invalid registration request (%d creators, owner %s)", (int)n, owner ? owner : "NULL");
+        prt__text_add(&t, "invalid registration request (%d creators, owner %s)", (int)n, owner ? owner : "NULL");
         return PRT_STATUS_INVALID_ARGUMENT;
     }
     for (i = 0; i < n; i++) {
@@ -181,9 +152,9 @@ prt_status prt__registry_add_many(prt_registry *r, const prt_plugin_creator *con
         for (k = 0; k < i; k++) {
             if (key_cmp(ns_of(cs[k]->plugin_namespace), cs[k]->name, cs[k]->version,
                         ns_of(cs[i]->plugin_namespace), cs[i]->name, cs[i]->version) == 0) {
-                text_add(&t, "creator ");
+                prt__text_add(&t, "creator ");
                 add_key(&t, cs[i]->plugin_namespace, cs[i]->name, cs[i]->version);
-                text_add(&t, " appears twice in what \"%s\" registers", owner);
+                prt__text_add(&t, " appears twice in what \"%s\" registers", owner);
                 return PRT_STATUS_ALREADY_EXISTS;
             }
         }
@@ -194,16 +165,16 @@ prt_status prt__registry_add_many(prt_registry *r, const prt_plugin_creator *con
         const prt_plugin_creator *c = cs[i];
         int32_t at = search(r, ns_of(c->plugin_namespace), c->name, c->version);
         if (at >= 0) {
-            text_add(&t, "creator ");
+            prt__text_add(&t, "creator ");
             add_key(&t, c->plugin_namespace, c->name, c->version);
-            text_add(&t, " is already registered by \"%s\"; \"%s\" cannot register it again",
-                     r->entries[at].owner, owner);
+            prt__text_add(&t, " is already registered by \"%s\"; \"%s\" cannot register it again",
+                          r->entries[at].owner, owner);
             st = PRT_STATUS_ALREADY_EXISTS;
             goto unlock;
         }
     }
     if (n > INT32_MAX - r->nb) {
-        text_add(&t, "too many creators");
+        prt__text_add(&t, "too many creators");
         st = PRT_STATUS_INVALID_ARGUMENT;
         goto unlock;
     }
@@ -213,8 +184,8 @@ prt_status prt__registry_add_many(prt_registry *r, const prt_plugin_creator *con
         while (ncap < r->nb + n) ncap = ncap > INT32_MAX / 2 ? INT32_MAX : ncap * 2;
         ne = prt__realloc(r->entries, (size_t)ncap * sizeof *ne);
         if (!ne) {
-            text_add(&t, "out of memory registering %d creator%s for \"%s\"", (int)n, n == 1 ? "" : "s",
-                     owner);
+            prt__text_add(&t, "out of memory registering %d creator%s for \"%s\"", (int)n, n == 1 ? "" : "s",
+                          owner);
             st = PRT_STATUS_OUT_OF_MEMORY;
             goto unlock;
         }
@@ -223,7 +194,7 @@ prt_status prt__registry_add_many(prt_registry *r, const prt_plugin_creator *con
     }
     own = intern_owner(r, owner);
     if (!own) {
-        text_add(&t, "out of memory registering creators for \"%s\"", owner);
+        prt__text_add(&t, "out of memory registering creators for \"%s\"", owner);
         st = PRT_STATUS_OUT_OF_MEMORY;
         goto unlock;
     }
@@ -347,7 +318,7 @@ prt_status prt_registry_add(prt_registry *r, const prt_plugin_creator *c, const 
 
 /* Near misses of a key across the chain, appended to t: the same name with
  * other versions or namespaces, and names equal but for case. */
-static void add_near_misses(text *t, prt_registry *r, const char *ns, const char *name, const char *ver)
+static void add_near_misses(prt__text *t, prt_registry *r, const char *ns, const char *name, const char *ver)
 {
     int32_t depth = 0, i, found = 0, total = 0;
     prt_registry *p;
@@ -358,17 +329,17 @@ static void add_near_misses(text *t, prt_registry *r, const char *ns, const char
             const prt__reg_entry *e = &p->entries[i];
             if (strcasecmp(e->c->name, name) != 0) continue;
             if (key_cmp(e->ns, e->c->name, e->c->version, ns, name, ver) == 0) continue; /* exact (removed) */
-            text_add(t, "%s", found ? ", " : "; near misses: ");
+            prt__text_add(t, "%s", found ? ", " : "; near misses: ");
             add_key(t, e->ns, e->c->name, e->c->version);
-            text_add(t, " (owner \"%s\"%s)", e->owner, depth == 0 ? "" : depth == 1 ? ", parent registry"
-                                                                                : ", ancestor registry");
+            prt__text_add(t, " (owner \"%s\"%s)", e->owner, depth == 0 ? "" : depth == 1 ? ", parent registry"
+                                                                                     : ", ancestor registry");
             found++;
         }
         pthread_rwlock_unlock(&p->lock);
     }
     if (!found)
-        text_add(t, "; no creator of that name in any namespace or version (%d creator%s registered)",
-                 (int)total, total == 1 ? "" : "s");
+        prt__text_add(t, "; no creator of that name in any namespace or version (%d creator%s registered)",
+                      (int)total, total == 1 ? "" : "s");
 }
 
 prt_status prt_registry_remove(prt_registry *r, const char *name, const char *version,
@@ -389,10 +360,10 @@ prt_status prt_registry_remove(prt_registry *r, const char *name, const char *ve
     pthread_rwlock_unlock(&r->lock);
     if (at < 0) {
         char msg[MSG_CAP];
-        text t = text_init(msg, sizeof msg);
-        text_add(&t, "cannot remove creator ");
+        prt__text t = prt__text_init(msg, sizeof msg);
+        prt__text_add(&t, "cannot remove creator ");
         add_key(&t, ns, name, version);
-        text_add(&t, ": it is not registered in this registry");
+        prt__text_add(&t, ": it is not registered in this registry");
         return prt__err(r, PRT_STATUS_NOT_FOUND, "%s", msg);
     }
     return PRT_OK;
@@ -421,7 +392,7 @@ prt_status prt_registry_find(prt_registry *r, const char *name, const char *vers
     const char *ns = ns_of(plugin_namespace);
     prt_registry *p;
     char msg[MSG_CAP];
-    text t;
+    prt__text t;
     if (!r) return PRT_STATUS_INVALID_ARGUMENT;
     if (!name || !version || !out)
         return prt__err(r, PRT_STATUS_INVALID_ARGUMENT, "prt_registry_find: %s is NULL",
@@ -437,10 +408,10 @@ prt_status prt_registry_find(prt_registry *r, const char *name, const char *vers
         pthread_rwlock_unlock(&p->lock);
         if (at >= 0) return PRT_OK;
     }
-    t = text_init(msg, sizeof msg);
-    text_add(&t, "no plugin creator ");
+    t = prt__text_init(msg, sizeof msg);
+    prt__text_add(&t, "no plugin creator ");
     add_key(&t, ns, name, version);
-    if (!ns[0]) text_add(&t, " (default namespace)");
+    if (!ns[0]) prt__text_add(&t, " (default namespace)");
     add_near_misses(&t, r, ns, name, version);
     return prt__err(r, PRT_STATUS_NOT_FOUND, "%s", msg);
 }

@@ -9,7 +9,6 @@
  */
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,61 +116,31 @@ static int in_bounds(const prt_field_schema *s, const void *data, prt_field_type
     return 1;
 }
 
-/* An appending, truncating text buffer. */
-typedef struct text {
-    char *buf;
-    size_t cap;
-    size_t len;
-} text;
-
-static text text_init(char *buf, size_t cap)
-{
-    text t;
-    t.buf = buf;
-    t.cap = buf ? cap : 0;
-    t.len = 0;
-    if (t.cap) buf[0] = 0;
-    return t;
-}
-
-static void text_add(text *t, const char *fmt, ...) PRT_PRINTF(2, 3);
-static void text_add(text *t, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    if (t->len + 1 >= t->cap) return;
-    va_start(ap, fmt);
-    n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    t->len = (size_t)n >= t->cap - t->len ? t->cap - 1 : t->len + (size_t)n;
-}
-
 /* A value as short as reads back exactly: 9 significant digits for a value
  * that came from float16/float32 (`single`), up to 17 for a double. */
-static void add_num(text *t, double v, int single)
+static void add_num(prt__text *t, double v, int single)
 {
     if (v != v)
-        text_add(t, "NaN");
+        prt__text_add(t, "NaN");
     else if (isinf(v))
-        text_add(t, v < 0 ? "-inf" : "inf");
+        prt__text_add(t, v < 0 ? "-inf" : "inf");
     else if (v == floor(v) && fabs(v) < 1e18)
-        text_add(t, "%.0f", v);
+        prt__text_add(t, "%.0f", v);
     else {
         /* The shortest of 9 or 17 digits that reads back as v. */
         char b[40];
         snprintf(b, sizeof b, "%.9g", v);
         if (!single && strtod(b, NULL) != v) snprintf(b, sizeof b, "%.17g", v);
-        text_add(t, "%s", b);
+        prt__text_add(t, "%s", b);
     }
 }
 
-static void add_f64(text *t, double v)
+static void add_f64(prt__text *t, double v)
 {
     add_num(t, v, 0);
 }
 
-static void add_elem(text *t, const void *data, prt_field_type type, int64_t i)
+static void add_elem(prt__text *t, const void *data, prt_field_type type, int64_t i)
 {
     if (is_float(type)) {
         add_num(t, elem_f64(data, type, i), type != PRT_FIELD_FLOAT64);
@@ -179,94 +148,94 @@ static void add_elem(text *t, const void *data, prt_field_type type, int64_t i)
         prt_dims d;
         char b[256];
         memcpy(&d, (const char *)data + (size_t)i * sizeof(prt_dims), sizeof d);
-        text_add(t, "%s", prt_dims_str(&d, b, sizeof b));
+        prt__text_add(t, "%s", prt_dims_str(&d, b, sizeof b));
     } else {
-        text_add(t, "%" PRId64, elem_i64(data, type, i));
+        prt__text_add(t, "%" PRId64, elem_i64(data, type, i));
     }
 }
 
 /* The values of a field as "v" (one value) or "[a, b, ...]". */
-static void add_values(text *t, const void *data, prt_field_type type, int64_t count)
+static void add_values(prt__text *t, const void *data, prt_field_type type, int64_t count)
 {
     int64_t i;
     if (type == PRT_FIELD_CHAR) {
         int n = count > 64 ? 64 : (int)count;
-        text_add(t, "\"%.*s%s\"", n, (const char *)data, count > 64 ? "..." : "");
+        prt__text_add(t, "\"%.*s%s\"", n, (const char *)data, count > 64 ? "..." : "");
         return;
     }
     if (count == 1) {
         add_elem(t, data, type, 0);
         return;
     }
-    text_add(t, "[");
+    prt__text_add(t, "[");
     for (i = 0; i < count && i < SHOW_VALUES; i++) {
-        if (i) text_add(t, ", ");
+        if (i) prt__text_add(t, ", ");
         add_elem(t, data, type, i);
     }
-    if (count > SHOW_VALUES) text_add(t, ", ... (%" PRId64 " values)", count);
-    text_add(t, "]");
+    if (count > SHOW_VALUES) prt__text_add(t, ", ... (%" PRId64 " values)", count);
+    prt__text_add(t, "]");
 }
 
-static void add_count(text *t, int64_t min, int64_t max)
+static void add_count(prt__text *t, int64_t min, int64_t max)
 {
     if (max == min)
-        text_add(t, "%" PRId64 " value%s", min, min == 1 ? "" : "s");
+        prt__text_add(t, "%" PRId64 " value%s", min, min == 1 ? "" : "s");
     else if (max == PRT_COUNT_UNBOUNDED && min == 0)
-        text_add(t, "any number of values");
+        prt__text_add(t, "any number of values");
     else if (max == PRT_COUNT_UNBOUNDED)
-        text_add(t, "at least %" PRId64 " value%s", min, min == 1 ? "" : "s");
+        prt__text_add(t, "at least %" PRId64 " value%s", min, min == 1 ? "" : "s");
     else if (min == 0)
-        text_add(t, "at most %" PRId64 " value%s", max, max == 1 ? "" : "s");
+        prt__text_add(t, "at most %" PRId64 " value%s", max, max == 1 ? "" : "s");
     else
-        text_add(t, "%" PRId64 " to %" PRId64 " values", min, max);
+        prt__text_add(t, "%" PRId64 " to %" PRId64 " values", min, max);
 }
 
-static void add_bounds(text *t, const prt_field_schema *s)
+static void add_bounds(prt__text *t, const prt_field_schema *s)
 {
     int has_min = (s->bounds & (PRT_BOUND_MIN | PRT_BOUND_MIN_EXCL)) != 0;
     int has_max = (s->bounds & (PRT_BOUND_MAX | PRT_BOUND_MAX_EXCL)) != 0;
     if (has_min && has_max) {
-        text_add(t, "in %s", (s->bounds & PRT_BOUND_MIN_EXCL) ? "(" : "[");
+        prt__text_add(t, "in %s", (s->bounds & PRT_BOUND_MIN_EXCL) ? "(" : "[");
         add_f64(t, s->min);
-        text_add(t, ", ");
+        prt__text_add(t, ", ");
         add_f64(t, s->max);
-        text_add(t, "%s", (s->bounds & PRT_BOUND_MAX_EXCL) ? ")" : "]");
+        prt__text_add(t, "%s", (s->bounds & PRT_BOUND_MAX_EXCL) ? ")" : "]");
     } else if (has_min) {
-        text_add(t, "%s ", (s->bounds & PRT_BOUND_MIN_EXCL) ? ">" : ">=");
+        prt__text_add(t, "%s ", (s->bounds & PRT_BOUND_MIN_EXCL) ? ">" : ">=");
         add_f64(t, s->min);
     } else if (has_max) {
-        text_add(t, "%s ", (s->bounds & PRT_BOUND_MAX_EXCL) ? "<" : "<=");
+        prt__text_add(t, "%s ", (s->bounds & PRT_BOUND_MAX_EXCL) ? "<" : "<=");
         add_f64(t, s->max);
     }
 }
 
 /* "needs 2 values >= 1" / "needs 1 float32 value" */
-static void add_needs(text *t, const prt_field_schema *s)
+static void add_needs(prt__text *t, const prt_field_schema *s)
 {
-    text_add(t, "needs ");
+    prt__text_add(t, "needs ");
     add_count(t, s->min_count, s->max_count);
     if (s->bounds & ALL_BOUNDS) {
-        text_add(t, " ");
+        prt__text_add(t, " ");
         add_bounds(t, s);
     }
 }
 
 const char *prt__schema_label(const prt_plugin_creator *c, char *buf, size_t cap)
 {
-    text t = text_init(buf, cap);
+    prt__text t = prt__text_init(buf, cap);
     if (!c) {
-        text_add(&t, "(no creator)");
+        prt__text_add(&t, "(no creator)");
         return buf;
     }
-    if (c->plugin_namespace && c->plugin_namespace[0]) text_add(&t, "%s::", c->plugin_namespace);
-    text_add(&t, "%s v%s", c->name ? c->name : "(unnamed)", c->version ? c->version : "?");
+    if (c->plugin_namespace && c->plugin_namespace[0]) prt__text_add(&t, "%s::", c->plugin_namespace);
+    prt__text_add(&t, "%s v%s", c->name ? c->name : "(unnamed)", c->version ? c->version : "?");
     return buf;
 }
 
 /* Checks of element values that do not depend on the schema type: bool is 0
  * or 1, dims are well formed; then the bounds of the entry. `type` is the
  * type the data is in. Writes the message and returns non-zero on failure. */
-static int check_values(text *t, const char *label, const char *what, const prt_field_schema *s,
+static int check_values(prt__text *t, const char *label, const char *what, const prt_field_schema *s,
                         const void *data, prt_field_type type, int64_t count)
 {
     int64_t i;
@@ -274,8 +243,8 @@ static int check_values(text *t, const char *label, const char *what, const prt_
         for (i = 0; i < count; i++) {
             uint8_t v = ((const uint8_t *)data)[i];
             if (v > 1) {
-                text_add(t, "%s: %s \"%s\" needs bool values 0 or 1, got %u at element %" PRId64,
-                         label, what, s->name, v, i);
+                prt__text_add(t, "%s: %s \"%s\" needs bool values 0 or 1, got %u at element %" PRId64,
+                              label, what, s->name, v, i);
                 return 1;
             }
         }
@@ -286,16 +255,16 @@ static int check_values(text *t, const char *label, const char *what, const prt_
             int32_t k;
             memcpy(&d, (const char *)data + (size_t)i * sizeof(prt_dims), sizeof d);
             if (d.nb < 0 || d.nb > PRT_MAX_DIMS || d.reserved_ != 0) {
-                text_add(t, "%s: %s \"%s\" needs dims with 0 to %d extents and reserved_ 0, got nb %d, "
-                         "reserved_ %d at element %" PRId64, label, what, s->name, PRT_MAX_DIMS,
-                         (int)d.nb, (int)d.reserved_, i);
+                prt__text_add(t, "%s: %s \"%s\" needs dims with 0 to %d extents and reserved_ 0, got nb %d, "
+                              "reserved_ %d at element %" PRId64, label, what, s->name, PRT_MAX_DIMS,
+                              (int)d.nb, (int)d.reserved_, i);
                 return 1;
             }
             for (k = 0; k < d.nb; k++) {
                 if (d.d[k] < PRT_DIM_DYNAMIC) {
-                    text_add(t, "%s: %s \"%s\" needs extents >= 0 (or -1 for dynamic), got %" PRId64
-                             " in dimension %d of element %" PRId64, label, what, s->name, d.d[k],
-                             (int)k, i);
+                    prt__text_add(t, "%s: %s \"%s\" needs extents >= 0 (or -1 for dynamic), got %" PRId64
+                                  " in dimension %d of element %" PRId64, label, what, s->name, d.d[k],
+                                  (int)k, i);
                     return 1;
                 }
             }
@@ -304,14 +273,14 @@ static int check_values(text *t, const char *label, const char *what, const prt_
     if ((s->bounds & ALL_BOUNDS) && is_numeric(type)) {
         for (i = 0; i < count; i++) {
             if (in_bounds(s, data, type, i)) continue;
-            text_add(t, "%s: %s \"%s\" ", label, what, s->name);
+            prt__text_add(t, "%s: %s \"%s\" ", label, what, s->name);
             add_needs(t, s);
-            text_add(t, ", got ");
+            prt__text_add(t, ", got ");
             add_values(t, data, type, count);
             if (count != 1) {
-                text_add(t, " (element %" PRId64 " is ", i);
+                prt__text_add(t, " (element %" PRId64 " is ", i);
                 add_elem(t, data, type, i);
-                text_add(t, ")");
+                prt__text_add(t, ")");
             }
             return 1;
         }
@@ -324,22 +293,22 @@ static int check_values(text *t, const char *label, const char *what, const prt_
 prt_status prt__schema_check(const prt_plugin_creator *c, char *err, size_t cap)
 {
     char label[256];
-    text t = text_init(err, cap);
+    prt__text t = prt__text_init(err, cap);
     int32_t i, j;
     prt__schema_label(c, label, sizeof label);
     if (c->nb_fields < 0) {
-        text_add(&t, "%s: schema has %d entries, expected 0 or more", label, (int)c->nb_fields);
+        prt__text_add(&t, "%s: schema has %d entries, expected 0 or more", label, (int)c->nb_fields);
         return PRT_STATUS_INVALID_ARGUMENT;
     }
     if (c->nb_fields == 0) return PRT_OK;
     if (!c->fields) {
-        text_add(&t, "%s: nb_fields is %d but the schema array is NULL", label, (int)c->nb_fields);
+        prt__text_add(&t, "%s: nb_fields is %d but the schema array is NULL", label, (int)c->nb_fields);
         return PRT_STATUS_INVALID_ARGUMENT;
     }
     if (c->field_schema_size < SCHEMA_V1_SIZE || c->field_schema_size % _Alignof(prt_field_schema)) {
-        text_add(&t, "%s: field_schema_size is %u, expected sizeof(prt_field_schema) (%zu or more, "
-                 "a multiple of %zu)", label, (unsigned)c->field_schema_size, SCHEMA_V1_SIZE,
-                 (size_t)_Alignof(prt_field_schema));
+        prt__text_add(&t, "%s: field_schema_size is %u, expected sizeof(prt_field_schema) (%zu or more, "
+                      "a multiple of %zu)", label, (unsigned)c->field_schema_size, SCHEMA_V1_SIZE,
+                      (size_t)_Alignof(prt_field_schema));
         return PRT_STATUS_INVALID_ARGUMENT;
     }
     for (i = 0; i < c->nb_fields; i++) {
@@ -347,66 +316,66 @@ prt_status prt__schema_check(const prt_plugin_creator *c, char *err, size_t cap)
         int has_min = (s->bounds & (PRT_BOUND_MIN | PRT_BOUND_MIN_EXCL)) != 0;
         int has_max = (s->bounds & (PRT_BOUND_MAX | PRT_BOUND_MAX_EXCL)) != 0;
         if (!s->name || !s->name[0]) {
-            text_add(&t, "%s: schema entry %d has no name", label, (int)i);
+            prt__text_add(&t, "%s: schema entry %d has no name", label, (int)i);
             return PRT_STATUS_INVALID_ARGUMENT;
         }
         for (j = 0; j < i; j++) {
             if (strcmp(prt__schema_entry(c, j)->name, s->name) == 0) {
-                text_add(&t, "%s: schema names field \"%s\" twice (entries %d and %d)", label, s->name,
-                         (int)j, (int)i);
+                prt__text_add(&t, "%s: schema names field \"%s\" twice (entries %d and %d)", label, s->name,
+                              (int)j, (int)i);
                 return PRT_STATUS_INVALID_ARGUMENT;
             }
         }
         if (!type_valid((int)s->type)) {
-            text_add(&t, "%s: schema field \"%s\" has type %d, expected a prt_field_type (0 to %d)",
-                     label, s->name, (int)s->type, PRT_FIELD_TYPE_COUNT_ - 1);
+            prt__text_add(&t, "%s: schema field \"%s\" has type %d, expected a prt_field_type (0 to %d)",
+                          label, s->name, (int)s->type, PRT_FIELD_TYPE_COUNT_ - 1);
             return PRT_STATUS_INVALID_ARGUMENT;
         }
         if (s->min_count < 0 || s->max_count < PRT_COUNT_UNBOUNDED ||
             (s->max_count != PRT_COUNT_UNBOUNDED && s->min_count > s->max_count)) {
-            text_add(&t, "%s: schema field \"%s\" has count range [%" PRId64 ", %" PRId64 "], expected "
-                     "0 <= min_count <= max_count (or max_count PRT_COUNT_UNBOUNDED)", label, s->name,
-                     s->min_count, s->max_count);
+            prt__text_add(&t, "%s: schema field \"%s\" has count range [%" PRId64 ", %" PRId64 "], expected "
+                          "0 <= min_count <= max_count (or max_count PRT_COUNT_UNBOUNDED)", label, s->name,
+                          s->min_count, s->max_count);
             return PRT_STATUS_INVALID_ARGUMENT;
         }
         if (s->bounds & ~(uint32_t)ALL_BOUNDS) {
-            text_add(&t, "%s: schema field \"%s\" has unknown bound flags 0x%x", label, s->name,
-                     (unsigned)(s->bounds & ~(uint32_t)ALL_BOUNDS));
+            prt__text_add(&t, "%s: schema field \"%s\" has unknown bound flags 0x%x", label, s->name,
+                          (unsigned)(s->bounds & ~(uint32_t)ALL_BOUNDS));
             return PRT_STATUS_INVALID_ARGUMENT;
         }
         if ((has_min || has_max) && !is_numeric(s->type)) {
-            text_add(&t, "%s: schema field \"%s\" has value bounds but type %s; bounds apply to integer "
-                     "and float types only", label, s->name, prt_field_type_name(s->type));
+            prt__text_add(&t, "%s: schema field \"%s\" has value bounds but type %s; bounds apply to integer "
+                          "and float types only", label, s->name, prt_field_type_name(s->type));
             return PRT_STATUS_INVALID_ARGUMENT;
         }
         if ((has_min && s->min != s->min) || (has_max && s->max != s->max)) {
-            text_add(&t, "%s: schema field \"%s\" has a NaN bound", label, s->name);
+            prt__text_add(&t, "%s: schema field \"%s\" has a NaN bound", label, s->name);
             return PRT_STATUS_INVALID_ARGUMENT;
         }
         if (has_min && has_max &&
             (s->min > s->max ||
              (s->min == s->max && (s->bounds & (PRT_BOUND_MIN_EXCL | PRT_BOUND_MAX_EXCL))))) {
-            text_add(&t, "%s: schema field \"%s\" allows no value: ", label, s->name);
+            prt__text_add(&t, "%s: schema field \"%s\" allows no value: ", label, s->name);
             add_bounds(&t, s);
             return PRT_STATUS_INVALID_ARGUMENT;
         }
         if (s->required && s->default_data) {
-            text_add(&t, "%s: schema field \"%s\" is required and also has a default; a default is for "
-                     "optional fields", label, s->name);
+            prt__text_add(&t, "%s: schema field \"%s\" is required and also has a default; a default is for "
+                          "optional fields", label, s->name);
             return PRT_STATUS_INVALID_ARGUMENT;
         }
         if (!s->default_data && s->default_count != 0) {
-            text_add(&t, "%s: schema field \"%s\" has default_count %" PRId64 " but no default_data",
-                     label, s->name, s->default_count);
+            prt__text_add(&t, "%s: schema field \"%s\" has default_count %" PRId64 " but no default_data",
+                          label, s->name, s->default_count);
             return PRT_STATUS_INVALID_ARGUMENT;
         }
         if (s->default_data) {
             if (s->default_count < s->min_count ||
                 (s->max_count != PRT_COUNT_UNBOUNDED && s->default_count > s->max_count)) {
-                text_add(&t, "%s: schema field \"%s\" ", label, s->name);
+                prt__text_add(&t, "%s: schema field \"%s\" ", label, s->name);
                 add_needs(&t, s);
-                text_add(&t, ", but its default has %" PRId64 " value%s", s->default_count,
-                         s->default_count == 1 ? "" : "s");
+                prt__text_add(&t, ", but its default has %" PRId64 " value%s", s->default_count,
+                              s->default_count == 1 ? "" : "s");
                 return PRT_STATUS_INVALID_ARGUMENT;
             }
             if (check_values(&t, label, "the default of schema field", s, s->default_data, s->type,
@@ -470,93 +439,93 @@ static int32_t input_find(const prt_fields *in, const char *name)
     return -1;
 }
 
-static void add_known(text *t, const prt_plugin_creator *c)
+static void add_known(prt__text *t, const prt_plugin_creator *c)
 {
     int32_t j;
     if (c->nb_fields == 0) {
-        text_add(t, " (this plugin takes no fields)");
+        prt__text_add(t, " (this plugin takes no fields)");
         return;
     }
-    text_add(t, " (known: ");
-    for (j = 0; j < c->nb_fields; j++) text_add(t, "%s%s", j ? ", " : "", prt__schema_entry(c, j)->name);
-    text_add(t, ")");
+    prt__text_add(t, " (known: ");
+    for (j = 0; j < c->nb_fields; j++) prt__text_add(t, "%s%s", j ? ", " : "", prt__schema_entry(c, j)->name);
+    prt__text_add(t, ")");
 }
 
 /* Types a `want` field also accepts, e.g. "int8, int16". */
-static void add_narrower(text *t, prt_field_type want)
+static void add_narrower(prt__text *t, prt_field_type want)
 {
     int k, first = 1;
     for (k = 0; k < (int)want; k++) {
         if (widens_to((prt_field_type)k, want)) {
-            text_add(t, "%s%s", first ? "" : ", ", prt_field_type_name((prt_field_type)k));
+            prt__text_add(t, "%s%s", first ? "" : ", ", prt_field_type_name((prt_field_type)k));
             first = 0;
         }
     }
 }
 
 /* One input field against its schema entry. */
-static prt_status check_field(text *t, const char *label, const prt_fields *in, int32_t i,
+static prt_status check_field(prt__text *t, const char *label, const prt_fields *in, int32_t i,
                               const prt_plugin_creator *c, int32_t *schema_index)
 {
     const prt_field *f = &in->fields[i];
     const prt_field_schema *s;
     int32_t j, k;
     if (!f->name) {
-        text_add(t, "%s: field entry %d has no name", label, (int)i);
+        prt__text_add(t, "%s: field entry %d has no name", label, (int)i);
         return PRT_STATUS_INVALID_FIELD;
     }
     j = schema_find(c, f->name);
     if (j < 0) {
-        text_add(t, "%s: unknown field \"%s\"", label, f->name);
+        prt__text_add(t, "%s: unknown field \"%s\"", label, f->name);
         add_known(t, c);
         return PRT_STATUS_INVALID_FIELD;
     }
     s = prt__schema_entry(c, j);
     for (k = 0; k < i; k++) {
         if (in->fields[k].name && strcmp(in->fields[k].name, f->name) == 0) {
-            text_add(t, "%s: field \"%s\" given twice (entries %d and %d)", label, f->name, (int)k,
-                     (int)i);
+            prt__text_add(t, "%s: field \"%s\" given twice (entries %d and %d)", label, f->name, (int)k,
+                          (int)i);
             return PRT_STATUS_INVALID_FIELD;
         }
     }
     if (!type_valid((int)f->type)) {
-        text_add(t, "%s: field \"%s\" has type %d, expected %s", label, f->name, (int)f->type,
-                 prt_field_type_name(s->type));
+        prt__text_add(t, "%s: field \"%s\" has type %d, expected %s", label, f->name, (int)f->type,
+                      prt_field_type_name(s->type));
         return PRT_STATUS_INVALID_FIELD;
     }
     if (f->reserved_ != 0) {
-        text_add(t, "%s: field \"%s\" has reserved_ %d, expected 0", label, f->name, (int)f->reserved_);
+        prt__text_add(t, "%s: field \"%s\" has reserved_ %d, expected 0", label, f->name, (int)f->reserved_);
         return PRT_STATUS_INVALID_FIELD;
     }
     if (f->count < 0 || f->count > INT64_MAX / (int64_t)sizeof(prt_dims)) {
-        text_add(t, "%s: field \"%s\" has count %" PRId64 ", expected 0 or more", label, f->name,
-                 f->count);
+        prt__text_add(t, "%s: field \"%s\" has count %" PRId64 ", expected 0 or more", label, f->name,
+                      f->count);
         return PRT_STATUS_INVALID_FIELD;
     }
     if (f->count > 0 && !f->data) {
-        text_add(t, "%s: field \"%s\" has %" PRId64 " values but its data pointer is NULL", label,
-                 f->name, f->count);
+        prt__text_add(t, "%s: field \"%s\" has %" PRId64 " values but its data pointer is NULL", label,
+                      f->name, f->count);
         return PRT_STATUS_INVALID_FIELD;
     }
     if (!widens_to(f->type, s->type)) {
-        text_add(t, "%s: field \"%s\" needs %s", label, f->name, prt_field_type_name(s->type));
+        prt__text_add(t, "%s: field \"%s\" needs %s", label, f->name, prt_field_type_name(s->type));
         if ((is_int(s->type) && s->type != PRT_FIELD_INT8) ||
             (is_float(s->type) && s->type != PRT_FIELD_FLOAT16)) {
-            text_add(t, " (or ");
+            prt__text_add(t, " (or ");
             add_narrower(t, s->type);
-            text_add(t, ", widened)");
+            prt__text_add(t, ", widened)");
         }
-        text_add(t, ", got %s", prt_field_type_name(f->type));
+        prt__text_add(t, ", got %s", prt_field_type_name(f->type));
         if ((is_int(f->type) && is_int(s->type)) || (is_float(f->type) && is_float(s->type)))
-            text_add(t, ", which would narrow: narrowing is refused");
+            prt__text_add(t, ", which would narrow: narrowing is refused");
         return PRT_STATUS_INVALID_FIELD;
     }
     if (f->count < s->min_count || (s->max_count != PRT_COUNT_UNBOUNDED && f->count > s->max_count)) {
-        text_add(t, "%s: field \"%s\" needs ", label, f->name);
+        prt__text_add(t, "%s: field \"%s\" needs ", label, f->name);
         add_count(t, s->min_count, s->max_count);
-        text_add(t, ", got %" PRId64, f->count);
+        prt__text_add(t, ", got %" PRId64, f->count);
         if (f->count > 0 && f->type != PRT_FIELD_BYTES) {
-            text_add(t, ": ");
+            prt__text_add(t, ": ");
             add_values(t, f->data, f->type, f->count);
         }
         return PRT_STATUS_INVALID_FIELD;
@@ -600,7 +569,7 @@ prt_status prt_fields_validate(const prt_plugin_creator *c, const prt_fields *in
                                prt_owned_fields **out, char *err, size_t cap)
 {
     char label[256];
-    text t = text_init(err, cap);
+    prt__text t = prt__text_init(err, cap);
     prt_status st;
     int32_t i, j, nb_out = 0;
     size_t data_bytes = 0, name_bytes = 0;
@@ -609,15 +578,15 @@ prt_status prt_fields_validate(const prt_plugin_creator *c, const prt_fields *in
     uint8_t *data;
     char *names;
     if (!c || !out) {
-        text_add(&t, "prt_fields_validate: %s is NULL", !c ? "the creator" : "the output pointer");
+        prt__text_add(&t, "prt_fields_validate: %s is NULL", !c ? "the creator" : "the output pointer");
         return PRT_STATUS_INVALID_ARGUMENT;
     }
     prt__schema_label(c, label, sizeof label);
     st = prt__schema_check(c, err, cap);
     if (st != PRT_OK) return st;
     if (in && (in->nb < 0 || (in->nb > 0 && !in->fields))) {
-        text_add(&t, "%s: the field collection has %d entries and fields %s", label, (int)in->nb,
-                 in->fields ? "set" : "NULL");
+        prt__text_add(&t, "%s: the field collection has %d entries and fields %s", label, (int)in->nb,
+                      in->fields ? "set" : "NULL");
         return PRT_STATUS_INVALID_ARGUMENT;
     }
     for (i = 0; in && i < in->nb; i++) {
@@ -632,9 +601,9 @@ prt_status prt_fields_validate(const prt_plugin_creator *c, const prt_fields *in
         if (k >= 0) {
             count = in->fields[k].count;
         } else if (s->required) {
-            text_add(&t, "%s: required field \"%s\" is missing (it ", label, s->name);
+            prt__text_add(&t, "%s: required field \"%s\" is missing (it ", label, s->name);
             add_needs(&t, s);
-            text_add(&t, " of type %s)", prt_field_type_name(s->type));
+            prt__text_add(&t, " of type %s)", prt_field_type_name(s->type));
             return PRT_STATUS_INVALID_FIELD;
         } else if (s->default_data) {
             count = s->default_count;
@@ -648,8 +617,8 @@ prt_status prt_fields_validate(const prt_plugin_creator *c, const prt_fields *in
     }
     of = prt__owned_fields_alloc(nb_out, data_bytes, name_bytes, &fields, &data, &names);
     if (!of) {
-        text_add(&t, "%s: out of memory normalizing %d fields (%zu bytes)", label, (int)nb_out,
-                 data_bytes);
+        prt__text_add(&t, "%s: out of memory normalizing %d fields (%zu bytes)", label, (int)nb_out,
+                      data_bytes);
         return PRT_STATUS_OUT_OF_MEMORY;
     }
     nb_out = 0;

@@ -324,6 +324,24 @@ TEST(bad_golden_file_is_a_failure_not_a_crash)
 
 /* ---- the command line ---------------------------------------------------------------- */
 
+/* The whole file as a NUL-terminated string (free it), or NULL when it
+ * cannot be opened (a failed check). */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *text;
+    long n;
+    CHECK(f != NULL);
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    text = calloc(1, (size_t)n + 1);
+    CHECK(fread(text, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    return text;
+}
+
 static int sh(const char *args)
 {
     char cmd[4096];
@@ -341,7 +359,6 @@ TEST(cli_exit_status_table_and_json)
     int saw_table = 0, saw_fail = 0;
     cJSON *j;
     char *text;
-    long n;
     setup();
     snprintf(out, sizeof out, "%s/out.txt", tmpdir);
     snprintf(a, sizeof a, "test-plugin %s --load %s --version 1 --device cpu --threads 1 > %s", yaml_path,
@@ -366,15 +383,8 @@ TEST(cli_exit_status_table_and_json)
     snprintf(a, sizeof a, "test-plugin %s --load %s --version 2 --json --device cpu > %s", yaml_path,
              PRT_CONFTOY_PATH, out);
     CHECK_EQ_INT(sh(a), 1);
-    f = fopen(out, "r");
-    CHECK(f != NULL);
-    if (!f) return;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    text = calloc(1, (size_t)n + 1);
-    CHECK(fread(text, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
+    text = read_text(out);
+    if (!text) return;
     j = cJSON_Parse(text);
     CHECK_MSG(j != NULL, "not JSON: %s", text);
     if (j) CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j, "ok")));
@@ -438,20 +448,11 @@ TEST(cli_exit_status_table_and_json)
 TEST(case_without_attributes_uses_the_yaml_values)
 {
     char *text, *rep;
-    long n;
-    FILE *f;
     cJSON *j, *cfg;
     prt_runner_summary s;
     setup();
-    f = fopen(golden_path, "r");
-    CHECK(f != NULL);
-    if (!f) return;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    text = calloc(1, (size_t)n + 1);
-    CHECK(fread(text, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
+    text = read_text(golden_path);
+    if (!text) return;
     j = cJSON_Parse(text);
     free(text);
     CHECK(j != NULL);
@@ -477,7 +478,6 @@ TEST(case_without_attributes_uses_the_yaml_values)
 TEST(uncovered_type_combination_runs)
 {
     char src[1024], y[300], *text, *cut, *rep = NULL;
-    long n;
     FILE *f;
     prt_runner_opts o;
     prt_runner_summary s;
@@ -485,15 +485,8 @@ TEST(uncovered_type_combination_runs)
     size_t len = 0;
     setup();
     snprintf(src, sizeof src, "%s/plugins/swish/Swish_PluginConfig.yaml", PRT_SOURCE_DIR);
-    f = fopen(src, "r");
-    CHECK(f != NULL);
-    if (!f) return;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    text = calloc(1, (size_t)n + 1);
-    CHECK(fread(text, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
+    text = read_text(src);
+    if (!text) return;
     /* version 1 only, without its float16 config */
     cut = strstr(text, "      beta_neg_f16:");
     CHECK(cut != NULL);

@@ -22,6 +22,16 @@
 #define NO_LEAKS() ((void)0)
 #endif
 
+/* Destroy what a case made (any may be NULL), then check nothing leaked. */
+static void release_all(prt_context *ctx, prt_engine *e, prt_network *net, prt_registry *r)
+{
+    prt_context_destroy(ctx);
+    prt_engine_destroy(e);
+    prt_network_destroy(net);
+    prt_registry_destroy(r);
+    NO_LEAKS();
+}
+
 static prt_dims dims_of(int nb, const int64_t *d)
 {
     prt_dims r;
@@ -338,11 +348,7 @@ TEST(casts_inserted_around_fp16_only_layer)
         float want = n * 1.5f + 0.0f;
         CHECK_MSG(y[i] == want, "y[%d] = %.9g, want %.9g", i, y[i], want);
     }
-    prt_context_destroy(ctx);
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(ctx, e, net, r);
 }
 
 TEST(fp16_precision_runs_flexible_layers_in_half_and_returns_f32)
@@ -380,11 +386,7 @@ TEST(fp16_precision_runs_flexible_layers_in_half_and_returns_f32)
         float want = prt_f16_to_f32(prt_f32_to_f16(hx + hb)) * 1.5f;
         CHECK_MSG(y[i] == want, "y[%d] = %.9g, want %.9g", i, y[i], want);
     }
-    prt_context_destroy(ctx);
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(ctx, e, net, r);
 }
 
 TEST(data_dependent_output_extent_reaches_caller_and_next_layer)
@@ -419,11 +421,7 @@ TEST(data_dependent_output_extent_reaches_caller_and_next_layer)
     CHECK_EQ_INT(d.d[0], 5);
     CHECK(y[0] == 1.5f && y[1] == 4.5f && y[2] == 7.5f && y[3] == 10.5f && y[4] == 13.5f);
     for (i = 5; i < 10; i++) CHECK(isnan(y[i]));
-    prt_context_destroy(ctx);
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(ctx, e, net, r);
 }
 
 /* ---- concurrency ------------------------------------------------------------ */
@@ -486,10 +484,7 @@ TEST(eight_contexts_on_four_threads_identical_outputs)
     }
     for (i = 0; i < 64 * 8; i++) CHECK_NEAR(w[0].y[0][i], ref[i], 1e-5 * (fabs(ref[i]) + 1));
     CHECK_EQ_INT(fake_live_attachments(), 0);
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(NULL, e, net, r);
 }
 
 /* ---- plans ---------------------------------------------------------------------- */
@@ -608,10 +603,7 @@ TEST(plans_whose_shapes_disagree_with_their_expressions_are_refused)
     refuse_edited(r, plan, len, edit_range, "tensor \"out\" dim 0: its expression gives 8 at the profile's max");
     refuse_edited(r, plan, len, edit_offset, "activation \"h\" is at arena offset");
     free(plan);
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(NULL, e, net, r);
 }
 
 /* TestScale's record ends with its 12-byte blob (scale, bias, crop): make
@@ -641,10 +633,7 @@ TEST(plugin_that_disagrees_with_the_plan_is_refused_at_load)
     refuse_edited(r, plan, len, edit_out_dtype,
                   "layer \"scale1\" (TestScale v1): the plugin makes output 0 \"y\" f32, the plan records f16");
     free(plan);
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(NULL, e, net, r);
 }
 
 /* A plan whose memory plan asks for more than can be allocated loads (the
@@ -672,10 +661,7 @@ TEST(context_refuses_an_arena_larger_than_memory_can_hold)
     prt__plan_free(p);
     prt__free(bytes);
     free(plan);
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(NULL, e, net, r);
 }
 
 /* A plan built while a plugin needed 64 workspace bytes, loaded after it
@@ -739,10 +725,7 @@ TEST(workspace_that_grew_since_the_build_is_allocated_at_load)
         prt_engine_destroy(e3);
     }
     fake_set_workspace_need(64);
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(NULL, e, net, r);
 }
 
 /* x [10] -> TestDevCount(k=4) -> c -> TestCopyF32 -> y, or, with
@@ -914,10 +897,7 @@ TEST(truncated_and_bit_flipped_plans_fail_cleanly)
     CHECK(prt_engine_deserialize(r, q, len, &e2, err, sizeof err) == PRT_STATUS_BAD_FORMAT);
     free(p);
     free(q);
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(NULL, e, net, r);
 }
 
 static void put_u32(uint8_t *b, uint32_t v)
@@ -966,10 +946,7 @@ TEST(unknown_sections_skipped_only_when_optional)
     CHECK(e2 == NULL);
     free(q);
     free(p);
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(NULL, e, net, r);
 }
 
 TEST(field_that_no_longer_validates_is_refused_at_load)
@@ -1025,11 +1002,7 @@ TEST(activation_memory_is_shared_between_disjoint_lifetimes)
         for (k = 0; k < 5; k++) v = v * 1.5f + 0.0f;
         CHECK(y[i] == v);
     }
-    prt_context_destroy(ctx);
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(ctx, e, net, r);
 }
 
 TEST(shape_errors_name_the_layer_and_shapes)
@@ -1253,11 +1226,7 @@ TEST(json_network_builds_and_runs)
     CHECK_OK(prt_context_set_tensor(ctx, "y", y));
     CHECK_OK(prt_context_execute(ctx));
     for (i = 0; i < 16; i++) CHECK(y[i] == (x[i] + (float)(i % 8)) * 2.0f + 0.5f);
-    prt_context_destroy(ctx);
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(ctx, e, net, r);
 }
 
 TEST(json_errors_say_where)
@@ -1391,26 +1360,6 @@ TEST(swish_json_network_matches_direct_runs)
     NO_LEAKS();
 }
 
-#ifdef PLUGRT_HAVE_CUDA
-#include <cuda_runtime.h>
-
-typedef struct gworker {
-    prt_context *ctx[2];
-    int ok;
-} gworker;
-
-static void *gworker_main(void *arg)
-{
-    gworker *w = arg;
-    int it, k;
-    w->ok = 1;
-    for (it = 0; it < 100 && w->ok; it++)
-        for (k = 0; k < 2; k++)
-            if (prt_context_execute(w->ctx[k]) != PRT_OK) w->ok = 0;
-    return NULL;
-}
-#endif
-
 TEST(swish_cuda_eight_contexts_on_four_threads)
 {
 #ifndef PLUGRT_HAVE_CUDA
@@ -1421,7 +1370,7 @@ TEST(swish_cuda_eight_contexts_on_four_threads)
     prt_builder_config cfg;
     prt_profile_range rg;
     prt_engine *e;
-    gworker w[4];
+    worker w[4];
     pthread_t th[4];
     float x[240], ref[240], got[240], first[240];
     void *dx[4][2], *dy[4][2];
@@ -1445,7 +1394,7 @@ TEST(swish_cuda_eight_contexts_on_four_threads)
             CHECK_OK(prt_context_set_tensor(w[t].ctx[k], "x", dx[t][k]));
             CHECK_OK(prt_context_set_tensor(w[t].ctx[k], "y", dy[t][k]));
         }
-    for (t = 0; t < 4; t++) pthread_create(&th[t], NULL, gworker_main, &w[t]);
+    for (t = 0; t < 4; t++) pthread_create(&th[t], NULL, worker_main, &w[t]);
     for (t = 0; t < 4; t++) pthread_join(th[t], NULL);
     for (t = 0; t < 4; t++) {
         CHECK(w[t].ok);
@@ -1538,10 +1487,7 @@ TEST(context_memory_comes_from_the_callers_allocator)
         CHECK(ctx == (prt_context *)0x1);
         CHECK_STR_CONTAINS(prt_engine_last_error(e), "CUDA");
     }
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(NULL, e, net, r);
 }
 
 TEST(engine_describes_its_inputs_and_outputs)
@@ -1569,10 +1515,7 @@ TEST(engine_describes_its_inputs_and_outputs)
     CHECK_EQ_INT(io.max.d[0], 6);
     CHECK(prt_engine_io(e, 2, &io) == PRT_STATUS_INVALID_ARGUMENT);
     CHECK_EQ_INT(prt_engine_find_io(e, "h"), -1);
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(NULL, e, net, r);
 }
 
 /* ---- failure injection and mutated inputs ---------------------------------------- */
@@ -1641,10 +1584,7 @@ TEST(allocation_failures_fail_cleanly)
     CHECK(done);
     CHECK(y[3] == (x[3] + b[3]) * 1.5f);
     free(p);
-    prt_engine_destroy(e);
-    prt_network_destroy(net);
-    prt_registry_destroy(r);
-    NO_LEAKS();
+    release_all(NULL, e, net, r);
 }
 
 TEST(mutated_json_never_crashes)

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "backend/cuda/device.h"
 #include "cli.h"
+#include "cliutil.h"
 #include "plugrt/engine.h"
 #include "plugrt/plugrt.h"
 
@@ -29,19 +29,6 @@ static void demo_usage(FILE *f)
                "  EfficientNMS detector tail), writes the plan to PATH (default: a temporary file, removed\n"
                "  afterwards), loads it again with a fresh registry, runs it on the CPU and, when a GPU is\n"
                "  found, on CUDA, and prints the outputs and the time per run (median of N runs, default 50).\n");
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 static int file_exists(const char *path)
@@ -67,20 +54,6 @@ static const char *find_net(char *buf, size_t cap)
     snprintf(buf, cap, "examples/" DEMO_NET);
     if (file_exists(buf)) return buf;
     return NULL;
-}
-
-static double elem(const void *buf, prt_dtype t, int64_t i)
-{
-    switch (t) {
-    case PRT_DTYPE_F32: return ((const float *)buf)[i];
-    case PRT_DTYPE_F16: return prt_f16_to_f32(((const uint16_t *)buf)[i]);
-    case PRT_DTYPE_BF16: return prt_bf16_to_f32(((const uint16_t *)buf)[i]);
-    case PRT_DTYPE_I8: return ((const int8_t *)buf)[i];
-    case PRT_DTYPE_U8: case PRT_DTYPE_BOOL: return ((const uint8_t *)buf)[i];
-    case PRT_DTYPE_I32: return ((const int32_t *)buf)[i];
-    case PRT_DTYPE_I64: return (double)((const int64_t *)buf)[i];
-    default: return 0;
-    }
 }
 
 typedef struct demo_io {
@@ -183,12 +156,12 @@ static int run_on(prt_engine *e, prt_device dev, int iters, demo_run *r)
     }
     /* The first run gives the outputs (and warms up); then the timed ones. */
     for (k = -1; k < iters; k++) {
-        double t0 = now_ms();
+        double t0 = prt__cliutil_now_ms();
         if (prt_context_execute(ctx) != PRT_OK) {
             fprintf(stderr, "plugrt demo: run failed: %s\n", prt_context_last_error(ctx));
             goto done;
         }
-        if (k >= 0) t[k] = now_ms() - t0;
+        if (k >= 0) t[k] = prt__cliutil_now_ms() - t0;
     }
     for (i = 0; i < r->nio; i++) {
         demo_io *b = &r->io[i];
@@ -201,7 +174,7 @@ static int run_on(prt_engine *e, prt_device dev, int iters, demo_run *r)
         }
     }
     for (k = 0; k < iters; k++) sum += t[k];
-    qsort(t, (size_t)iters, sizeof *t, cmp_double);
+    qsort(t, (size_t)iters, sizeof *t, prt__cliutil_cmp_double);
     r->min_ms = t[0];
     r->median_ms = iters % 2 ? t[iters / 2] : 0.5 * (t[iters / 2 - 1] + t[iters / 2]);
     r->mean_ms = sum / iters;
@@ -233,7 +206,7 @@ static void print_outputs(const demo_run *r)
         char ds[160];
         if (b->desc.mode != PRT_IO_OUTPUT) continue;
         printf("  %-18s %-4s %-12s [", b->desc.name, prt_dtype_name(b->desc.dtype), prt_dims_str(&b->dims, ds, sizeof ds));
-        for (j = 0; j < n && j < 6; j++) printf("%s%.4g", j ? ", " : "", elem(b->host, b->desc.dtype, j));
+        for (j = 0; j < n && j < 6; j++) printf("%s%.4g", j ? ", " : "", prt__cliutil_elem(b->host, b->desc.dtype, j));
         printf("%s]\n", n > 6 ? ", ..." : "");
     }
     if (num && boxes && scores && classes && num->desc.dtype == PRT_DTYPE_I32) {
@@ -242,9 +215,12 @@ static void print_outputs(const demo_run *r)
         printf("  detections (image 0): %d\n", (int)nd);
         for (i = 0; i < nd && i < cap && i < 10; i++)
             printf("    #%d  class %g  score %.3f  box [%.1f, %.1f, %.1f, %.1f]\n", (int)i,
-                   elem(classes->host, classes->desc.dtype, i), elem(scores->host, scores->desc.dtype, i),
-                   elem(boxes->host, boxes->desc.dtype, 4 * i), elem(boxes->host, boxes->desc.dtype, 4 * i + 1),
-                   elem(boxes->host, boxes->desc.dtype, 4 * i + 2), elem(boxes->host, boxes->desc.dtype, 4 * i + 3));
+                   prt__cliutil_elem(classes->host, classes->desc.dtype, i),
+                   prt__cliutil_elem(scores->host, scores->desc.dtype, i),
+                   prt__cliutil_elem(boxes->host, boxes->desc.dtype, 4 * i),
+                   prt__cliutil_elem(boxes->host, boxes->desc.dtype, 4 * i + 1),
+                   prt__cliutil_elem(boxes->host, boxes->desc.dtype, 4 * i + 2),
+                   prt__cliutil_elem(boxes->host, boxes->desc.dtype, 4 * i + 3));
     }
 }
 
@@ -270,7 +246,8 @@ static void compare_runs(const demo_run *cpu, const demo_run *gpu)
             continue;
         }
         for (j = 0; j < n; j++) {
-            double d = fabs(elem(a->host, a->desc.dtype, j) - elem(b->host, b->desc.dtype, j));
+            double d = fabs(prt__cliutil_elem(a->host, a->desc.dtype, j) -
+                            prt__cliutil_elem(b->host, b->desc.dtype, j));
             if (is_float) {
                 if (d > worst || d != d) worst = d;
             } else if (d != 0) {
@@ -348,13 +325,13 @@ int prt_cli_demo(int argc, char **argv)
 
     /* 2. Build (fp32, CPU target) and write the plan. */
     prt_builder_config_init(&cfg);
-    t0 = now_ms();
+    t0 = prt__cliutil_now_ms();
     err[0] = 0;
     if (prt_engine_build(net, &cfg, prt_registry_global(), &e, err, sizeof err) != PRT_OK) {
         fprintf(stderr, "plugrt demo: build failed: %s\n", err);
         goto done;
     }
-    printf("\nbuild: %.1f ms; %d layers, activations %llu bytes, workspace %llu bytes\n", now_ms() - t0,
+    printf("\nbuild: %.1f ms; %d layers, activations %llu bytes, workspace %llu bytes\n", prt__cliutil_now_ms() - t0,
            (int)prt_engine_nb_layers(e), (unsigned long long)prt_engine_arena_size(e),
            (unsigned long long)prt_engine_workspace_size(e));
     for (i = 0; i < prt_engine_nb_layers(e); i++) printf("  %d %s\n", i, prt_engine_layer_name(e, i));
@@ -393,13 +370,13 @@ int prt_cli_demo(int argc, char **argv)
         fprintf(stderr, "plugrt demo: out of memory\n");
         goto done;
     }
-    t0 = now_ms();
+    t0 = prt__cliutil_now_ms();
     err[0] = 0;
     if (prt_engine_load(fresh, plan_path, &loaded, err, sizeof err) != PRT_OK) {
         fprintf(stderr, "plugrt demo: %s\n", err);
         goto done;
     }
-    printf("load: %.2f ms in a fresh registry\n", now_ms() - t0);
+    printf("load: %.2f ms in a fresh registry\n", prt__cliutil_now_ms() - t0);
 
     /* 4. Run on the CPU, then on CUDA when there is a GPU. */
     printf("\nCPU:\n");

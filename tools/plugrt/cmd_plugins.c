@@ -43,28 +43,31 @@ static int has_max(const prt_field_schema *s)
     return (s->bounds & (PRT_BOUND_MAX | PRT_BOUND_MAX_EXCL)) != 0;
 }
 
-/* Element i of a numeric or bool default as double. */
-static double elem_f64(const prt_field_schema *s, int64_t i)
+/* The schema entry's default as a field. */
+static prt_field default_field(const prt_field_schema *s)
 {
     prt_field f;
-    double v = 0;
     memset(&f, 0, sizeof f);
     f.name = s->name;
     f.type = s->type;
     f.data = s->default_data;
     f.count = s->default_count;
+    return f;
+}
+
+/* Element i of a numeric or bool default as double. */
+static double elem_f64(const prt_field_schema *s, int64_t i)
+{
+    prt_field f = default_field(s);
+    double v = 0;
     (void)prt_field_get_f64(&f, i, &v);
     return v;
 }
 
 static int64_t elem_i64(const prt_field_schema *s, int64_t i)
 {
-    prt_field f;
+    prt_field f = default_field(s);
     int64_t v = 0;
-    memset(&f, 0, sizeof f);
-    f.type = s->type;
-    f.data = s->default_data;
-    f.count = s->default_count;
     (void)prt_field_get_i64(&f, i, &v);
     return v;
 }

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "backend/cuda/device.h"
 #include "cli.h"
+#include "cliutil.h"
 #include "plugrt/engine.h"
 #include "plugrt/npy.h"
 
@@ -39,19 +39,6 @@ typedef struct io_buf {
     void *dev; /* CUDA contexts */
 } io_buf;
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 typedef struct stats {
     double min, median, p90, p99, mean;
 } stats;
@@ -63,7 +50,7 @@ static stats summarize(double *v, int n)
     double sum = 0;
     memset(&s, 0, sizeof s);
     if (n <= 0) return s;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    qsort(v, (size_t)n, sizeof *v, prt__cliutil_cmp_double);
     for (i = 0; i < n; i++) sum += v[i];
     s.min = v[0];
     s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -92,20 +79,6 @@ static void fill_random(void *buf, prt_dtype t, int64_t n, uint64_t *seed)
         case PRT_DTYPE_BOOL: ((uint8_t *)buf)[i] = u >= 0; break;
         default: break;
         }
-    }
-}
-
-static double elem(const void *buf, prt_dtype t, int64_t i)
-{
-    switch (t) {
-    case PRT_DTYPE_F32: return ((const float *)buf)[i];
-    case PRT_DTYPE_F16: return prt_f16_to_f32(((const uint16_t *)buf)[i]);
-    case PRT_DTYPE_BF16: return prt_bf16_to_f32(((const uint16_t *)buf)[i]);
-    case PRT_DTYPE_I8: return ((const int8_t *)buf)[i];
-    case PRT_DTYPE_U8: case PRT_DTYPE_BOOL: return ((const uint8_t *)buf)[i];
-    case PRT_DTYPE_I32: return ((const int32_t *)buf)[i];
-    case PRT_DTYPE_I64: return (double)((const int64_t *)buf)[i];
-    default: return 0;
     }
 }
 
@@ -421,7 +394,7 @@ int prt_cli_run(int argc, char **argv)
     }
 #endif
     for (i = 0; i < warmup + iters; i++) {
-        double t0 = now_ms(), t1;
+        double t0 = prt__cliutil_now_ms(), t1;
 #ifdef PLUGRT_HAVE_CUDA
         if (device == PRT_DEVICE_CUDA) cudaEventRecord(ev0, (cudaStream_t)prt_context_stream(ctx));
 #endif
@@ -440,7 +413,7 @@ int prt_cli_run(int argc, char **argv)
             if (i >= warmup) gpu[i - warmup] = ms;
         }
 #endif
-        t1 = now_ms();
+        t1 = prt__cliutil_now_ms();
         if (i >= warmup) wall[i - warmup] = t1 - t0;
     }
     for (i = 0; i < nio; i++) {
@@ -466,14 +439,15 @@ int prt_cli_run(int argc, char **argv)
             if (b->desc.mode != PRT_IO_OUTPUT) continue;
             if (prt_context_get_shape(ctx, b->name, &d) != PRT_OK) d = b->desc.dims;
             n = prt_dims_volume(&d);
-            for (j = 0; j < n; j++) sum += elem(b->host, b->desc.dtype, j);
+            for (j = 0; j < n; j++) sum += prt__cliutil_elem(b->host, b->desc.dtype, j);
             if (json) {
                 printf("%s\n    {\"name\": \"%s\", \"dtype\": \"%s\", \"dims\": %s, \"sum\": %.9g}", k++ ? "," : "",
                        b->name, prt_dtype_name(b->desc.dtype), prt_dims_str(&d, ds, sizeof ds), sum);
             } else {
                 printf("output %s %s %s sum %.9g first [", b->name, prt_dtype_name(b->desc.dtype),
                        prt_dims_str(&d, ds, sizeof ds), sum);
-                for (j = 0; j < n && j < 6; j++) printf("%s%.6g", j ? ", " : "", elem(b->host, b->desc.dtype, j));
+                for (j = 0; j < n && j < 6; j++)
+                    printf("%s%.6g", j ? ", " : "", prt__cliutil_elem(b->host, b->desc.dtype, j));
                 printf("%s]\n", n > 6 ? ", ..." : "");
             }
             for (j = 0; j < nout; j++) {

@@ -571,8 +571,11 @@ static double rel_err(const void *y, prt_dtype t, const double *r, size_t n, dou
 /* CPU numerics                                                              */
 /* ------------------------------------------------------------------------ */
 
+/* Both versions of every case against the f64 reference (printed once per
+ * device: CPU serial, CUDA). */
 static void check_f32_cases(int mode)
 {
+    const char *dev = mode == RUN_CUDA ? "CUDA " : "";
     int ci, version;
     for (ci = 0; ci < NB_CASES; ci++) {
         dset d;
@@ -582,12 +585,31 @@ static void check_f32_cases(int mode)
         for (version = 1; version <= 2; version++) {
             void *y = run_dset(&d, version, PRT_DTYPE_F32, mode);
             err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
-            CHECK_MSG(err <= 1e-5, "%s v%d: f32 relative error %.3g > 1e-5", cases[ci].name, version, err);
-            if (version == 2 && mode == RUN_CPU_SERIAL)
-                printf("  %-22s CPU f32: relative error %.2e vs f64\n", cases[ci].name, err);
+            CHECK_MSG(err <= 1e-5, "%s v%d: %sf32 relative error %.3g > 1e-5", cases[ci].name, version, dev, err);
+            if (version == 2 && mode != RUN_CPU_CHUNKED)
+                printf("  %-22s %s f32: relative error %.2e vs f64\n", cases[ci].name,
+                       mode == RUN_CUDA ? "CUDA" : "CPU", err);
             free(y);
         }
         free(ref);
+        dset_free(&d);
+    }
+}
+
+/* Every case run as (version va, mode ma) and as (vb, mb) gives the same
+ * bytes; a difference is reported as "<case><tag>: <what>". */
+static void check_same_runs(uint64_t seed, int va, int ma, int vb, int mb, const char *tag, const char *what)
+{
+    int ci;
+    for (ci = 0; ci < NB_CASES; ci++) {
+        dset d;
+        void *a, *b;
+        dset_make(&d, &cases[ci], seed + (uint64_t)ci, 0, 1.0);
+        a = run_dset(&d, va, PRT_DTYPE_F32, ma);
+        b = run_dset(&d, vb, PRT_DTYPE_F32, mb);
+        CHECK_MSG(memcmp(a, b, d.nout * 4) == 0, "%s%s: %s", cases[ci].name, tag, what);
+        free(a);
+        free(b);
         dset_free(&d);
     }
 }
@@ -597,18 +619,7 @@ TEST(dcn_cpu_f32_vs_f64_reference_chunked) { check_f32_cases(RUN_CPU_CHUNKED); }
 
 TEST(dcn_cpu_thread_split_independent)
 {
-    int ci;
-    for (ci = 0; ci < NB_CASES; ci++) {
-        dset d;
-        void *a, *b;
-        dset_make(&d, &cases[ci], 77 + (uint64_t)ci, 0, 1.0);
-        a = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CPU_SERIAL);
-        b = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CPU_CHUNKED);
-        CHECK_MSG(memcmp(a, b, d.nout * 4) == 0, "%s: serial and chunked runs differ", cases[ci].name);
-        free(a);
-        free(b);
-        dset_free(&d);
-    }
+    check_same_runs(77, 2, RUN_CPU_SERIAL, 2, RUN_CPU_CHUNKED, "", "serial and chunked runs differ");
 }
 
 /* The CPU path picks its micro-kernels from the CPU; PRT_DCN_CPU_ISA caps
@@ -616,21 +627,11 @@ TEST(dcn_cpu_thread_split_independent)
  * machine too (each case runs in its own process). */
 static void check_isa(const char *isa)
 {
-    int ci;
+    char tag[64];
     CHECK(setenv("PRT_DCN_CPU_ISA", isa, 1) == 0);
     check_f32_cases(RUN_CPU_CHUNKED);
-    for (ci = 0; ci < NB_CASES; ci++) {
-        dset d;
-        void *a, *b;
-        dset_make(&d, &cases[ci], 4100 + (uint64_t)ci, 0, 1.0);
-        a = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CPU_SERIAL);
-        b = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CPU_CHUNKED);
-        CHECK_MSG(memcmp(a, b, d.nout * 4) == 0, "%s (%s kernels): serial and chunked runs differ", cases[ci].name,
-                  isa);
-        free(a);
-        free(b);
-        dset_free(&d);
-    }
+    snprintf(tag, sizeof tag, " (%s kernels)", isa);
+    check_same_runs(4100, 2, RUN_CPU_SERIAL, 2, RUN_CPU_CHUNKED, tag, "serial and chunked runs differ");
 }
 
 /* Weights above the CPU path's streaming-store threshold (4 MiB packed), 18 K chunks, two row
@@ -657,30 +658,43 @@ TEST(dcn_cpu_large_weights)
 
 /* A wide image (sampling positions up to ~600, 300 000): the bilinear fractions must come from the
  * offsets, not from an fp32 position (whose ulp there is 3e-5 and 0.03); every kernel set. */
-TEST(dcn_cpu_wide_image_fractions)
+/* The wide-image cases through version 2 on `mode` against the f64
+ * reference; `tag` follows the case name in a failure ("CUDA", "avx2
+ * kernels"); the errors are printed when `print` is set. */
+static void check_wide_images(int mode, const char *tag, int print)
 {
     static const dcase wide[] = {
         {"wide_image_w600", 1, 4, 3, 600, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
         {"wide_image_w300000", 1, 2, 1, 300000, 2, 1, 3, {1, 1}, {0, 1}, {1, 1}, 1, 1, 1, 2.0},
     };
+    int ci;
+    for (ci = 0; ci < 2; ci++) {
+        dset d;
+        double *ref, err;
+        void *y;
+        dset_make(&d, &wide[ci], 6100 + (uint64_t)ci, 0, 1.0);
+        ref = reference(&d);
+        y = run_dset(&d, 2, PRT_DTYPE_F32, mode);
+        err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
+        CHECK_MSG(err <= 2e-6, "%s (%s): f32 relative error %.3g > 2e-6", wide[ci].name, tag, err);
+        if (print)
+            printf("  %-22s %s f32: relative error %.2e vs f64\n", wide[ci].name, mode == RUN_CUDA ? "CUDA" : "CPU",
+                   err);
+        free(y);
+        free(ref);
+        dset_free(&d);
+    }
+}
+
+TEST(dcn_cpu_wide_image_fractions)
+{
     static const char *isas[] = {"avx512", "avx2", "c"};
-    int ci, ii;
+    int ii;
     for (ii = 0; ii < 3; ii++) {
+        char tag[64];
         CHECK(setenv("PRT_DCN_CPU_ISA", isas[ii], 1) == 0);
-        for (ci = 0; ci < 2; ci++) {
-            dset d;
-            double *ref, err;
-            void *y;
-            dset_make(&d, &wide[ci], 6100 + (uint64_t)ci, 0, 1.0);
-            ref = reference(&d);
-            y = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CPU_CHUNKED);
-            err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
-            CHECK_MSG(err <= 2e-6, "%s (%s kernels): f32 relative error %.3g > 2e-6", wide[ci].name, isas[ii], err);
-            if (ii == 0) printf("  %-22s CPU f32: relative error %.2e vs f64\n", wide[ci].name, err);
-            free(y);
-            free(ref);
-            dset_free(&d);
-        }
+        snprintf(tag, sizeof tag, "%s kernels", isas[ii]);
+        check_wide_images(RUN_CPU_CHUNKED, tag, ii == 0);
     }
 }
 
@@ -776,18 +790,7 @@ TEST(dcn_cpu_zero_offsets_is_plain_conv)
 
 TEST(dcn_v1_v2_identical)
 {
-    int ci;
-    for (ci = 0; ci < NB_CASES; ci++) {
-        dset d;
-        void *a, *b;
-        dset_make(&d, &cases[ci], 900 + (uint64_t)ci, 0, 1.0);
-        a = run_dset(&d, 1, PRT_DTYPE_F32, RUN_CPU_CHUNKED);
-        b = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CPU_CHUNKED);
-        CHECK_MSG(memcmp(a, b, d.nout * 4) == 0, "%s: v1 and v2 outputs differ", cases[ci].name);
-        free(a);
-        free(b);
-        dset_free(&d);
-    }
+    check_same_runs(900, 1, RUN_CPU_CHUNKED, 2, RUN_CPU_CHUNKED, "", "v1 and v2 outputs differ");
 }
 
 /* Non-finite offsets sample 0 (no out-of-range index, no crash); the output
@@ -1300,48 +1303,15 @@ TEST(dcn_onnx_multiple_offset_groups) { CHECK(onnx_case("test_deform_conv_with_m
 
 TEST(dcn_cuda_f32_vs_f64_reference)
 {
-    int ci, version;
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
-    for (ci = 0; ci < NB_CASES; ci++) {
-        dset d;
-        double *ref, err;
-        dset_make(&d, &cases[ci], 1000 + (uint64_t)ci, 0, 1.0);
-        ref = reference(&d);
-        for (version = 1; version <= 2; version++) {
-            void *y = run_dset(&d, version, PRT_DTYPE_F32, RUN_CUDA);
-            err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
-            CHECK_MSG(err <= 1e-5, "%s v%d: CUDA f32 relative error %.3g > 1e-5", cases[ci].name, version, err);
-            if (version == 2) printf("  %-22s CUDA f32: relative error %.2e vs f64\n", cases[ci].name, err);
-            free(y);
-        }
-        free(ref);
-        dset_free(&d);
-    }
+    check_f32_cases(RUN_CUDA);
 }
 
 /* The wide-image fraction check of the CPU path, on CUDA. */
 TEST(dcn_cuda_wide_image_fractions)
 {
-    static const dcase wide[] = {
-        {"wide_image_w600", 1, 4, 3, 600, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
-        {"wide_image_w300000", 1, 2, 1, 300000, 2, 1, 3, {1, 1}, {0, 1}, {1, 1}, 1, 1, 1, 2.0},
-    };
-    int ci;
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
-    for (ci = 0; ci < 2; ci++) {
-        dset d;
-        double *ref, err;
-        void *y;
-        dset_make(&d, &wide[ci], 6100 + (uint64_t)ci, 0, 1.0);
-        ref = reference(&d);
-        y = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CUDA);
-        err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
-        CHECK_MSG(err <= 2e-6, "%s: CUDA f32 relative error %.3g > 2e-6", wide[ci].name, err);
-        printf("  %-22s CUDA f32: relative error %.2e vs f64\n", wide[ci].name, err);
-        free(y);
-        free(ref);
-        dset_free(&d);
-    }
+    check_wide_images(RUN_CUDA, "CUDA", 1);
 }
 
 TEST(dcn_cuda_f16_vs_f32)
@@ -1352,19 +1322,8 @@ TEST(dcn_cuda_f16_vs_f32)
 
 TEST(dcn_cuda_zero_offsets_v1_v2_identical)
 {
-    int ci;
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
-    for (ci = 0; ci < NB_CASES; ci++) {
-        dset d;
-        void *a, *b;
-        dset_make(&d, &cases[ci], 900 + (uint64_t)ci, 0, 1.0);
-        a = run_dset(&d, 1, PRT_DTYPE_F32, RUN_CUDA);
-        b = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CUDA);
-        CHECK_MSG(memcmp(a, b, d.nout * 4) == 0, "%s: CUDA v1 and v2 outputs differ", cases[ci].name);
-        free(a);
-        free(b);
-        dset_free(&d);
-    }
+    check_same_runs(900, 1, RUN_CUDA, 2, RUN_CUDA, "", "CUDA v1 and v2 outputs differ");
 }
 
 /* Two layers attached to one context share one cuBLAS handle. */
@@ -1373,7 +1332,7 @@ TEST(dcn_cuda_shared_blas_handle)
     test_ctx tc;
     fields5 f;
     plug a, b;
-    prt_field_plugin *aa = NULL, *bb = NULL;
+    prt_field_plugin *aa = NULL;
     prt_msg m = {g_msg, sizeof(g_msg)};
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
     tctx_init(&tc, PRT_DEVICE_CUDA);

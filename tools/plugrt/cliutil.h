@@ -1,0 +1,20 @@
+/*
+ * tools/plugrt/cliutil.h - small helpers shared by the `plugrt` sub-commands.
+ */
+#ifndef PLUGRT_TOOLS_CLIUTIL_H
+#define PLUGRT_TOOLS_CLIUTIL_H
+
+#include <stdint.h>
+
+#include "plugrt/tensor.h"
+
+/* Monotonic clock in milliseconds. */
+double prt__cliutil_now_ms(void);
+
+/* qsort comparator for doubles, ascending. */
+int prt__cliutil_cmp_double(const void *a, const void *b);
+
+/* Element i of a host buffer of type t as double (0 for types it does not read). */
+double prt__cliutil_elem(const void *buf, prt_dtype t, int64_t i);
+
+#endif
