@@ -1,6 +1,6 @@
 /*
  * bench_dcn.c - ModulatedDeformConv2d benchmark over the cases A-F of
- * shared/bench/SHAPES.md (3x3, padding 1, offsets U[-2, 2], mask U[0, 1],
+ * the benchmark case list in docs/BENCHMARKS.md (3x3, padding 1, offsets U[-2, 2], mask U[0, 1],
  * weights U[-1, 1] / sqrt(Cin/group*9), fixed seeds).
  *
  *   bench_dcn [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N]

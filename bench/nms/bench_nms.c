@@ -1,5 +1,5 @@
 /*
- * bench_nms.c - NMS-L, NMS-M, NMS-T, NMS-D of bench SHAPES.md on the CUDA
+ * bench_nms.c - NMS-L, NMS-M, NMS-T, NMS-D (docs/BENCHMARKS.md) on the CUDA
  * path of the NMS plugins (driven through their creators and ops).
  *
  *   bench_nms [--json] [--dump DIR] [--iters N] [--case ID]

@@ -3,7 +3,7 @@
 
   peer_nms.py --bench PATH/TO/bench_nms [--iters N] [--out DIR]
 
-bench_nms generates the SHAPES.md cases, times our CUDA plugins and dumps its
+bench_nms generates the cases of docs/BENCHMARKS.md, times our CUDA plugins and dumps its
 data; this script loads that data and drives torchvision the way a user
 would: per image, keep the (box, class) pairs whose score passes the
 threshold (score > thr, torch.nonzero), then torchvision.ops.batched_nms on
