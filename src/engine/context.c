@@ -23,17 +23,11 @@
 #endif
 #include "core/core.h"
 #include "core/threadpool.h"
+#include "engine/plugctx.h"
 #include "engine/runtime.h"
 
 #define EXEC_ERR_CAP 1024
 
-typedef struct resource {
-    char *key;
-    void *ptr;
-    int32_t refs;
-    prt_resource_destroy_fn destroy;
-    void *user;
-} resource;
 
 struct prt_context {
     prt_engine *e;
@@ -60,9 +54,7 @@ struct prt_context {
     uint8_t *notified;
     int ran;              /* cur holds the extents of a finished run */
 
-    resource *res;
-    int32_t nb_res, cap_res;
-    prt_plugin_context pctx;
+    prt__plugctx *res;    /* resources shared by this context's plugins */
 
     prt_exec ex;
     int32_t cur_layer;
@@ -82,91 +74,6 @@ struct prt_context {
     void *pend_stream;  /* the stream the copies were queued on */
 };
 
-/* ---- resources ----------------------------------------------------------------- */
-
-static prt_context *ctx_of_pctx(prt_plugin_context *pc) { return (prt_context *)pc->host_; }
-
-static prt_status res_acquire(prt_plugin_context *pc, const char *key, prt_resource_create_fn create,
-                              prt_resource_destroy_fn destroy, void *user, void **out, prt_msg *err)
-{
-    prt_context *c = ctx_of_pctx(pc);
-    int32_t i;
-    void *ptr = NULL;
-    char pm[512];
-    prt_msg m = {pm, sizeof pm};
-    prt_status s;
-    if (!c || !key || !out) {
-        prt_msg_set(err, "acquire needs a context, a key and an out pointer");
-        return PRT_STATUS_INVALID_ARGUMENT;
-    }
-    for (i = 0; i < c->nb_res; i++)
-        if (strcmp(c->res[i].key, key) == 0) {
-            c->res[i].refs++;
-            *out = c->res[i].ptr;
-            return PRT_OK;
-        }
-    if (!create) {
-        prt_msg_set(err, "resource \"%s\" does not exist and no create function was given", key);
-        return PRT_STATUS_NOT_FOUND;
-    }
-    if (c->nb_res == c->cap_res) {
-        int32_t ncap = c->cap_res ? c->cap_res * 2 : 8;
-        resource *r = prt__realloc(c->res, (size_t)ncap * sizeof *r);
-        if (!r) {
-            prt_msg_set(err, "out of memory acquiring resource \"%s\"", key);
-            return PRT_STATUS_OUT_OF_MEMORY;
-        }
-        c->res = r;
-        c->cap_res = ncap;
-    }
-    c->res[c->nb_res].key = prt__strdup(key);
-    if (!c->res[c->nb_res].key) {
-        prt_msg_set(err, "out of memory acquiring resource \"%s\"", key);
-        return PRT_STATUS_OUT_OF_MEMORY;
-    }
-    pm[0] = 0;
-    s = create(user, c->device, &ptr, &m);
-    if (s != PRT_OK) {
-        prt__free(c->res[c->nb_res].key);
-        prt_msg_set(err, "creating resource \"%s\" failed: %s", key, pm[0] ? pm : prt_status_str(s));
-        return s;
-    }
-    c->res[c->nb_res].ptr = ptr;
-    c->res[c->nb_res].refs = 1;
-    c->res[c->nb_res].destroy = destroy;
-    c->res[c->nb_res].user = user;
-    c->nb_res++;
-    *out = ptr;
-    return PRT_OK;
-}
-
-static void res_drop(prt_context *c, int32_t i)
-{
-    resource r = c->res[i];
-    memmove(&c->res[i], &c->res[i + 1], (size_t)(c->nb_res - i - 1) * sizeof *c->res);
-    c->nb_res--;
-    if (r.destroy) r.destroy(r.user, r.ptr);
-    prt__free(r.key);
-}
-
-static void res_release(prt_plugin_context *pc, const char *key)
-{
-    prt_context *c = ctx_of_pctx(pc);
-    int32_t i;
-    if (!c || !key) return;
-    for (i = 0; i < c->nb_res; i++)
-        if (strcmp(c->res[i].key, key) == 0) {
-            if (--c->res[i].refs <= 0) res_drop(c, i);
-            return;
-        }
-    prt_log(PRT_SEVERITY_WARNING, "execution context: release of resource \"%s\", which is not held", key);
-}
-
-static void pctx_log(prt_plugin_context *pc, prt_severity sev, const char *msg)
-{
-    (void)pc;
-    prt_log(sev, "%s", msg ? msg : "");
-}
 
 /* ---- exec callbacks ------------------------------------------------------------- */
 
@@ -403,12 +310,7 @@ void prt_context_destroy(prt_context *c)
     prt__free(c->pend);
     if (c->inst)
         for (i = 0; i < p->nb_layers; i++) prt__plugin_destroy(c->inst[i]);
-    while (c->nb_res > 0) {
-        prt_log(PRT_SEVERITY_WARNING, "execution context: resource \"%s\" still has %d reference%s at destruction",
-                c->res[c->nb_res - 1].key, (int)c->res[c->nb_res - 1].refs, c->res[c->nb_res - 1].refs == 1 ? "" : "s");
-        res_drop(c, c->nb_res - 1);
-    }
-    prt__free(c->res);
+    prt__plugctx_destroy(c->res); /* resources at their last release */
     mem_free(c, c->arena_block);
     mem_free(c, c->workspace_block);
     if (c->device == PRT_DEVICE_CUDA) mem_free(c, c->weights);
@@ -554,14 +456,10 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
     for (i = 0, k = 0; i < p->nb_tensors; i++)
         if (p->tensors[i].role == PRT__ROLE_INPUT) c->in_dims[k++] = p->tensors[i].opt;
 
-    c->pctx.struct_size = (uint32_t)sizeof c->pctx;
-    c->pctx.abi_version = PRT_ABI_VERSION;
-    c->pctx.device = c->device;
-    c->pctx.cuda_device = c->cuda_device;
-    c->pctx.acquire = res_acquire;
-    c->pctx.release = res_release;
-    c->pctx.log = pctx_log;
-    c->pctx.host_ = c;
+    if ((s = prt__plugctx_create(c->device, c->cuda_device, &c->res)) != PRT_OK) {
+        prt_context_destroy(c);
+        return prt__err(e, s, "out of memory creating an execution context");
+    }
     c->ex.struct_size = (uint32_t)sizeof c->ex;
     c->ex.abi_version = PRT_ABI_VERSION;
     c->ex.device = c->device;
@@ -579,7 +477,7 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
     for (i = 0; i < p->nb_layers && s == PRT_OK; i++) {
         if (!e->protos[i]) continue;
         msg[0] = 0;
-        s = prt__plugin_attach(e->protos[i], &c->pctx, &c->inst[i], msg, sizeof msg);
+        s = prt__plugin_attach(e->protos[i], prt__plugctx_get(c->res), &c->inst[i], msg, sizeof msg);
     }
     pthread_mutex_unlock(&e->lock);
     if (s != PRT_OK) {

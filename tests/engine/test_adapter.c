@@ -14,11 +14,7 @@
 #include "registry/fieldser.h"
 
 /* engine/op.c: the per-context resources. */
-typedef struct prt__plugctx prt__plugctx;
-prt_status prt__plugctx_create(prt_device device, int32_t cuda_device, prt__plugctx **out);
-prt_plugin_context *prt__plugctx_get(prt__plugctx *c);
-int32_t prt__plugctx_nb_resources(prt__plugctx *c);
-void prt__plugctx_destroy(prt__plugctx *c);
+#include "engine/plugctx.h"
 
 static char trace_buf[8192];
 static void on_trace(void *user, const char *line)
