@@ -130,7 +130,7 @@ static void run_engine(prt_engine *e, prt_device dev, const void *x, size_t xbyt
         CHECK(cudaMalloc(&dx, xbytes) == cudaSuccess);
         CHECK(cudaMalloc(&dy, ybytes) == cudaSuccess);
         CHECK(cudaMemcpy(dx, x, xbytes, cudaMemcpyHostToDevice) == cudaSuccess);
-        CHECK(cudaMemset(dy, 0x5a, ybytes) == cudaSuccess);
+        CHECK(cudaMemset(dy, 0x5a, ybytes) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess); /* poisoned before other streams run */
         CHECK_OK(prt_context_set_tensor(ctx, "x", dx));
         CHECK_OK(prt_context_set_tensor(ctx, "y", dy));
         CHECK_MSG(prt_context_execute(ctx) == PRT_OK, "%s", prt_context_last_error(ctx));
@@ -263,7 +263,7 @@ TEST(cuda_engine_run_on_cuda_with_enqueue_on_callers_stream)
     CHECK(cudaMalloc(&dx, NA * 4) == cudaSuccess);
     CHECK(cudaMalloc(&dy, NA * 4) == cudaSuccess);
     CHECK(cudaMemcpy(dx, x, NA * 4, cudaMemcpyHostToDevice) == cudaSuccess);
-    CHECK(cudaMemset(dy, 0x5a, NA * 4) == cudaSuccess);
+    CHECK(cudaMemset(dy, 0x5a, NA * 4) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess); /* poisoned before other streams run */
     CHECK_OK(prt_context_create(e, NULL, &ctx));
     CHECK_OK(prt_context_set_tensor(ctx, "x", dx));
     CHECK_OK(prt_context_set_tensor(ctx, "y", dy));

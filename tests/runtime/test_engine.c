@@ -809,7 +809,7 @@ TEST(data_dependent_extent_from_device_memory_on_cuda)
         CHECK_OK(prt_context_set_tensor(ctx, "x", dx));
         CHECK_OK(prt_context_set_tensor(ctx, "y", dy));
         for (it = 0; it < 2; it++) {
-            CHECK(cudaMemset(dy, 0xff, sizeof y) == cudaSuccess);
+            CHECK(cudaMemset(dy, 0xff, sizeof y) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess); /* poisoned before other streams run */
             if (last)
                 CHECK_OK(prt_context_enqueue(ctx, NULL));
             else
@@ -1389,7 +1389,7 @@ TEST(swish_cuda_eight_contexts_on_four_threads)
             CHECK(cudaMalloc(&dx[t][k], sizeof x) == cudaSuccess);
             CHECK(cudaMalloc(&dy[t][k], sizeof x) == cudaSuccess);
             CHECK(cudaMemcpy(dx[t][k], x, sizeof x, cudaMemcpyHostToDevice) == cudaSuccess);
-            CHECK(cudaMemset(dy[t][k], 0xff, sizeof x) == cudaSuccess);
+            CHECK(cudaMemset(dy[t][k], 0xff, sizeof x) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess); /* poisoned before other streams run */
             CHECK_OK(prt_context_set_input_shape(w[t].ctx[k], "x", &d));
             CHECK_OK(prt_context_set_tensor(w[t].ctx[k], "x", dx[t][k]));
             CHECK_OK(prt_context_set_tensor(w[t].ctx[k], "y", dy[t][k]));

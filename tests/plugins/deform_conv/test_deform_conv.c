@@ -485,6 +485,7 @@ static prt_status plug_run(plug *pl, const prt_tensor_desc *in, int32_t nb_in, c
         if (cudaMalloc(&wsp, ws ? ws : 1) != cudaSuccess || cudaMalloc(&dout, out_bytes) != cudaSuccess)
             return PRT_STATUS_CUDA_ERROR;
         cudaMemset(dout, 0xff, out_bytes);
+        cudaDeviceSynchronize(); /* poisoned before the plugin's stream runs */
         for (i = 0; i < nb_in; i++) {
             size_t b = (size_t)prt_dims_volume(&in[i].dims) * prt_dtype_size(in[i].dtype);
             if (cudaMalloc(&din[i], b) != cudaSuccess) return PRT_STATUS_CUDA_ERROR;
