@@ -1,0 +1,29 @@
+/* tests/compat/compat_util.h - build a JSON network with TensorRT-style
+ * plugins, write its plan, load the plan with the global registry, run it. */
+#ifndef PRT_TESTS_COMPAT_UTIL_H
+#define PRT_TESTS_COMPAT_UTIL_H
+
+#include "plugrt/engine.h"
+#include "plugrt/network.h"
+#include "plugrt/registry.h"
+
+typedef struct compat_io {
+    const char *name;
+    prt_dims dims;     /* inputs: the shape; outputs: set by compat_run */
+    void *data;        /* inputs: host data; outputs: host buffer of `bytes` */
+    size_t bytes;
+} compat_io;
+
+prt_dims compat_dims(int nb, const int64_t *d);
+#define CDIMS(...) compat_dims((int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__})
+
+/* Build `json` for `device` (inputs with -1 extents get min = opt = max = the
+ * shape of `in`), serialize the plan, load it into a fresh engine, run it once
+ * and copy the outputs back. PRT_OK, or a status with `err` set. */
+prt_status compat_run(const char *json, prt_device device, compat_io *in, int nb_in, compat_io *out, int nb_out,
+                      char *err, size_t cap);
+
+/* Uniform pseudo-random floats in [lo, hi). */
+void compat_fill(float *x, size_t n, unsigned seed, float lo, float hi);
+
+#endif
