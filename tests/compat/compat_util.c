@@ -78,10 +78,10 @@ static prt_status run_engine(prt_engine *e, prt_device device, compat_io *in, in
     return s;
 }
 
-prt_status compat_run(const char *json, prt_device device, compat_io *in, int nb_in, compat_io *out, int nb_out,
+prt_status compat_run(prt_registry *reg, const char *json, prt_device device, compat_io *in, int nb_in, compat_io *out, int nb_out,
                       char *err, size_t cap)
 {
-    prt_registry *r = prt_registry_global();
+    prt_registry *r = reg ? reg : prt_registry_global();
     prt_network *net = NULL;
     prt_engine *built = NULL, *loaded = NULL;
     prt_builder_config cfg;

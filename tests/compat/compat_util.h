@@ -17,10 +17,10 @@ typedef struct compat_io {
 prt_dims compat_dims(int nb, const int64_t *d);
 #define CDIMS(...) compat_dims((int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__})
 
-/* Build `json` for `device` (inputs with -1 extents get min = opt = max = the
+/* Build `json` with the creators of `reg` (NULL: the global registry) for `device` (inputs with -1 extents get min = opt = max = the
  * shape of `in`), serialize the plan, load it into a fresh engine, run it once
  * and copy the outputs back. PRT_OK, or a status with `err` set. */
-prt_status compat_run(const char *json, prt_device device, compat_io *in, int nb_in, compat_io *out, int nb_out,
+prt_status compat_run(prt_registry *reg, const char *json, prt_device device, compat_io *in, int nb_in, compat_io *out, int nb_out,
                       char *err, size_t cap);
 
 /* Uniform pseudo-random floats in [lo, hi). */

@@ -37,7 +37,7 @@ static void run_swish(const char *json, prt_device device, const double *w)
     compat_io out = {"y", {0}, y, sizeof y};
     compat_fill(x, 120, 7, -6.0f, 6.0f);
     memset(y, 0, sizeof y);
-    CHECK_MSG(compat_run(json, device, &in, 1, &out, 1, err, sizeof err) == PRT_OK, "%s", err);
+    CHECK_MSG(compat_run(NULL, json, device, &in, 1, &out, 1, err, sizeof err) == PRT_OK, "%s", err);
     CHECK_EQ_INT(out.dims.nb, 4);
     CHECK_EQ_INT(out.dims.d[3], 5);
     check_swish(x, y, 120, w ? 0.5 : 1.5, w, 3, 20);

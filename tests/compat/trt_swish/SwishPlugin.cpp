@@ -320,6 +320,15 @@ IPluginV2* SwishPluginCreatorV2::createPlugin(char const* name, PluginFieldColle
                 weights.assign(w, w + fc->fields[i].length);
             }
         }
+        bool finite = std::isfinite(beta);
+        for (float w : weights)
+        {
+            finite = finite && std::isfinite(w);
+        }
+        if (!finite)
+        {
+            return nullptr;
+        }
         return new SwishPlugin(beta, weights);
     }
     catch (...)
