@@ -140,10 +140,33 @@ IPluginV2DynamicExt* BatchedNMSPlugin::clone() const noexcept
     }
 }
 
+namespace
+{
+// Known extents that differ; unknown ones pass.
+bool differ(IDimensionExpr const* a, int64_t b)
+{
+    return a->isConstant() && a->getConstantValue() != b;
+}
+
+bool differ(IDimensionExpr const* a, IDimensionExpr const* b)
+{
+    return b->isConstant() && differ(a, b->getConstantValue());
+}
+} // namespace
+
 DimsExprs BatchedNMSPlugin::getOutputDimensions(
     int32_t outputIndex, DimsExprs const* inputs, int32_t nbInputs, IExprBuilder& exprBuilder) noexcept
 {
     DimsExprs out{};
+    // boxes [B, N, 1 or numClasses, 4], scores [B, N, numClasses]; refuse
+    // anything else with an invalid result.
+    out.nbDims = -1;
+    if (nbInputs != 2 || inputs[0].nbDims != 4 || inputs[1].nbDims != 3 || differ(inputs[0].d[3], 4)
+        || differ(inputs[0].d[2], param.shareLocation ? 1 : param.numClasses) || differ(inputs[1].d[2], param.numClasses)
+        || differ(inputs[1].d[0], inputs[0].d[0]) || differ(inputs[1].d[1], inputs[0].d[1]))
+    {
+        return out;
+    }
     out.d[0] = inputs[0].d[0];
     if (outputIndex == 0)
     {
@@ -254,6 +277,11 @@ IPluginV2* BatchedNMSPluginCreator::createPlugin(char const* name, PluginFieldCo
         char const* attrName = fields[i].name;
         if (!strcmp(attrName, "shareLocation"))
         {
+            int32_t v = *(static_cast<int32_t const*>(fields[i].data));
+            if (v != 0 && v != 1)
+            {
+                return nullptr;
+            }
             params.shareLocation = *(static_cast<bool const*>(fields[i].data));
         }
         else if (!strcmp(attrName, "backgroundLabelId"))
@@ -289,7 +317,8 @@ IPluginV2* BatchedNMSPluginCreator::createPlugin(char const* name, PluginFieldCo
             clipBoxes = *(static_cast<bool const*>(fields[i].data));
         }
     }
-    if (params.numClasses <= 0 || params.topK <= 0 || params.keepTopK <= 0 || params.keepTopK > params.topK)
+    if (params.numClasses <= 0 || params.topK <= 0 || params.topK > 4096 || params.keepTopK <= 0
+        || params.keepTopK > params.topK || params.backgroundLabelId < -1 || !(params.iouThreshold >= 0.0F))
     {
         return nullptr;
     }
