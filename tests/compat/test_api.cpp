@@ -1,0 +1,268 @@
+// tests/compat/test_api.cpp - the compatibility headers' API traits (checked
+// at compile time in api_traits.h, here as 10.x and in api_check.cpp as 11.x)
+// and the adapter's handling of less common plugin shapes: a V3 plugin whose
+// capabilities are three separate objects, a plugin without a host path on a
+// CPU context, creators the adapter cannot take.
+#include <cstring>
+
+#include "api_traits.h"
+
+extern "C" {
+#include "compat_util.h"
+#include "prt_test.h"
+}
+
+using namespace nvinfer1;
+
+namespace
+{
+
+// y = x + 1. Core, build and runtime are distinct member objects, not bases.
+class AddOne final : public IPluginV3
+{
+public:
+    explicit AddOne(int32_t hostPath)
+        : mHostPath(hostPath)
+    {
+    }
+    IPluginCapability* getCapabilityInterface(PluginCapabilityType type) noexcept override
+    {
+        switch (type)
+        {
+        case PluginCapabilityType::kCORE: return &mCore;
+        case PluginCapabilityType::kBUILD: return &mBuild;
+        case PluginCapabilityType::kRUNTIME: return &mRuntime;
+        }
+        return nullptr;
+    }
+    IPluginV3* clone() noexcept override
+    {
+        return new AddOne(mHostPath);
+    }
+
+private:
+    struct Core final : IPluginV3OneCore
+    {
+        char const* getPluginName() const noexcept override
+        {
+            return "AddOneSplit";
+        }
+        char const* getPluginVersion() const noexcept override
+        {
+            return "1";
+        }
+        char const* getPluginNamespace() const noexcept override
+        {
+            return "";
+        }
+    };
+    struct Build final : IPluginV3OneBuild
+    {
+        int32_t configurePlugin(DynamicPluginTensorDesc const*, int32_t, DynamicPluginTensorDesc const*, int32_t) noexcept override
+        {
+            return 0;
+        }
+        int32_t getOutputDataTypes(DataType* out, int32_t, DataType const* in, int32_t) const noexcept override
+        {
+            out[0] = in[0];
+            return 0;
+        }
+        int32_t getOutputShapes(DimsExprs const* in, int32_t, DimsExprs const*, int32_t, DimsExprs* out, int32_t,
+            IExprBuilder&) noexcept override
+        {
+            out[0] = in[0];
+            return 0;
+        }
+        bool supportsFormatCombination(int32_t pos, DynamicPluginTensorDesc const* io, int32_t, int32_t) noexcept override
+        {
+            return io[pos].desc.type == DataType::kFLOAT && io[pos].desc.format == TensorFormat::kLINEAR;
+        }
+        int32_t getNbOutputs() const noexcept override
+        {
+            return 1;
+        }
+    };
+    struct Runtime final : IPluginV3OneRuntime
+    {
+        explicit Runtime(AddOne* self)
+            : mSelf(self)
+        {
+        }
+        int32_t onShapeChange(PluginTensorDesc const* in, int32_t, PluginTensorDesc const*, int32_t) noexcept override
+        {
+            mCount = 1;
+            for (int32_t i = 0; i < in[0].dims.nbDims; ++i)
+            {
+                mCount *= in[0].dims.d[i];
+            }
+            return 0;
+        }
+        int32_t enqueue(PluginTensorDesc const*, PluginTensorDesc const*, void const* const* inputs,
+            void* const* outputs, void*, cudaStream_t) noexcept override
+        {
+            if (mSelf->mHostPath && prt_compat_on_host())
+            {
+                for (int64_t i = 0; i < mCount; ++i)
+                {
+                    static_cast<float*>(outputs[0])[i] = static_cast<float const*>(inputs[0])[i] + 1.0F;
+                }
+                return 0;
+            }
+            return 1; // no device path in this test plugin
+        }
+        IPluginV3* attachToContext(IPluginResourceContext* ctx) noexcept override
+        {
+            return ctx && !ctx->getGpuAllocator() ? mSelf->clone() : nullptr;
+        }
+        PluginFieldCollection const* getFieldsToSerialize() noexcept override
+        {
+            mField = PluginField("hostPath", &mSelf->mHostPath, PluginFieldType::kINT32, 1);
+            mFC = {1, &mField};
+            return &mFC;
+        }
+        AddOne* mSelf;
+        int64_t mCount{0};
+        PluginField mField;
+        PluginFieldCollection mFC{};
+    };
+    int32_t mHostPath;
+    Core mCore;
+    Build mBuild;
+    Runtime mRuntime{this};
+};
+
+class AddOneCreator final : public IPluginCreatorV3One
+{
+public:
+    AddOneCreator()
+    {
+        mFC = {1, &mField};
+    }
+    IPluginV3* createPlugin(char const*, PluginFieldCollection const* fc, TensorRTPhase) noexcept override
+    {
+        int32_t host = 1;
+        for (int32_t i = 0; i < fc->nbFields; ++i)
+        {
+            if (std::strcmp(fc->fields[i].name, "hostPath") == 0)
+            {
+                host = *static_cast<int32_t const*>(fc->fields[i].data);
+            }
+        }
+        return new AddOne(host);
+    }
+    PluginFieldCollection const* getFieldNames() noexcept override
+    {
+        return &mFC;
+    }
+    char const* getPluginName() const noexcept override
+    {
+        return "AddOneSplit";
+    }
+    char const* getPluginVersion() const noexcept override
+    {
+        return "1";
+    }
+    char const* getPluginNamespace() const noexcept override
+    {
+        return "";
+    }
+
+private:
+    PluginField mField{"hostPath", nullptr, PluginFieldType::kINT32, 1};
+    PluginFieldCollection mFC{};
+};
+
+REGISTER_TENSORRT_PLUGIN(AddOneCreator);
+
+char const* const kNet = "{\"name\": \"split\", \"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\", \"dims\": [-1, 3]}],"
+                         " \"layers\": [{\"name\": \"add\", \"plugin\": \"AddOneSplit\", \"version\": \"1\","
+                         " \"fields\": {\"hostPath\": %d}, \"inputs\": [\"x\"], \"outputs\": [\"y\"]}],"
+                         " \"outputs\": [\"y\"]}";
+
+prt_status runAddOne(int hostPath, float* y, char* err, size_t cap)
+{
+    char json[1024];
+    static float x[6] = {0, 1, 2, 3, 4, 5};
+    static int64_t const shape[2] = {2, 3};
+    compat_io in = {"x", compat_dims(2, shape), x, sizeof x};
+    compat_io out = {"y", {}, y, 6 * sizeof(float)};
+    snprintf(json, sizeof json, kNet, hostPath);
+    return compat_run(nullptr, json, PRT_DEVICE_CPU, &in, 1, &out, 1, err, cap);
+}
+
+// A creator with a field type plugrt fields cannot carry.
+class Bf16Creator final : public IPluginCreatorV3One
+{
+public:
+    IPluginV3* createPlugin(char const*, PluginFieldCollection const*, TensorRTPhase) noexcept override
+    {
+        return nullptr;
+    }
+    PluginFieldCollection const* getFieldNames() noexcept override
+    {
+        return &mFC;
+    }
+    char const* getPluginName() const noexcept override
+    {
+        return "Bf16Field";
+    }
+    char const* getPluginVersion() const noexcept override
+    {
+        return "1";
+    }
+    char const* getPluginNamespace() const noexcept override
+    {
+        return "";
+    }
+
+private:
+    PluginField mField{"alpha", nullptr, PluginFieldType::kBF16, 1};
+    PluginFieldCollection mFC{1, &mField};
+};
+
+} // namespace
+
+TEST(trt_api_v3_capabilities_as_separate_objects)
+{
+    float y[6] = {};
+    char err[1024] = "";
+    CHECK_MSG(runAddOne(1, y, err, sizeof err) == PRT_OK, "%s", err);
+    for (int i = 0; i < 6; i++)
+    {
+        CHECK(y[i] == static_cast<float>(i) + 1.0F);
+    }
+}
+
+TEST(trt_api_plugin_without_host_path_fails_on_cpu_with_a_reason)
+{
+    float y[6] = {};
+    char err[1024] = "";
+    CHECK(runAddOne(0, y, err, sizeof err) != PRT_OK);
+    CHECK_STR_CONTAINS(err, "no host path");
+    CHECK_STR_CONTAINS(err, "prt_compat_on_host");
+}
+
+TEST(trt_api_registry_finds_and_refuses_creators)
+{
+    static Bf16Creator bad;
+    IPluginRegistry* reg = getPluginRegistry();
+    CHECK(reg != nullptr);
+    CHECK(reg->getCreator("AddOneSplit", "1", "") != nullptr);
+    CHECK(reg->getCreator("AddOneSplit", "2", "") == nullptr);
+    CHECK(reg->registerCreator(bad, "") == false);
+    const prt_plugin_creator* c = nullptr;
+    CHECK(prt_registry_find(prt_registry_global(), "Bf16Field", "1", "", &c, nullptr) != PRT_OK);
+    int32_t n = 0;
+    IPluginCreatorInterface* const* all = reg->getAllCreators(&n);
+    CHECK(n >= 1 && all != nullptr);
+}
+
+TEST(trt_api_dims_expressions_map_onto_plugrt_expressions)
+{
+    // A 10.x plugin sees Dims64 extents; a DimsExprs holds up to eight.
+    DimsExprs e{};
+    CHECK_EQ_INT(sizeof(e.d) / sizeof(e.d[0]), 8);
+    Dims4 d(1, 2, 3, 4);
+    CHECK_EQ_INT(d.nbDims, 4);
+    CHECK_EQ_INT(d.d[3], 4);
+}
