@@ -131,12 +131,45 @@ private:
     Runtime mRuntime{this};
 };
 
-class AddOneCreator final : public IPluginCreatorV3One
+// Name, version, namespace and field list of a test creator.
+class NamedCreator : public IPluginCreatorV3One
+{
+public:
+    NamedCreator(char const* name, PluginField field)
+        : mName(name)
+        , mField(field)
+    {
+        mFC = {1, &mField};
+    }
+    PluginFieldCollection const* getFieldNames() noexcept override
+    {
+        return &mFC;
+    }
+    char const* getPluginName() const noexcept override
+    {
+        return mName;
+    }
+    char const* getPluginVersion() const noexcept override
+    {
+        return "1";
+    }
+    char const* getPluginNamespace() const noexcept override
+    {
+        return "";
+    }
+
+private:
+    char const* mName;
+    PluginField mField;
+    PluginFieldCollection mFC{};
+};
+
+class AddOneCreator final : public NamedCreator
 {
 public:
     AddOneCreator()
+        : NamedCreator("AddOneSplit", PluginField("hostPath", nullptr, PluginFieldType::kINT32, 1))
     {
-        mFC = {1, &mField};
     }
     IPluginV3* createPlugin(char const*, PluginFieldCollection const* fc, TensorRTPhase) noexcept override
     {
@@ -150,26 +183,6 @@ public:
         }
         return new AddOne(host);
     }
-    PluginFieldCollection const* getFieldNames() noexcept override
-    {
-        return &mFC;
-    }
-    char const* getPluginName() const noexcept override
-    {
-        return "AddOneSplit";
-    }
-    char const* getPluginVersion() const noexcept override
-    {
-        return "1";
-    }
-    char const* getPluginNamespace() const noexcept override
-    {
-        return "";
-    }
-
-private:
-    PluginField mField{"hostPath", nullptr, PluginFieldType::kINT32, 1};
-    PluginFieldCollection mFC{};
 };
 
 REGISTER_TENSORRT_PLUGIN(AddOneCreator);
@@ -191,33 +204,17 @@ prt_status runAddOne(int hostPath, float* y, char* err, size_t cap)
 }
 
 // A creator with a field type plugrt fields cannot carry.
-class Bf16Creator final : public IPluginCreatorV3One
+class Bf16Creator final : public NamedCreator
 {
 public:
+    Bf16Creator()
+        : NamedCreator("Bf16Field", PluginField("alpha", nullptr, PluginFieldType::kBF16, 1))
+    {
+    }
     IPluginV3* createPlugin(char const*, PluginFieldCollection const*, TensorRTPhase) noexcept override
     {
         return nullptr;
     }
-    PluginFieldCollection const* getFieldNames() noexcept override
-    {
-        return &mFC;
-    }
-    char const* getPluginName() const noexcept override
-    {
-        return "Bf16Field";
-    }
-    char const* getPluginVersion() const noexcept override
-    {
-        return "1";
-    }
-    char const* getPluginNamespace() const noexcept override
-    {
-        return "";
-    }
-
-private:
-    PluginField mField{"alpha", nullptr, PluginFieldType::kBF16, 1};
-    PluginFieldCollection mFC{1, &mField};
 };
 
 } // namespace
