@@ -8,6 +8,7 @@
  * length <= 0. There are no ranges. The host validates every collection
  * against it, so createPlugin never sees an undeclared field. */
 #include <cstring>
+#include <mutex>
 #include <new>
 
 #include "compat/compat.h"
@@ -23,14 +24,18 @@ struct creator {
     std::string name, version, ns;
     std::vector<std::string> field_names;
     std::vector<prt_field_schema> schema;
+    /* plugrt may call a creator from several threads at once; TensorRT
+     * creators often keep state (a parameter struct filled by createPlugin),
+     * so their calls are serialized. */
+    std::mutex mu;
 };
 
 namespace
 {
 
-const creator *W(const prt_plugin_creator *c)
+creator *W(const prt_plugin_creator *c)
 {
-    return static_cast<const creator *>(c->user);
+    return static_cast<creator *>(c->user);
 }
 
 prt_status plugin_from_v2(const creator *w, nvinfer1::IPluginV2 *p, const char *call, prt_blob_plugin **out,
@@ -54,27 +59,30 @@ prt_status plugin_from_v2(const creator *w, nvinfer1::IPluginV2 *p, const char *
 
 prt_status create_blob(const prt_plugin_creator *c, const prt_fields *fc, prt_blob_plugin **out, prt_msg *err)
 {
-    const creator *w = W(c);
+    creator *w = W(c);
     field_list fl;
     prt_status s = fields_to_trt(fc, &fl, err);
     if (s != PRT_OK) return s;
+    std::lock_guard<std::mutex> lock(w->mu);
     return plugin_from_v2(w, w->v1->createPlugin(w->name.c_str(), &fl.fc), "createPlugin", out, err);
 }
 
 prt_status deserialize_blob(const prt_plugin_creator *c, const void *data, size_t len, prt_blob_plugin **out,
                             prt_msg *err)
 {
-    const creator *w = W(c);
+    creator *w = W(c);
+    std::lock_guard<std::mutex> lock(w->mu);
     return plugin_from_v2(w, w->v1->deserializePlugin(w->name.c_str(), data, len), "deserializePlugin", out, err);
 }
 
 prt_status create_field(const prt_plugin_creator *c, const prt_fields *fc, prt_phase phase, prt_field_plugin **out,
                         prt_msg *err)
 {
-    const creator *w = W(c);
+    creator *w = W(c);
     field_list fl;
     prt_status s = fields_to_trt(fc, &fl, err);
     if (s != PRT_OK) return s;
+    std::lock_guard<std::mutex> lock(w->mu);
     nvinfer1::TensorRTPhase ph =
         phase == PRT_PHASE_RUNTIME ? nvinfer1::TensorRTPhase::kRUNTIME : nvinfer1::TensorRTPhase::kBUILD;
     nvinfer1::IPluginV3 *p = w->v3->createPlugin(w->name.c_str(), &fl.fc, ph);
