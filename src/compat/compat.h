@@ -163,6 +163,8 @@ struct creator;
 
 /* Wrap a TensorRT creator as a plugrt creator; nullptr and `why` on failure. */
 creator *creator_wrap(nvinfer1::IPluginCreatorInterface *c, const char *plugin_namespace, std::string *why);
+/* Free a wrapper made by creator_wrap (the TensorRT creator is not its own). */
+void creator_free(creator *c);
 const prt_plugin_creator *creator_get(const creator *c);
 nvinfer1::IPluginCreatorInterface *creator_trt(const creator *c);
 

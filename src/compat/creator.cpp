@@ -197,6 +197,11 @@ creator *creator_wrap(nvinfer1::IPluginCreatorInterface *c, const char *plugin_n
     return w;
 }
 
+void creator_free(creator *c)
+{
+    delete c;
+}
+
 const prt_plugin_creator *creator_get(const creator *c)
 {
     return &c->c;

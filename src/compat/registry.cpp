@@ -42,6 +42,15 @@ struct state {
     std::vector<nvinfer1::IPluginCreatorInterface *> all_list;
     nvinfer1::IErrorRecorder *recorder = nullptr;
     void (*host_log)(prt_severity, const char *) = nullptr;
+#ifdef PRT_COMPAT_LIBRARY
+    /* The library is being unloaded: its creators went with the host's
+     * registration. (In a program the wrappers live as long as the process:
+     * the static-registration list points at them.) */
+    ~state()
+    {
+        for (creator *c : creators) creator_free(c);
+    }
+#endif
 };
 
 state &S()

@@ -1,6 +1,7 @@
 #include "ScaleClipPlugin.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "scaleClipKernel.h"
@@ -199,7 +200,7 @@ IPluginV3* ScaleClipPluginCreator::createPlugin(char const* name, PluginFieldCol
             return nullptr;
         }
     }
-    if (!(lo <= hi))
+    if (!std::isfinite(scale) || !std::isfinite(lo) || !std::isfinite(hi) || !(lo <= hi))
     {
         return nullptr;
     }
