@@ -1,6 +1,8 @@
 /* tests/compat/compat_util.c - see compat_util.h. */
 #include "compat_util.h"
 
+#include "plugrt/trace.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,40 @@ prt_dims compat_dims(int nb, const int64_t *d)
     r.nb = nb;
     for (i = 0; i < nb; i++) r.d[i] = d[i];
     return r;
+}
+
+static char trace_text[16384];
+
+static void on_trace(void *user, const char *line)
+{
+    size_t n = strlen(trace_text);
+    (void)user;
+    snprintf(trace_text + n, sizeof trace_text - n, "%s\n", line);
+}
+
+void compat_trace_start(void)
+{
+    trace_text[0] = 0;
+    prt_set_trace_callback(on_trace, NULL);
+    prt_set_trace(1);
+}
+
+const char *compat_trace_stop(void)
+{
+    prt_set_trace(0);
+    prt_set_trace_callback(NULL, NULL);
+    return trace_text;
+}
+
+const char *compat_trace_missing(const char *text, const char *const *calls, int nb)
+{
+    int i;
+    for (i = 0; i < nb; i++) {
+        const char *p = strstr(text, calls[i]);
+        if (!p) return calls[i];
+        text = p + strlen(calls[i]);
+    }
+    return NULL;
 }
 
 void compat_fill(float *x, size_t n, unsigned seed, float lo, float hi)

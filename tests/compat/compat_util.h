@@ -23,6 +23,13 @@ prt_dims compat_dims(int nb, const int64_t *d);
 prt_status compat_run(prt_registry *reg, const char *json, prt_device device, compat_io *in, int nb_in, compat_io *out, int nb_out,
                       char *err, size_t cap);
 
+/* Record plugrt's lifecycle trace ("<layer>: <call>" lines) until
+ * compat_trace_stop(), which returns the text (static storage). */
+void compat_trace_start(void);
+const char *compat_trace_stop(void);
+/* NULL if `calls` appear in `text` in this order, else the first one missing. */
+const char *compat_trace_missing(const char *text, const char *const *calls, int nb);
+
 /* Uniform pseudo-random floats in [lo, hi). */
 void compat_fill(float *x, size_t n, unsigned seed, float lo, float hi);
 

@@ -62,6 +62,29 @@ TEST(trt_swish_cuda_plans_match_float64)
     run_swish(k_v2, PRT_DEVICE_CUDA, k_w);
 }
 
+/* The blob-style order of docs/lifecycle.md reaches the TensorRT methods:
+ * createPlugin, getNbOutputs, getOutputDimensions, ..., serialize, destroy;
+ * deserializePlugin at load; clone, attachToContext, initialize, then
+ * configurePlugin and enqueue per run; terminate, detachFromContext, destroy. */
+TEST(trt_swish_calls_follow_the_blob_style_lifecycle)
+{
+    static const char *const order[] = {
+        "act: create_blob",           "act: get_nb_outputs",       "act: get_output_dims",
+        "act: get_output_data_types", "act: supports_format_combination", "act: configure_plugin",
+        "act: get_workspace_size",    "act: get_serialization_size", "act: serialize",
+        "act: destroy",               "act: deserialize_blob",     "act: clone",
+        "act: attach_to_context",     "act: initialize",           "act: configure_plugin",
+        "act: enqueue",               "act: terminate",            "act: detach_from_context",
+        "act: destroy",
+    };
+    const char *text, *missing;
+    compat_trace_start();
+    run_swish(k_v1, PRT_DEVICE_CPU, NULL);
+    text = compat_trace_stop();
+    missing = compat_trace_missing(text, order, (int)(sizeof order / sizeof order[0]));
+    CHECK_MSG(missing == NULL, "\"%s\" missing (or out of order) in the trace:\n%s", missing, text);
+}
+
 /* The document's scenario: version 2 (with weights) is registered beside
  * version 1, and an engine built with version 1 still loads and runs; with
  * version 1 gone, loading says which versions exist. */

@@ -4,7 +4,6 @@
  * kRUNTIME from the plan, attached per context, told its shapes by
  * onShapeChange, in the order docs/lifecycle.md gives for field-style plugins. */
 #include "compat_util.h"
-#include "plugrt/trace.h"
 #include "prt_test.h"
 
 static const char *k_net =
@@ -42,20 +41,8 @@ TEST(trt_v3_scale_clip_cuda_plan_round_trip)
 
 /* ---- the order of calls -------------------------------------------------- */
 
-typedef struct trace_log {
-    char text[8192];
-} trace_log;
-
-static void on_trace(void *user, const char *line)
-{
-    trace_log *t = user;
-    size_t n = strlen(t->text);
-    snprintf(t->text + n, sizeof t->text - n, "%s\n", line);
-}
-
 TEST(trt_v3_calls_follow_the_field_style_lifecycle)
 {
-    static trace_log t;
     /* Build (create, shapes, types, formats, configure, workspace, save),
      * load from the plan (create at kRUNTIME), then one context and run. */
     static const char *const order[] = {
@@ -65,20 +52,12 @@ TEST(trt_v3_calls_follow_the_field_style_lifecycle)
         "clip: attach_to_context",    "clip: on_shape_change",        "clip: enqueue",
         "clip: destroy",
     };
-    const char *at;
-    size_t i;
-    memset(&t, 0, sizeof t);
-    prt_set_trace_callback(on_trace, &t);
-    prt_set_trace(1);
+    const char *text, *missing;
+    compat_trace_start();
     run_clip(PRT_DEVICE_CPU);
-    prt_set_trace(0);
-    at = t.text;
-    for (i = 0; i < sizeof order / sizeof order[0]; i++) {
-        const char *p = strstr(at, order[i]);
-        CHECK_MSG(p != NULL, "\"%s\" missing (or out of order) in the trace:\n%s", order[i], t.text);
-        if (!p) return;
-        at = p + strlen(order[i]);
-    }
+    text = compat_trace_stop();
+    missing = compat_trace_missing(text, order, (int)(sizeof order / sizeof order[0]));
+    CHECK_MSG(missing == NULL, "\"%s\" missing (or out of order) in the trace:\n%s", missing, text);
 }
 
 /* A V3 plugin that refuses its fields fails the build with a message that
