@@ -35,6 +35,28 @@ public:
                                                                 AsciiChar const *const pluginVersion,
                                                                 AsciiChar const *const pluginNamespace = "") noexcept = 0;
     TRT_DEPRECATED_API virtual bool deregisterCreator(IPluginCreator const &creator) noexcept = 0;
+#else
+private:
+    // Removed in TensorRT 11. Their virtual slots stay, under names no plugin
+    // uses, so that the vtable is the same at both API levels.
+    virtual bool plugrtRemovedSlot0(void *, AsciiChar const *const) noexcept
+    {
+        return false;
+    }
+    virtual void *const *plugrtRemovedSlot1(int32_t *const) const noexcept
+    {
+        return nullptr;
+    }
+    virtual void *plugrtRemovedSlot2(AsciiChar const *const, AsciiChar const *const, AsciiChar const *const) noexcept
+    {
+        return nullptr;
+    }
+    virtual bool plugrtRemovedSlot3(void const *) noexcept
+    {
+        return false;
+    }
+
+public:
 #endif
     virtual void setErrorRecorder(IErrorRecorder *const recorder) noexcept = 0;
     virtual IErrorRecorder *getErrorRecorder() const noexcept = 0;

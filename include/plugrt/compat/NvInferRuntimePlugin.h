@@ -83,6 +83,21 @@ public:
     TRT_DEPRECATED virtual bool isOutputBroadcastAcrossBatch(int32_t outputIndex, bool const *inputIsBroadcasted,
                                                              int32_t nbInputs) const noexcept = 0;
     TRT_DEPRECATED virtual bool canBroadcastInputAcrossBatch(int32_t inputIndex) const noexcept = 0;
+#else
+private:
+    // Removed in TensorRT 11. Their virtual slots stay, under names no plugin
+    // uses, so that the vtable is the same at both API levels and one adapter
+    // serves plugins built as 10.x and as 11.x.
+    virtual bool plugrtRemovedSlot0(int32_t, bool const *, int32_t) const noexcept
+    {
+        return false;
+    }
+    virtual bool plugrtRemovedSlot1(int32_t) const noexcept
+    {
+        return true;
+    }
+
+public:
 #endif
     virtual void configurePlugin(Dims const *inputDims, int32_t nbInputs, Dims const *outputDims, int32_t nbOutputs,
                                  DataType const *inputTypes, DataType const *outputTypes,

@@ -13,7 +13,9 @@
  * which every V2 plugin method can still be overridden. As 11.x they drop what
  * 11.0 removed (IPluginV2Ext::isOutputBroadcastAcrossBatch and
  * canBroadcastInputAcrossBatch, the IPluginRegistry overloads taking
- * IPluginCreator).
+ * IPluginCreator); their virtual slots stay under other names, so every
+ * interface has one vtable layout at both levels and one adapter (built as
+ * 10.x) serves plugins built either way.
  */
 #ifndef PLUGRT_COMPAT_NV_INFER_VERSION_H
 #define PLUGRT_COMPAT_NV_INFER_VERSION_H
