@@ -18,11 +18,23 @@ namespace
 {
 
 // y = x + 1. Core, build and runtime are distinct member objects, not bases.
+// Field "mode": 1 runs normally; the others misbehave on purpose: 0 has no
+// host path, 2 gives an fp8 output, 3 asks for a size tensor, 4 returns an
+// output dimension that is nullptr.
+enum Mode : int32_t
+{
+    kNO_HOST_PATH = 0,
+    kNORMAL = 1,
+    kFP8_OUTPUT = 2,
+    kSIZE_TENSOR = 3,
+    kNULL_DIM = 4,
+};
+
 class AddOne final : public IPluginV3
 {
 public:
-    explicit AddOne(int32_t hostPath)
-        : mHostPath(hostPath)
+    explicit AddOne(int32_t mode)
+        : mMode(mode)
     {
     }
     IPluginCapability* getCapabilityInterface(PluginCapabilityType type) noexcept override
@@ -37,7 +49,7 @@ public:
     }
     IPluginV3* clone() noexcept override
     {
-        return new AddOne(mHostPath);
+        return new AddOne(mMode);
     }
 
 private:
@@ -58,19 +70,31 @@ private:
     };
     struct Build final : IPluginV3OneBuild
     {
+        explicit Build(AddOne* self)
+            : mSelf(self)
+        {
+        }
         int32_t configurePlugin(DynamicPluginTensorDesc const*, int32_t, DynamicPluginTensorDesc const*, int32_t) noexcept override
         {
             return 0;
         }
         int32_t getOutputDataTypes(DataType* out, int32_t, DataType const* in, int32_t) const noexcept override
         {
-            out[0] = in[0];
+            out[0] = mSelf->mMode == kFP8_OUTPUT ? DataType::kFP8 : in[0];
             return 0;
         }
         int32_t getOutputShapes(DimsExprs const* in, int32_t, DimsExprs const*, int32_t, DimsExprs* out, int32_t,
-            IExprBuilder&) noexcept override
+            IExprBuilder& eb) noexcept override
         {
             out[0] = in[0];
+            if (mSelf->mMode == kSIZE_TENSOR)
+            {
+                out[0].d[0] = eb.declareSizeTensor(1, *in[0].d[0], *in[0].d[0]);
+            }
+            if (mSelf->mMode == kNULL_DIM)
+            {
+                out[0].d[1] = nullptr;
+            }
             return 0;
         }
         bool supportsFormatCombination(int32_t pos, DynamicPluginTensorDesc const* io, int32_t, int32_t) noexcept override
@@ -81,6 +105,7 @@ private:
         {
             return 1;
         }
+        AddOne* mSelf;
     };
     struct Runtime final : IPluginV3OneRuntime
     {
@@ -100,7 +125,7 @@ private:
         int32_t enqueue(PluginTensorDesc const*, PluginTensorDesc const*, void const* const* inputs,
             void* const* outputs, void*, cudaStream_t) noexcept override
         {
-            if (mSelf->mHostPath && prt_compat_on_host())
+            if (mSelf->mMode != kNO_HOST_PATH && prt_compat_on_host())
             {
                 for (int64_t i = 0; i < mCount; ++i)
                 {
@@ -116,7 +141,7 @@ private:
         }
         PluginFieldCollection const* getFieldsToSerialize() noexcept override
         {
-            mField = PluginField("hostPath", &mSelf->mHostPath, PluginFieldType::kINT32, 1);
+            mField = PluginField("mode", &mSelf->mMode, PluginFieldType::kINT32, 1);
             mFC = {1, &mField};
             return &mFC;
         }
@@ -125,9 +150,9 @@ private:
         PluginField mField;
         PluginFieldCollection mFC{};
     };
-    int32_t mHostPath;
+    int32_t mMode;
     Core mCore;
-    Build mBuild;
+    Build mBuild{this};
     Runtime mRuntime{this};
 };
 
@@ -168,20 +193,20 @@ class AddOneCreator final : public NamedCreator
 {
 public:
     AddOneCreator()
-        : NamedCreator("AddOneSplit", PluginField("hostPath", nullptr, PluginFieldType::kINT32, 1))
+        : NamedCreator("AddOneSplit", PluginField("mode", nullptr, PluginFieldType::kINT32, 1))
     {
     }
     IPluginV3* createPlugin(char const*, PluginFieldCollection const* fc, TensorRTPhase) noexcept override
     {
-        int32_t host = 1;
+        int32_t mode = kNORMAL;
         for (int32_t i = 0; i < fc->nbFields; ++i)
         {
-            if (std::strcmp(fc->fields[i].name, "hostPath") == 0)
+            if (std::strcmp(fc->fields[i].name, "mode") == 0)
             {
-                host = *static_cast<int32_t const*>(fc->fields[i].data);
+                mode = *static_cast<int32_t const*>(fc->fields[i].data);
             }
         }
-        return new AddOne(host);
+        return new AddOne(mode);
     }
 };
 
@@ -189,17 +214,17 @@ REGISTER_TENSORRT_PLUGIN(AddOneCreator);
 
 char const* const kNet = "{\"name\": \"split\", \"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\", \"dims\": [-1, 3]}],"
                          " \"layers\": [{\"name\": \"add\", \"plugin\": \"AddOneSplit\", \"version\": \"1\","
-                         " \"fields\": {\"hostPath\": %d}, \"inputs\": [\"x\"], \"outputs\": [\"y\"]}],"
+                         " \"fields\": {\"mode\": %d}, \"inputs\": [\"x\"], \"outputs\": [\"y\"]}],"
                          " \"outputs\": [\"y\"]}";
 
-prt_status runAddOne(int hostPath, float* y, char* err, size_t cap)
+prt_status runAddOne(int mode, float* y, char* err, size_t cap)
 {
     char json[1024];
     static float x[6] = {0, 1, 2, 3, 4, 5};
     static int64_t const shape[2] = {2, 3};
     compat_io in = {"x", compat_dims(2, shape), x, sizeof x};
     compat_io out = {"y", {}, y, 6 * sizeof(float)};
-    snprintf(json, sizeof json, kNet, hostPath);
+    snprintf(json, sizeof json, kNet, mode);
     return compat_run(nullptr, json, PRT_DEVICE_CPU, &in, 1, &out, 1, err, cap);
 }
 
@@ -223,7 +248,7 @@ TEST(trt_api_v3_capabilities_as_separate_objects)
 {
     float y[6] = {};
     char err[1024] = "";
-    CHECK_MSG(runAddOne(1, y, err, sizeof err) == PRT_OK, "%s", err);
+    CHECK_MSG(runAddOne(kNORMAL, y, err, sizeof err) == PRT_OK, "%s", err);
     for (int i = 0; i < 6; i++)
     {
         CHECK(y[i] == static_cast<float>(i) + 1.0F);
@@ -234,9 +259,49 @@ TEST(trt_api_plugin_without_host_path_fails_on_cpu_with_a_reason)
 {
     float y[6] = {};
     char err[1024] = "";
-    CHECK(runAddOne(0, y, err, sizeof err) != PRT_OK);
+    CHECK(runAddOne(kNO_HOST_PATH, y, err, sizeof err) != PRT_OK);
     CHECK_STR_CONTAINS(err, "no host path");
     CHECK_STR_CONTAINS(err, "prt_compat_on_host");
+}
+
+// What the porting guide promises for unsupported features, message by message.
+TEST(trt_api_unsupported_features_fail_with_their_documented_messages)
+{
+    static const struct
+    {
+        int mode;
+        char const* want;
+    } cases[] = {
+        {kSIZE_TENSOR, "declareSizeTensor (size-tensor outputs) is not supported"},
+        {kNULL_DIM, "dimension 1 is nullptr; expected an expression from the IExprBuilder or the inputs"},
+    };
+    for (auto const& c : cases)
+    {
+        float y[6] = {};
+        char err[1024] = "";
+        CHECK(runAddOne(c.mode, y, err, sizeof err) != PRT_OK);
+        CHECK_STR_CONTAINS(err, c.want);
+    }
+}
+
+// The builder tries other type assignments when the plugin refuses one, and
+// then reports that none was accepted; the adapter's own reason is what the
+// plugin call says.
+TEST(trt_api_fp8_output_type_is_refused_by_name)
+{
+    const prt_plugin_creator* c = nullptr;
+    prt_field_plugin* p = nullptr;
+    int32_t mode = kFP8_OUTPUT;
+    prt_field f = {"mode", &mode, PRT_FIELD_INT32, 0, 1};
+    prt_fields fc = {&f, 1, 0};
+    char buf[512] = "";
+    prt_msg m = {buf, sizeof buf};
+    prt_dtype in = PRT_DTYPE_F32, out = PRT_DTYPE_F32;
+    CHECK_OK(prt_registry_find(prt_registry_global(), "AddOneSplit", "1", "", &c, nullptr));
+    CHECK_OK(c->create_field(c, &fc, PRT_PHASE_BUILD, &p, &m));
+    CHECK(p->ops->build->get_output_data_types(p, &in, 1, &out, 1, &m) == PRT_STATUS_UNSUPPORTED);
+    CHECK_STR_CONTAINS(buf, "AddOneSplit: getOutputDataTypes gave output 0 the type kFP8, which plugrt tensors cannot have");
+    p->ops->destroy(p);
 }
 
 TEST(trt_api_registry_finds_and_refuses_creators)
