@@ -242,7 +242,67 @@ public:
     }
 };
 
+// An implicit-batch IPluginV2IOExt: it compiles, and the adapter refuses it
+// by name when its creator hands one out.
+class ImplicitBatch final : public IPluginV2IOExt
+{
+public:
+    char const* getPluginType() const noexcept override { return "ImplicitBatch"; }
+    char const* getPluginVersion() const noexcept override { return "1"; }
+    int32_t getNbOutputs() const noexcept override { return 1; }
+    Dims getOutputDimensions(int32_t, Dims const* inputs, int32_t) noexcept override { return inputs[0]; }
+    int32_t initialize() noexcept override { return 0; }
+    void terminate() noexcept override {}
+    size_t getWorkspaceSize(int32_t) const noexcept override { return 0; }
+    int32_t enqueue(int32_t, void const* const*, void* const*, void*, cudaStream_t) noexcept override { return 0; }
+    size_t getSerializationSize() const noexcept override { return 0; }
+    void serialize(void*) const noexcept override {}
+    void destroy() noexcept override { delete this; }
+    IPluginV2Ext* clone() const noexcept override { return new ImplicitBatch; }
+    void setPluginNamespace(char const*) noexcept override {}
+    char const* getPluginNamespace() const noexcept override { return ""; }
+    DataType getOutputDataType(int32_t, DataType const* in, int32_t) const noexcept override { return in[0]; }
+    bool isOutputBroadcastAcrossBatch(int32_t, bool const*, int32_t) const noexcept override { return false; }
+    bool canBroadcastInputAcrossBatch(int32_t) const noexcept override { return false; }
+    void configurePlugin(PluginTensorDesc const*, int32_t, PluginTensorDesc const*, int32_t) noexcept override {}
+    bool supportsFormatCombination(int32_t, PluginTensorDesc const*, int32_t, int32_t) const noexcept override
+    {
+        return true;
+    }
+};
+
+class ImplicitBatchCreator final : public IPluginCreator
+{
+public:
+    char const* getPluginName() const noexcept override { return "ImplicitBatch"; }
+    char const* getPluginVersion() const noexcept override { return "1"; }
+    PluginFieldCollection const* getFieldNames() noexcept override { return &mFC; }
+    IPluginV2* createPlugin(char const*, PluginFieldCollection const*) noexcept override { return new ImplicitBatch; }
+    IPluginV2* deserializePlugin(char const*, void const*, size_t) noexcept override { return new ImplicitBatch; }
+    void setPluginNamespace(char const*) noexcept override {}
+    char const* getPluginNamespace() const noexcept override { return ""; }
+
+private:
+    PluginFieldCollection mFC{0, nullptr};
+};
+
+REGISTER_TENSORRT_PLUGIN(ImplicitBatchCreator);
+
 } // namespace
+
+TEST(trt_api_implicit_batch_plugin_is_refused_by_name)
+{
+    char const* json = "{\"name\": \"ib\", \"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\", \"dims\": [-1, 3]}],"
+                       " \"layers\": [{\"name\": \"ib\", \"plugin\": \"ImplicitBatch\", \"version\": \"1\","
+                       " \"inputs\": [\"x\"], \"outputs\": [\"y\"]}], \"outputs\": [\"y\"]}";
+    static float x[3], y[3];
+    static int64_t const shape[2] = {1, 3};
+    compat_io in = {"x", compat_dims(2, shape), x, sizeof x};
+    compat_io out = {"y", {}, y, sizeof y};
+    char err[1024] = "";
+    CHECK(compat_run(nullptr, json, PRT_DEVICE_CPU, &in, 1, &out, 1, err, sizeof err) != PRT_OK);
+    CHECK_STR_CONTAINS(err, "createPlugin gave a plugin that is not an IPluginV2DynamicExt");
+}
 
 TEST(trt_api_v3_capabilities_as_separate_objects)
 {
