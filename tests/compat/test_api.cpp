@@ -4,6 +4,7 @@
 // capabilities are three separate objects, a plugin without a host path on a
 // CPU context, creators the adapter cannot take.
 #include <cstring>
+#include <vector>
 
 #include "api_traits.h"
 
@@ -387,4 +388,135 @@ TEST(trt_api_dims_expressions_map_onto_plugrt_expressions)
     Dims4 d(1, 2, 3, 4);
     CHECK_EQ_INT(d.nbDims, 4);
     CHECK_EQ_INT(d.d[3], 4);
+}
+
+namespace
+{
+
+// The serialization bug TensorRT's registration document warns about:
+// serialize() writes scale and weights, the deserializing constructor reads
+// only scale. plugrt refuses the plan at load instead of running with
+// missing weights.
+class Forgetful final : public IPluginV2DynamicExt
+{
+public:
+    Forgetful(float scale, std::vector<float> weights)
+        : mScale(scale)
+        , mWeights(std::move(weights))
+    {
+    }
+    Forgetful(void const* data, size_t)
+    {
+        std::memcpy(&mScale, data, sizeof mScale); // forgets the weights
+    }
+    char const* getPluginType() const noexcept override { return "Forgetful"; }
+    char const* getPluginVersion() const noexcept override { return "1"; }
+    int32_t getNbOutputs() const noexcept override { return 1; }
+    int32_t initialize() noexcept override { return 0; }
+    void terminate() noexcept override {}
+    size_t getSerializationSize() const noexcept override
+    {
+        return sizeof(float) + sizeof(int32_t) + mWeights.size() * sizeof(float);
+    }
+    void serialize(void* buffer) const noexcept override
+    {
+        auto* p = static_cast<char*>(buffer);
+        auto n = static_cast<int32_t>(mWeights.size());
+        std::memcpy(p, &mScale, sizeof mScale);
+        std::memcpy(p + sizeof mScale, &n, sizeof n);
+        if (n > 0)
+        {
+            std::memcpy(p + sizeof mScale + sizeof n, mWeights.data(), mWeights.size() * sizeof(float));
+        }
+    }
+    void destroy() noexcept override { delete this; }
+    void setPluginNamespace(char const*) noexcept override {}
+    char const* getPluginNamespace() const noexcept override { return ""; }
+    DataType getOutputDataType(int32_t, DataType const* in, int32_t) const noexcept override { return in[0]; }
+    IPluginV2DynamicExt* clone() const noexcept override { return new Forgetful(mScale, mWeights); }
+    DimsExprs getOutputDimensions(int32_t, DimsExprs const* in, int32_t, IExprBuilder&) noexcept override
+    {
+        return in[0];
+    }
+    bool supportsFormatCombination(int32_t pos, PluginTensorDesc const* io, int32_t, int32_t) noexcept override
+    {
+        return io[pos].type == DataType::kFLOAT && io[pos].format == TensorFormat::kLINEAR;
+    }
+    void configurePlugin(DynamicPluginTensorDesc const*, int32_t, DynamicPluginTensorDesc const*, int32_t) noexcept override
+    {
+    }
+    size_t getWorkspaceSize(PluginTensorDesc const*, int32_t, PluginTensorDesc const*, int32_t) const noexcept override
+    {
+        return 0;
+    }
+    int32_t enqueue(PluginTensorDesc const*, PluginTensorDesc const*, void const* const*, void* const*, void*,
+        cudaStream_t) noexcept override
+    {
+        return 1;
+    }
+
+private:
+    float mScale{1.0F};
+    std::vector<float> mWeights;
+};
+
+class ForgetfulCreator final : public IPluginCreator
+{
+public:
+    ForgetfulCreator()
+    {
+        mFields[0] = PluginField("scale", nullptr, PluginFieldType::kFLOAT32, 1);
+        mFields[1] = PluginField("weights", nullptr, PluginFieldType::kFLOAT32, 0);
+        mFC = {2, mFields};
+    }
+    char const* getPluginName() const noexcept override { return "Forgetful"; }
+    char const* getPluginVersion() const noexcept override { return "1"; }
+    PluginFieldCollection const* getFieldNames() noexcept override { return &mFC; }
+    IPluginV2* createPlugin(char const*, PluginFieldCollection const* fc) noexcept override
+    {
+        float scale = 1.0F;
+        std::vector<float> weights;
+        for (int32_t i = 0; i < fc->nbFields; ++i)
+        {
+            auto const* v = static_cast<float const*>(fc->fields[i].data);
+            if (std::strcmp(fc->fields[i].name, "scale") == 0)
+            {
+                scale = v[0];
+            }
+            else
+            {
+                weights.assign(v, v + fc->fields[i].length);
+            }
+        }
+        return new Forgetful(scale, weights);
+    }
+    IPluginV2* deserializePlugin(char const*, void const* data, size_t length) noexcept override
+    {
+        return new Forgetful(data, length);
+    }
+    void setPluginNamespace(char const*) noexcept override {}
+    char const* getPluginNamespace() const noexcept override { return ""; }
+
+private:
+    PluginField mFields[2];
+    PluginFieldCollection mFC{};
+};
+
+REGISTER_TENSORRT_PLUGIN(ForgetfulCreator);
+
+} // namespace
+
+TEST(trt_api_blob_that_loses_its_weights_is_refused_at_load)
+{
+    char const* json = "{\"name\": \"fg\", \"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\", \"dims\": [-1, 3]}],"
+                       " \"layers\": [{\"name\": \"fg\", \"plugin\": \"Forgetful\", \"version\": \"1\","
+                       " \"fields\": {\"scale\": 2.0, \"weights\": [1.0, 2.0, 3.0]},"
+                       " \"inputs\": [\"x\"], \"outputs\": [\"y\"]}], \"outputs\": [\"y\"]}";
+    static float x[3], y[3];
+    static int64_t const shape[2] = {1, 3};
+    compat_io in = {"x", compat_dims(2, shape), x, sizeof x};
+    compat_io out = {"y", {}, y, sizeof y};
+    char err[1024] = "";
+    CHECK(compat_run(nullptr, json, PRT_DEVICE_CPU, &in, 1, &out, 1, err, sizeof err) != PRT_OK);
+    CHECK_STR_CONTAINS(err, "the record's blob is 20 bytes but the plugin reports 8");
 }
