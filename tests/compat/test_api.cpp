@@ -213,20 +213,28 @@ public:
 
 REGISTER_TENSORRT_PLUGIN(AddOneCreator);
 
-char const* const kNet = "{\"name\": \"split\", \"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\", \"dims\": [-1, 3]}],"
-                         " \"layers\": [{\"name\": \"add\", \"plugin\": \"AddOneSplit\", \"version\": \"1\","
-                         " \"fields\": {\"mode\": %d}, \"inputs\": [\"x\"], \"outputs\": [\"y\"]}],"
-                         " \"outputs\": [\"y\"]}";
-
-prt_status runAddOne(int mode, float* y, char* err, size_t cap)
+// Build, save, load and run one layer `plugin` v1 with `fields` (a JSON
+// object) on x = [[0, 1, 2], [3, 4, 5]]; y gets 6 floats.
+prt_status runLayer(char const* plugin, char const* fields, float* y, char* err, size_t cap)
 {
     char json[1024];
     static float x[6] = {0, 1, 2, 3, 4, 5};
     static int64_t const shape[2] = {2, 3};
     compat_io in = {"x", compat_dims(2, shape), x, sizeof x};
     compat_io out = {"y", {}, y, 6 * sizeof(float)};
-    snprintf(json, sizeof json, kNet, mode);
+    snprintf(json, sizeof json,
+        "{\"name\": \"one\", \"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\", \"dims\": [-1, 3]}],"
+        " \"layers\": [{\"name\": \"one\", \"plugin\": \"%s\", \"version\": \"1\", \"fields\": %s,"
+        " \"inputs\": [\"x\"], \"outputs\": [\"y\"]}], \"outputs\": [\"y\"]}",
+        plugin, fields);
     return compat_run(nullptr, json, PRT_DEVICE_CPU, &in, 1, &out, 1, err, cap);
+}
+
+prt_status runAddOne(int mode, float* y, char* err, size_t cap)
+{
+    char fields[64];
+    snprintf(fields, sizeof fields, "{\"mode\": %d}", mode);
+    return runLayer("AddOneSplit", fields, y, err, cap);
 }
 
 // A creator with a field type plugrt fields cannot carry.
@@ -293,15 +301,9 @@ REGISTER_TENSORRT_PLUGIN(ImplicitBatchCreator);
 
 TEST(trt_api_implicit_batch_plugin_is_refused_by_name)
 {
-    char const* json = "{\"name\": \"ib\", \"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\", \"dims\": [-1, 3]}],"
-                       " \"layers\": [{\"name\": \"ib\", \"plugin\": \"ImplicitBatch\", \"version\": \"1\","
-                       " \"inputs\": [\"x\"], \"outputs\": [\"y\"]}], \"outputs\": [\"y\"]}";
-    static float x[3], y[3];
-    static int64_t const shape[2] = {1, 3};
-    compat_io in = {"x", compat_dims(2, shape), x, sizeof x};
-    compat_io out = {"y", {}, y, sizeof y};
+    float y[6];
     char err[1024] = "";
-    CHECK(compat_run(nullptr, json, PRT_DEVICE_CPU, &in, 1, &out, 1, err, sizeof err) != PRT_OK);
+    CHECK(runLayer("ImplicitBatch", "{}", y, err, sizeof err) != PRT_OK);
     CHECK_STR_CONTAINS(err, "createPlugin gave a plugin that is not an IPluginV2DynamicExt");
 }
 
@@ -508,15 +510,8 @@ REGISTER_TENSORRT_PLUGIN(ForgetfulCreator);
 
 TEST(trt_api_blob_that_loses_its_weights_is_refused_at_load)
 {
-    char const* json = "{\"name\": \"fg\", \"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\", \"dims\": [-1, 3]}],"
-                       " \"layers\": [{\"name\": \"fg\", \"plugin\": \"Forgetful\", \"version\": \"1\","
-                       " \"fields\": {\"scale\": 2.0, \"weights\": [1.0, 2.0, 3.0]},"
-                       " \"inputs\": [\"x\"], \"outputs\": [\"y\"]}], \"outputs\": [\"y\"]}";
-    static float x[3], y[3];
-    static int64_t const shape[2] = {1, 3};
-    compat_io in = {"x", compat_dims(2, shape), x, sizeof x};
-    compat_io out = {"y", {}, y, sizeof y};
+    float y[6];
     char err[1024] = "";
-    CHECK(compat_run(nullptr, json, PRT_DEVICE_CPU, &in, 1, &out, 1, err, sizeof err) != PRT_OK);
+    CHECK(runLayer("Forgetful", "{\"scale\": 2.0, \"weights\": [1.0, 2.0, 3.0]}", y, err, sizeof err) != PRT_OK);
     CHECK_STR_CONTAINS(err, "the record's blob is 20 bytes but the plugin reports 8");
 }
