@@ -233,6 +233,10 @@ public:
     {
         return -1;
     }
+    nvinfer1::IPluginCreatorInterface *const *getAllCreatorsRecursive(int32_t *const nb) noexcept override
+    {
+        return getAllCreators(nb);
+    }
 };
 
 class logger final : public nvinfer1::ILogger

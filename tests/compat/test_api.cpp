@@ -380,6 +380,19 @@ TEST(trt_api_registry_finds_and_refuses_creators)
     int32_t n = 0;
     IPluginCreatorInterface* const* all = reg->getAllCreators(&n);
     CHECK(n >= 1 && all != nullptr);
+    int32_t nr = 0;
+    CHECK(reg->getAllCreatorsRecursive(&nr) != nullptr && nr == n);
+    // The 10.x lookups of V1 creators.
+    CHECK(reg->getPluginCreator("Forgetful", "1", "") != nullptr);
+    CHECK(reg->getPluginCreator("AddOneSplit", "1", "") == nullptr); // a V3 creator
+    int32_t nv1 = 0;
+    IPluginCreator* const* v1 = reg->getPluginCreatorList(&nv1);
+    bool found = false;
+    for (int32_t i = 0; i < nv1; i++)
+    {
+        found = found || std::strcmp(v1[i]->getPluginName(), "ImplicitBatch") == 0;
+    }
+    CHECK(found);
 }
 
 TEST(trt_api_dims_expressions_map_onto_plugrt_expressions)

@@ -72,6 +72,8 @@ public:
     virtual bool deregisterCreator(IPluginCreatorInterface const &creator) noexcept = 0;
     virtual IPluginResource *acquirePluginResource(AsciiChar const *key, IPluginResource *resource) noexcept = 0;
     virtual int32_t releasePluginResource(AsciiChar const *key) noexcept = 0;
+    //! This registry's creators and its parents' (plugrt: the same as getAllCreators).
+    virtual IPluginCreatorInterface *const *getAllCreatorsRecursive(int32_t *const numCreators) noexcept = 0;
 
 protected:
     IPluginRegistry() = default;
