@@ -338,6 +338,7 @@ namespace
 {
 std::vector<const prt_plugin_creator *> g_list;
 bool g_collected = false;
+std::mutex g_collect_mu; /* the entry may be called by two registries at once */
 
 void collect(nvinfer1::IPluginCreatorInterface *const *list, int32_t nb)
 {
@@ -359,6 +360,7 @@ extern "C" PRT_LIBRARY_EXPORT prt_status prt_plugin_library_init(const prt_host_
 {
     prt_compat::state &s = prt_compat::S();
     if (host && host->struct_size >= offsetof(prt_host_api, log) + sizeof(host->log)) s.host_log = host->log;
+    std::lock_guard<std::mutex> collecting(g_collect_mu);
     try {
         if (!g_collected) {
             int32_t nb = 0;
