@@ -41,7 +41,7 @@ static int read_varint(const uint8_t *p, size_t len, size_t *pos, uint64_t *v)
 
 /* What a scanned message is, to descend into the parts whose errors are
  * worth locating. */
-enum { SCAN_MODEL, SCAN_GRAPH, SCAN_NODE, SCAN_OTHER };
+enum { SCAN_MODEL, SCAN_GRAPH, SCAN_NODE, SCAN_FLAT, SCAN_OTHER };
 
 /* Walk the protobuf framing of one message: every tag, varint and length
  * must fit. Reports the absolute byte offset and where it is. */
@@ -95,13 +95,11 @@ static prt_status scan(const uint8_t *p, size_t len, size_t base, int kind, cons
                 sub_kind = SCAN_NODE;
                 snprintf(sub, sizeof sub, "graph node #%d", (int)nodes++);
             } else if (kind == SCAN_GRAPH && field == 5) {
-                sub_kind = SCAN_NODE; /* framing only */
+                sub_kind = SCAN_FLAT; /* its own framing, not its fields' */
                 snprintf(sub, sizeof sub, "graph initializer #%d", (int)inits++);
             } else if (kind == SCAN_NODE && field == 5) {
                 snprintf(sub, sizeof sub, "%s, an attribute", where);
-                sub_kind = SCAN_OTHER;
-                s = scan(p + pos, (size_t)v, base + pos, SCAN_OTHER, sub, err, cap);
-                if (s != PRT_OK) return s;
+                sub_kind = SCAN_FLAT;
             }
             if (sub_kind != SCAN_OTHER) {
                 s = scan(p + pos, (size_t)v, base + pos, sub_kind, sub, err, cap);
