@@ -229,7 +229,9 @@ static prt_status add_inputs(importer *im)
         memset(&d, 0, sizeof d);
         d.nb = (int32_t)tt->shape->n_dim;
         for (k = 0; k < tt->shape->n_dim; k++)
-            d.d[k] = tt->shape->dim[k]->has_dim_value ? tt->shape->dim[k]->dim_value : PRT_DIM_DYNAMIC;
+            d.d[k] = tt->shape->dim[k]->has_dim_value && tt->shape->dim[k]->dim_value >= 0
+                         ? tt->shape->dim[k]->dim_value
+                         : PRT_DIM_DYNAMIC;
         s = prt_network_add_input(im->net, vi->name, dt, &d);
         if (s != PRT_OK) return fail(im->err, im->cap, s, "%s", prt_network_last_error(im->net));
         if (!(t = add_tensor(im, vi->name, T_INPUT)))

@@ -204,9 +204,11 @@ static prt_status check_value_info(const PrtOnnx__ValueInfo *vi, const char *wha
                     what, vi->name, sh->n_dim, PRT_MAX_DIMS);
     for (i = 0; i < sh->n_dim; i++) {
         const PrtOnnx__Dimension *d = sh->dim[i];
-        if (d->has_dim_value && (d->dim_value < 0 || d->dim_value > PRT__ONNX_MAX_EXTENT))
-            return fail(err, cap, PRT_STATUS_SHAPE_MISMATCH, "%s \"%s\" dim %zu is %" PRId64 "; expected 0 to 2^40",
-                        what, vi->name, i, d->dim_value);
+        /* some exporters write -1 for a dynamic extent */
+        if (d->has_dim_value && (d->dim_value < -1 || d->dim_value > PRT__ONNX_MAX_EXTENT))
+            return fail(err, cap, PRT_STATUS_SHAPE_MISMATCH,
+                        "%s \"%s\" dim %zu is %" PRId64 "; expected 0 to 2^40 (or -1: dynamic)", what, vi->name, i,
+                        d->dim_value);
     }
     return PRT_OK;
 }

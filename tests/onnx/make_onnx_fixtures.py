@@ -99,6 +99,10 @@ def main():
     save(model([helper.make_node("Relu", ["x"], ["y"])],
                [vi("x", TensorProto.FLOAT, [4])], [vi("y", TensorProto.FLOAT, [4])], ir=2),
          "ir2.onnx", check=False)
+    # -1 as a dynamic extent (older exporters write it)
+    save(model([helper.make_node("Relu", ["x"], ["y"])],
+               [vi("x", TensorProto.FLOAT, [-1, 4])], [vi("y", TensorProto.FLOAT, [-1, 4])]),
+         "minus_one_dim.onnx", check=False)
     # huge dim in an input
     save(model([helper.make_node("Relu", ["x"], ["y"])],
                [vi("x", TensorProto.FLOAT, [1 << 50])], [vi("y", TensorProto.FLOAT, [1 << 50])]),

@@ -67,6 +67,11 @@ TEST(dynamic_dims_keep_their_names)
     CHECK(io.dim_params[0] && strcmp(io.dim_params[0], "N") == 0);
     CHECK_EQ_INT(io.dims[1], 4);
     prt_onnx_model_destroy(m);
+    m = NULL;
+    CHECK_OK(load("minus_one_dim.onnx", &m, err, sizeof err));
+    CHECK_OK(prt_onnx_model_input(m, 0, &io));
+    CHECK(io.dims[0] == -1 && io.dim_params[0] == NULL);
+    prt_onnx_model_destroy(m);
 }
 
 TEST(every_truncation_fails_cleanly)
