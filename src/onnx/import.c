@@ -700,7 +700,14 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
         itensor *t = &im->t[find(im, n->input[k])];
         char fname[32];
         snprintf(fname, sizeof fname, "input:%d", (int)k);
-        if (t->kind == T_CONST && schema_entry(found.creator, fname)) {
+        const prt_field_schema *se = schema_entry(found.creator, fname);
+        if (se && se->required && t->kind != T_CONST)
+            return fail(im->err, im->cap, PRT_STATUS_UNSUPPORTED,
+                        "node %s: input %d \"%s\" must be known at import (plugin %s v%s takes it as field \"%s\") "
+                        "but depends on data or on dynamic extents; a profile with min == max for those extents "
+                        "makes it known",
+                        label, (int)k, t->name, found.creator->name, found.creator->version, fname);
+        if (t->kind == T_CONST && se) {
             char *nm = scratch(im, strlen(fname) + 1);
             if (!nm) return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
             memcpy(nm, fname, strlen(fname) + 1);

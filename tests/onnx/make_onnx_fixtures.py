@@ -57,6 +57,12 @@ def main():
                 helper.make_node("Reshape", ["x", "shp"], ["y"])],
                [vi("x", TensorProto.FLOAT, [2, 3])], [vi("y", TensorProto.FLOAT, [2, 3])]),
          "shape_chain.onnx")
+    # the same chain on a dynamic batch: known at import only when the profile pins it
+    save(model([helper.make_node("Relu", ["x"], ["r"]),
+                helper.make_node("Shape", ["r"], ["shp"]),
+                helper.make_node("Reshape", ["x", "shp"], ["y"], name="reshape")],
+               [vi("x", TensorProto.FLOAT, ["N", 3])], [vi("y", TensorProto.FLOAT, ["N", 3])]),
+         "shape_dynamic.onnx")
     # custom op in its own domain with plugin_namespace / plugin_version
     save(model([helper.make_node("ToyScale", ["x"], ["y"], domain="toy.ops", alpha=2.5, times=3,
                                  plugin_namespace="toy", plugin_version="1")],

@@ -9,13 +9,14 @@
  *   Reshape v5 (""):    data input only; the target shape arrives as field
  *                        "input:1" (int64 list, one -1 allowed)
  *   Identity v1 (""):   y = x
+ *   Shape v1 (""):      the input's extents as int64
  *   ToyScale v1 ("toy"): y = x * alpha * times; alpha float64, times int32
  */
 #include <plugrt/plugin.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { TOY_RELU, TOY_RELU6, TOY_ADD, TOY_RESHAPE, TOY_IDENTITY, TOY_SCALE };
+enum { TOY_RELU, TOY_RELU6, TOY_ADD, TOY_RESHAPE, TOY_IDENTITY, TOY_SCALE, TOY_SHAPE };
 
 typedef struct toy {
     prt_blob_plugin base;
@@ -32,8 +33,8 @@ static int32_t nb_out(const prt_blob_plugin *p) { (void)p; return 1; }
 static prt_status types(const prt_blob_plugin *p, const prt_dtype *in, int32_t ni, prt_dtype *out, int32_t no,
                         prt_msg *e)
 {
-    (void)p; (void)ni; (void)no; (void)e;
-    out[0] = in[0];
+    (void)ni; (void)no; (void)e;
+    out[0] = ((const toy *)p)->kind == TOY_SHAPE ? PRT_DTYPE_I64 : in[0];
     return PRT_OK;
 }
 
@@ -44,6 +45,12 @@ static prt_status dims(prt_blob_plugin *pp, int32_t i, const prt_dims_expr *in, 
     int32_t k, neg = -1;
     const prt_expr *vol, *known;
     (void)i; (void)ni;
+    if (p->kind == TOY_SHAPE) {
+        memset(out, 0, sizeof *out);
+        out->nb = 1;
+        out->d[0] = eb->constant(eb, in[0].nb);
+        return PRT_OK;
+    }
     if (p->kind != TOY_RESHAPE) {
         *out = in[0];
         return PRT_OK;
@@ -68,7 +75,9 @@ static prt_status dims(prt_blob_plugin *pp, int32_t i, const prt_dims_expr *in, 
 
 static int formats(prt_blob_plugin *p, int32_t pos, const prt_tensor_desc *io, int32_t ni, int32_t no)
 {
-    (void)p; (void)ni; (void)no;
+    (void)ni; (void)no;
+    if (((const toy *)p)->kind == TOY_SHAPE && pos == 1)
+        return io[pos].dtype == PRT_DTYPE_I64 && io[pos].format == PRT_FORMAT_LINEAR;
     return io[pos].dtype == PRT_DTYPE_F32 && io[pos].format == PRT_FORMAT_LINEAR;
 }
 
@@ -80,6 +89,10 @@ static prt_status run(prt_blob_plugin *pp, const prt_tensor_desc *id, const prt_
     float *y = out[0];
     int64_t n = prt_dims_volume(&id[0].dims), i;
     (void)od; (void)ws; (void)ex;
+    if (p->kind == TOY_SHAPE) {
+        memcpy(out[0], id[0].dims.d, (size_t)id[0].dims.nb * sizeof(int64_t));
+        return PRT_OK;
+    }
     for (i = 0; i < n; i++) {
         switch (p->kind) {
         case TOY_RELU: y[i] = x[i] > 0 ? x[i] : 0; break;
@@ -191,6 +204,7 @@ TOY_CREATOR(add7, "Add", "7", "", TOY_ADD, 0, NULL);
 TOY_CREATOR(reshape5, "Reshape", "5", "", TOY_RESHAPE, 1, reshape_schema);
 TOY_CREATOR(identity1, "Identity", "1", "", TOY_IDENTITY, 0, NULL);
 TOY_CREATOR(scale1, "ToyScale", "1", "toy", TOY_SCALE, 2, scale_schema);
+TOY_CREATOR(shape1, "Shape", "1", "", TOY_SHAPE, 0, NULL);
 
-static const prt_plugin_creator *const all[] = {&relu6, &relu14, &add7, &reshape5, &identity1, &scale1};
-PRT_PLUGIN_LIBRARY("onnxtoy", all, 6)
+static const prt_plugin_creator *const all[] = {&relu6, &relu14, &add7, &reshape5, &identity1, &scale1, &shape1};
+PRT_PLUGIN_LIBRARY("onnxtoy", all, 7)

@@ -134,6 +134,36 @@ TEST(shape_of_static_extents_folds)
     prt_registry_destroy(r);
 }
 
+TEST(shape_on_a_pinned_dynamic_extent_folds)
+{
+    prt_registry *r = toy_registry();
+    prt_profile_range rg;
+    const float x[6] = {1, -2, 3, 4, 5, 6};
+    float y[6];
+    prt_dims yd;
+    prt_network *net = NULL;
+    prt_onnx_import_config ic;
+    char err[1024] = "";
+    memset(&rg, 0, sizeof rg);
+    rg.input = "x";
+    rg.min.nb = rg.opt.nb = rg.max.nb = 2;
+    rg.min.d[0] = rg.opt.d[0] = rg.max.d[0] = 2;
+    rg.min.d[1] = rg.opt.d[1] = rg.max.d[1] = 3;
+    run_model(r, "shape_dynamic.onnx", &rg, 1, x, &rg.min, y, 6, &yd);
+    CHECK(prt_dims_equal(&yd, &rg.min) && y[1] == -2);
+    /* a real range: the shape is not known at import, and the error says how to fix it */
+    rg.min.d[0] = 1;
+    rg.max.d[0] = 4;
+    prt_onnx_import_config_init(&ic);
+    ic.nb_ranges = 1;
+    ic.ranges = &rg;
+    CHECK_EQ_INT(prt_network_from_onnx_file(r, path_of("shape_dynamic.onnx"), &ic, &net, err, sizeof err),
+                 PRT_STATUS_UNSUPPORTED);
+    CHECK_STR_CONTAINS(err, "node \"reshape\" (Reshape): input 1 \"shp\" must be known at import");
+    CHECK_STR_CONTAINS(err, "min == max");
+    prt_registry_destroy(r);
+}
+
 TEST(custom_op_fields_typed_by_the_schema)
 {
     prt_registry *r = toy_registry();
