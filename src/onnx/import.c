@@ -604,7 +604,9 @@ static void propagate_shapes(importer *im, prt_op *op, const itensor *const *ins
     int32_t i;
     if (!d) return;
     for (i = 0; i < nb_in; i++) {
-        if (!ins[i]->has_dtype || !dims_static(ins[i])) return;
+        int64_t vol = prt_dims_volume(&ins[i]->dims);
+        /* configuring allocates workspace: not for absurd extents */
+        if (!ins[i]->has_dtype || !dims_static(ins[i]) || vol < 0 || vol > ((int64_t)1 << 30)) return;
         d[i].dtype = ins[i]->dtype;
         d[i].format = PRT_FORMAT_LINEAR;
         d[i].dims = ins[i]->dims;

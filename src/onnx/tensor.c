@@ -176,7 +176,9 @@ bad:
                 what, key, prt__onnx_s(v));
 }
 
-static prt_status read_external(const PrtOnnx__Tensor *t, const char *base_dir, const char *what, void *dst,
+/* Read `need` bytes of external data into a new buffer *dst (NULL when
+ * need is 0), allocated only once the file is known to hold them. */
+static prt_status read_external(const PrtOnnx__Tensor *t, const char *base_dir, const char *what, void **dst,
                                 size_t need, char *err, size_t cap)
 {
     const char *loc = NULL;
@@ -215,8 +217,14 @@ static prt_status read_external(const PrtOnnx__Tensor *t, const char *base_dir, 
                  (long long)st.st_size, need, offset);
         goto done;
     }
+    if (need && !(*dst = prt__malloc(need))) {
+        s = fail(err, cap, PRT_STATUS_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", what, need);
+        goto done;
+    }
     if (offset > (uint64_t)LONG_MAX || fseek(f, (long)offset, SEEK_SET) != 0 ||
-        (need && fread(dst, 1, need, f) != need)) {
+        (need && fread(*dst, 1, need, f) != need)) {
+        prt__free(*dst);
+        *dst = NULL;
         s = fail(err, cap, PRT_STATUS_IO_ERROR, "%s: reading %zu bytes at offset %" PRIu64 " of \"%s\" failed", what,
                  need, offset, loc);
         goto done;
@@ -282,18 +290,17 @@ prt_status prt__onnx_value_decode(const PrtOnnx__Tensor *t, const char *base_dir
                         "%s: dims %s hold %" PRId64 " elements but the tensor has %zu values of %s", what,
                         prt_dims_str(&v.dims, (char[96]){0}, 96), vol, have, prt__onnx_type_name(code));
     }
-    if (need) {
-        v.data = prt__malloc(need);
-        if (!v.data) return fail(err, cap, PRT_STATUS_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", what, need);
-    }
     v.nbytes = need;
     if (external) {
-        prt_status s = read_external(t, base_dir, what, v.data, need, err, cap);
-        if (s != PRT_OK) {
-            prt__onnx_value_free(&v);
-            return s;
-        }
-    } else if (t->has_raw_data) {
+        prt_status s = read_external(t, base_dir, what, &v.data, need, err, cap);
+        if (s != PRT_OK) return s;
+        *out = v;
+        return PRT_OK;
+    }
+    /* the typed or raw values counted above are in memory: need is bounded by the input */
+    if (need && !(v.data = prt__malloc(need)))
+        return fail(err, cap, PRT_STATUS_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", what, need);
+    if (t->has_raw_data) {
         if (need) memcpy(v.data, t->raw_data.data, need);
     } else {
         for (i = 0; i < (size_t)vol; i++) {
