@@ -734,8 +734,10 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
         goto done;
     }
     if (all_const) {
+        /* a plugin that cannot run on the CPU stays a layer on its constant inputs */
         s = fold(im, op, n, label, ins, nb_in, nb_out);
-        goto done;
+        if (s != PRT_STATUS_UNSUPPORTED && s != PRT_STATUS_NO_DEVICE) goto done;
+        prt_log(PRT_SEVERITY_VERBOSE, "ONNX import: %s; kept as a layer", im->err ? im->err : "not folded");
     }
     out_names = scratch(im, ((size_t)nb_out + 1) * sizeof *out_names);
     out_idx = scratch(im, ((size_t)nb_out + 1) * sizeof *out_idx);
@@ -826,7 +828,11 @@ static prt_status mark_outputs(importer *im)
                             "plugin (op Identity, domain \"\") and none is registered",
                             name);
             /* the value goes in under an inner name, Identity gives it the output's */
-            snprintf(inner, sizeof inner, "%.400s_value", name);
+            {
+                int j = 0;
+                do snprintf(inner, sizeof inner, j ? "%.400s_value_%d" : "%.400s_value", name, j);
+                while (find(im, inner) >= 0 && ++j < 1000);
+            }
             if (!t->has_dtype)
                 return fail(im->err, im->cap, PRT_STATUS_UNSUPPORTED,
                             "graph output \"%s\" has element type %s, which plugrt tensors cannot hold", name,
