@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "backend/cuda/device.h"
 #include "cli.h"
 #include "cliutil.h"
 #include "plugrt/onnx.h"
@@ -124,7 +125,7 @@ static int load_set(const char *dir, const char *stem, prt_onnx_tensor **t, int 
 static int run_set(prt_registry *reg, prt_onnx_model *m, const char *set_dir, prt_device dev, char *msg, size_t cap)
 {
     prt_onnx_tensor *in[OT_MAX_IO] = {0}, *want[OT_MAX_IO] = {0};
-    void *out_buf[OT_MAX_IO] = {0};
+    void *out_buf[OT_MAX_IO] = {0}, *dev_buf[2 * OT_MAX_IO] = {0};
     prt_profile_range ranges[OT_MAX_IO];
     int nin = 0, nout = 0, k, rc;
     prt_onnx_import_config ic;
@@ -171,8 +172,8 @@ static int run_set(prt_registry *reg, prt_onnx_model *m, const char *set_dir, pr
     prt_context_config_init(&cc);
     cc.device = dev;
     cc.nb_threads = 1;
-    if (dev != PRT_DEVICE_CPU) {
-        rc = result(msg, cap, OT_UNSUPPORTED, "--device cuda: not wired into onnx-test yet");
+    if (dev == PRT_DEVICE_CUDA && prt__cuda_device_count() == 0) {
+        rc = result(msg, cap, OT_UNSUPPORTED, "--device cuda: no CUDA device found");
         goto done;
     }
     if (prt_context_create(e, &cc, &ctx) != PRT_OK) {
@@ -180,8 +181,17 @@ static int run_set(prt_registry *reg, prt_onnx_model *m, const char *set_dir, pr
         goto done;
     }
     for (k = 0; k < nin; k++) {
+        void *p = in[k]->data ? in[k]->data : (void *)in;
+        if (dev == PRT_DEVICE_CUDA) {
+            if (prt__cuda_malloc(in[k]->nbytes + 16, &dev_buf[k], err, sizeof err) != PRT_OK ||
+                prt__cuda_copy(dev_buf[k], p, in[k]->nbytes, PRT__H2D, err, sizeof err) != PRT_OK) {
+                rc = result(msg, cap, OT_FAIL, "input \"%s\": %s", ranges[k].input, err);
+                goto done;
+            }
+            p = dev_buf[k];
+        }
         if (prt_context_set_input_shape(ctx, ranges[k].input, &in[k]->dims) != PRT_OK ||
-            prt_context_set_tensor(ctx, ranges[k].input, in[k]->data ? in[k]->data : (void *)in) != PRT_OK) {
+            prt_context_set_tensor(ctx, ranges[k].input, p) != PRT_OK) {
             rc = result(msg, cap, OT_FAIL, "input \"%s\": %s", ranges[k].input, prt_context_last_error(ctx));
             goto done;
         }
@@ -189,8 +199,21 @@ static int run_set(prt_registry *reg, prt_onnx_model *m, const char *set_dir, pr
     for (k = 0; k < nout; k++) {
         prt_onnx_io io;
         size_t bytes = 0;
+        void *p;
         if (prt_onnx_model_output(m, k, &io) != PRT_OK || prt_context_buffer_size(ctx, io.name, &bytes) != PRT_OK ||
-            !(out_buf[k] = calloc(1, bytes + 16)) || prt_context_set_tensor(ctx, io.name, out_buf[k]) != PRT_OK) {
+            !(out_buf[k] = calloc(1, bytes + 16))) {
+            rc = result(msg, cap, OT_FAIL, "output %d: %s", k, prt_context_last_error(ctx));
+            goto done;
+        }
+        p = out_buf[k];
+        if (dev == PRT_DEVICE_CUDA) {
+            if (prt__cuda_malloc(bytes + 16, &dev_buf[OT_MAX_IO + k], err, sizeof err) != PRT_OK) {
+                rc = result(msg, cap, OT_FAIL, "output %d: %s", k, err);
+                goto done;
+            }
+            p = dev_buf[OT_MAX_IO + k];
+        }
+        if (prt_context_set_tensor(ctx, io.name, p) != PRT_OK) {
             rc = result(msg, cap, OT_FAIL, "output %d: %s", k, prt_context_last_error(ctx));
             goto done;
         }
@@ -208,6 +231,12 @@ static int run_set(prt_registry *reg, prt_onnx_model *m, const char *set_dir, pr
             rc = result(msg, cap, OT_FAIL, "output %d: no shape after the run", k);
             goto done;
         }
+        if (dev == PRT_DEVICE_CUDA &&
+            prt__cuda_copy(out_buf[k], dev_buf[OT_MAX_IO + k], (size_t)prt_dims_volume(&got) * prt_dtype_size(d.dtype),
+                           PRT__D2H, err, sizeof err) != PRT_OK) {
+            rc = result(msg, cap, OT_FAIL, "output \"%s\": %s", io.name, err);
+            goto done;
+        }
         if (!compare(want[k], d.dtype, &got, out_buf[k], io.name, err, sizeof err)) {
             rc = result(msg, cap, OT_FAIL, "%s", err);
             goto done;
@@ -222,6 +251,8 @@ done:
         prt_onnx_tensor_destroy(in[k]);
         prt_onnx_tensor_destroy(want[k]);
         free(out_buf[k]);
+        prt__cuda_free(dev_buf[k]);
+        prt__cuda_free(dev_buf[OT_MAX_IO + k]);
     }
     return rc;
 }
