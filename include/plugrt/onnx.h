@@ -40,8 +40,10 @@ extern "C" {
 
 typedef struct prt_onnx_model prt_onnx_model;
 
-/* 1 if `data` starts like an ONNX ModelProto (a varint ir_version field, or a
- * graph / opset field, as the first field), 0 otherwise (JSON, plans, text).
+/* 1 if `data` starts like an ONNX ModelProto (its first field is one of
+ * ModelProto's with the right wire type: ir_version 1..64, model_version, or
+ * a producer / domain / doc / graph / opset / metadata field whose length
+ * fits), 0 otherwise (JSON, plans, text).
  * Cheap: for telling file kinds apart, not a validation. */
 PRT_API int prt_onnx_sniff(const void *data, size_t len);
 

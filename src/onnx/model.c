@@ -124,7 +124,10 @@ int prt_onnx_sniff(const void *data, size_t len)
     if (!p || len < 2) return 0;
     if (!read_varint(p, len, &pos, &tag)) return 0;
     if (tag == (1u << 3 | 0)) return read_varint(p, len, &pos, &v) && v >= 1 && v <= 64; /* ir_version */
-    if (tag == (7u << 3 | 2) || tag == (8u << 3 | 2) || tag == (2u << 3 | 2)) /* graph, opset, producer */
+    if (tag == (5u << 3 | 0)) return read_varint(p, len, &pos, &v);                     /* model_version */
+    /* producer name and version, domain, doc string, graph, opset import, metadata */
+    if (tag == (2u << 3 | 2) || tag == (3u << 3 | 2) || tag == (4u << 3 | 2) || tag == (6u << 3 | 2) ||
+        tag == (7u << 3 | 2) || tag == (8u << 3 | 2) || tag == (14u << 3 | 2))
         return read_varint(p, len, &pos, &v) && v <= len - pos;
     return 0;
 }

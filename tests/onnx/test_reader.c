@@ -150,6 +150,9 @@ TEST(sniff_tells_onnx_from_others)
     CHECK(!prt_onnx_sniff("{\"inputs\": []}", 14));
     CHECK(!prt_onnx_sniff("PRTPLAN", 7));
     CHECK(!prt_onnx_sniff(NULL, 0));
+    CHECK(prt_onnx_sniff("\x32\x02" "ab", 4));  /* doc_string first */
+    CHECK(!prt_onnx_sniff("\x32\x09" "ab", 4)); /* its length runs past the end */
+    CHECK(!prt_onnx_sniff("\x2a\x02" "ab", 4)); /* model_version with a length: wrong wire type */
     prt__free(buf);
 }
 
