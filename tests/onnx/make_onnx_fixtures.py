@@ -82,6 +82,17 @@ def main():
     for v in (13, 5):
         save(model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", TensorProto.FLOAT, [4])],
                    [vi("y", TensorProto.FLOAT, [4])], opsets=(("", v),)), "relu_opset%d.onnx" % v)
+    # TensorRT's EfficientNMS_TRT as its exporters write it: own domain, plugin_version, int attributes
+    save(model([helper.make_node("EfficientNMS_TRT", ["boxes", "scores"],
+                                 ["num_detections", "detection_boxes", "detection_scores", "detection_classes"],
+                                 domain="TRT", name="nms", plugin_version="1", background_class=-1, box_coding=0,
+                                 iou_threshold=0.5, max_output_boxes=10, score_activation=0,
+                                 score_threshold=0.25)],
+               [vi("boxes", TensorProto.FLOAT, [1, 16, 4]), vi("scores", TensorProto.FLOAT, [1, 16, 3])],
+               [vi("num_detections", TensorProto.INT32, [1, 1]), vi("detection_boxes", TensorProto.FLOAT, [1, 10, 4]),
+                vi("detection_scores", TensorProto.FLOAT, [1, 10]),
+                vi("detection_classes", TensorProto.INT32, [1, 10])],
+               opsets=(("", 14), ("TRT", 1))), "trt_efficient_nms.onnx", check=False)
     # an op nobody provides
     save(model([helper.make_node("Relu", ["x"], ["r"], name="ok"),
                 helper.make_node("NoSuchOp", ["r"], ["y"], name="mystery", domain="acme")],

@@ -282,6 +282,27 @@ TEST(alias_table_serves_mmcv_dcn)
     prt_network_destroy(net);
 }
 
+TEST(tensorrt_custom_op_efficient_nms)
+{
+    prt_network *net = NULL;
+    prt_engine *e = NULL;
+    char err[1024] = "";
+    int32_t i;
+    CHECK_MSG(prt_network_from_onnx_file(NULL, path_of("trt_efficient_nms.onnx"), NULL, &net, err, sizeof err) ==
+                  PRT_OK,
+              "%s", err);
+    CHECK(strcmp(net->layers[0].plugin, "EfficientNMS_TRT") == 0 && strcmp(net->layers[0].version, "1") == 0);
+    CHECK_MSG(prt_engine_build(net, NULL, prt_registry_global(), &e, err, sizeof err) == PRT_OK, "%s", err);
+    CHECK_EQ_INT(prt_engine_nb_io(e), 6);
+    for (i = 0; i < prt_engine_nb_io(e); i++) {
+        prt_io_desc d;
+        CHECK_OK(prt_engine_io(e, i, &d));
+        if (strcmp(d.name, "detection_boxes") == 0) CHECK(d.dims.nb == 3 && d.dims.d[1] == 10);
+    }
+    prt_engine_destroy(e);
+    prt_network_destroy(net);
+}
+
 TEST(memory_buffer_without_folder)
 {
     prt_registry *r = toy_registry();
