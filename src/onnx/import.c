@@ -700,9 +700,10 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
     /* constant inputs the creator takes as "input:<k>" fields */
     for (k = 0; k < nb_listed; k++) {
         itensor *t = &im->t[find(im, n->input[k])];
+        const prt_field_schema *se;
         char fname[32];
         snprintf(fname, sizeof fname, "input:%d", (int)k);
-        const prt_field_schema *se = schema_entry(found.creator, fname);
+        se = schema_entry(found.creator, fname);
         if (se && se->required && t->kind != T_CONST)
             return fail(im->err, im->cap, PRT_STATUS_UNSUPPORTED,
                         "node %s: input %d \"%s\" must be known at import (plugin %s v%s takes it as field \"%s\") "
