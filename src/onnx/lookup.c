@@ -16,8 +16,10 @@
  * serve it, and attribute renames. Kept in step with docs/onnx.md. */
 static const char *const mmcv_dcn_renames[] = {"groups", "group", "deform_groups", "deformable_group", NULL};
 static const prt__onnx_alias aliases[] = {
-    {"mmcv", "MMCVModulatedDeformConv2d", "ModulatedDeformConv2d", "", mmcv_dcn_renames},
-    {"", "MMCVModulatedDeformConv2d", "ModulatedDeformConv2d", "", mmcv_dcn_renames},
+    {.domain = "mmcv", .op_type = "MMCVModulatedDeformConv2d", .plugin = "ModulatedDeformConv2d",
+     .plugin_namespace = "", .renames = mmcv_dcn_renames},
+    {.domain = "", .op_type = "MMCVModulatedDeformConv2d", .plugin = "ModulatedDeformConv2d",
+     .plugin_namespace = "", .renames = mmcv_dcn_renames},
 };
 
 static int ns_is_default(const char *d) { return !d || !d[0] || strcmp(d, "ai.onnx") == 0; }
