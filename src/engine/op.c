@@ -745,3 +745,12 @@ done:
     if (out_desc != small) prt__free(out_desc);
     return s;
 }
+
+/* 1 if output `index` of a configured op has a data-dependent extent (its
+ * descriptor holds the upper bound until a run narrows it). For importers
+ * that must not take such extents for static ones. */
+int prt__op_output_data_dependent(const prt_op *op, int32_t index)
+{
+    if (!op || !op->st.configured || index < 0 || index >= op->st.nb_out) return 1;
+    return op->st.out_ddep[index] != 0;
+}

@@ -14,6 +14,9 @@ int prt_fuzz_golden(const uint8_t *data, size_t size);
 int prt_fuzz_plan(const uint8_t *data, size_t size);
 int prt_fuzz_netjson(const uint8_t *data, size_t size);
 int prt_fuzz_record(const uint8_t *data, size_t size);
+#ifdef PLUGRT_HAVE_ONNX
+int prt_fuzz_onnx(const uint8_t *data, size_t size);
+#endif
 
 static int replay_dir(const char *kind, const char *parser, int (*entry)(const uint8_t *, size_t))
 {
@@ -79,3 +82,10 @@ TEST(replay_record)
 {
     replay("record", prt_fuzz_record);
 }
+
+#ifdef PLUGRT_HAVE_ONNX
+TEST(replay_onnx)
+{
+    replay("onnx", prt_fuzz_onnx);
+}
+#endif

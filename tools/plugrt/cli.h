@@ -16,5 +16,6 @@ int prt_cli_run(int argc, char **argv);         /* cmd_run.c (engine) */
 int prt_cli_inspect(int argc, char **argv);     /* cmd_inspect.c (engine) */
 int prt_cli_test_plugin(int argc, char **argv); /* cmd_test_plugin.c (harness) */
 int prt_cli_golden(int argc, char **argv);      /* cmd_golden.c (harness) */
+int prt_cli_onnx_test(int argc, char **argv);   /* cmd_onnx_test.c (onnx) */
 
 #endif

@@ -1,18 +1,20 @@
-/* tools/plugrt/cmd_build.c - `plugrt build NET.json -o model.plan ...` */
+/* tools/plugrt/cmd_build.c - `plugrt build NET.json|model.onnx -o model.plan ...` */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "clionnx.h"
 #include "plugrt/engine.h"
 
 static void build_usage(FILE *f)
 {
     fprintf(f,
-            "usage: plugrt build NET.json -o model.plan [--fp16] [--device cpu|cuda]\n"
+            "usage: plugrt build NET.json|model.onnx -o model.plan [--fp16] [--device cpu|cuda]\n"
             "                    [--profile name:MIN,OPT,MAX ...] [--workspace BYTES] [--load LIB ...]\n"
             "  NET.json           network description (docs/network-json.md)\n"
+            "  model.onnx         or an ONNX model, told apart by content (docs/onnx.md)\n"
             "  -o, --output FILE  where to write the plan\n"
             "  --fp16             let float layers run in f16 where their plugin accepts it\n"
             "  --device D         target device recorded in the plan (default cpu)\n"
@@ -20,43 +22,6 @@ static void build_usage(FILE *f)
             "                     --profile x:1x3x8x8,4x3x8x8,8x3x8x8\n"
             "  --workspace BYTES  largest workspace any one layer may use (default: no limit)\n"
             "  --load LIB         load a plugin library first (repeatable)\n");
-}
-
-/* "1x3x8x8" */
-static int parse_dims(const char *s, const char *end, prt_dims *d)
-{
-    char *e;
-    memset(d, 0, sizeof *d);
-    if (s == end) return 0;
-    while (s < end) {
-        long long v;
-        if (d->nb == PRT_MAX_DIMS) return 0;
-        v = strtoll(s, &e, 10);
-        if (e == s || e > end || v < 0) return 0;
-        d->d[d->nb++] = v;
-        s = e;
-        if (s < end) {
-            if (*s != 'x') return 0;
-            s++;
-            if (s == end) return 0;
-        }
-    }
-    return 1;
-}
-
-/* "name:MIN,OPT,MAX" into r (the name points into arg). */
-static int parse_profile(char *arg, prt_profile_range *r)
-{
-    char *colon = strrchr(arg, ':'), *c1, *c2;
-    if (!colon || colon == arg) return 0;
-    *colon = 0;
-    r->input = arg;
-    c1 = strchr(colon + 1, ',');
-    if (!c1) return 0;
-    c2 = strchr(c1 + 1, ',');
-    if (!c2 || strchr(c2 + 1, ',')) return 0;
-    return parse_dims(colon + 1, c1, &r->min) && parse_dims(c1 + 1, c2, &r->opt) &&
-           parse_dims(c2 + 1, c2 + strlen(c2), &r->max);
 }
 
 int prt_cli_build(int argc, char **argv)
@@ -108,7 +73,7 @@ int prt_cli_build(int argc, char **argv)
                 goto done;
             }
             copies[nb_ranges] = copy;
-            if (!parse_profile(copy, &ranges[nb_ranges])) {
+            if (!prt__clionnx_parse_profile(copy, &ranges[nb_ranges])) {
                 fprintf(stderr,
                         "plugrt build: --profile takes name:MIN,OPT,MAX with dims joined by 'x' "
                         "(x:1x3x8x8,4x3x8x8,8x3x8x8), got \"%s\"\n",
@@ -154,7 +119,12 @@ int prt_cli_build(int argc, char **argv)
     cfg.nb_ranges = nb_ranges;
     cfg.ranges = ranges;
     err[0] = 0;
-    if (prt_network_load_json(reg, net_path, &net, err, sizeof err) != PRT_OK) {
+    if (prt__clionnx_is_onnx(net_path)) {
+        if (!prt__clionnx_import(reg, net_path, &cfg, &net, err, sizeof err)) {
+            fprintf(stderr, "plugrt build: %s\n", err);
+            goto done;
+        }
+    } else if (prt_network_load_json(reg, net_path, &net, err, sizeof err) != PRT_OK) {
         fprintf(stderr, "plugrt build: %s\n", err);
         goto done;
     }

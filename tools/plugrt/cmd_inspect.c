@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "clionnx.h"
 #include "core/core.h"
 #include "engine/plan.h"
 
@@ -174,36 +175,69 @@ static void print_text(const prt__plan *p, const uint8_t *b, const char *path, s
     }
 }
 
+static const char inspect_usage[] =
+    "usage: plugrt inspect model.plan|model.onnx [--json] [--load LIB ...] [--profile name:MIN,OPT,MAX ...]\n"
+    "  model.onnx: inputs/outputs, opsets, op counts and every node that cannot be imported, with the reason\n";
+
 int prt_cli_inspect(int argc, char **argv)
 {
     const char *path = NULL;
-    int json = 0, i, rc = 1;
+    int json = 0, i, rc = 1, nb_ranges = 0;
     void *data = NULL;
     size_t len = 0;
     prt__plan *p = NULL;
     char err[2048];
+    prt_registry *reg = NULL;
+    prt_profile_range *ranges = calloc((size_t)argc + 1, sizeof *ranges);
+    if (!ranges || prt_registry_create(prt_registry_global(), &reg) != PRT_OK) {
+        fprintf(stderr, "plugrt inspect: out of memory\n");
+        free(ranges);
+        return 1;
+    }
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = 1;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: plugrt inspect model.plan [--json]\n");
-            return 0;
+            printf("%s", inspect_usage);
+            rc = 0;
+            goto done;
+        } else if (strcmp(argv[i], "--load") == 0 && i + 1 < argc) {
+            prt_library *lib = NULL;
+            if (prt_registry_load_library(reg, argv[++i], &lib) != PRT_OK) {
+                fprintf(stderr, "plugrt inspect: %s\n", prt_registry_last_error(reg));
+                goto done;
+            }
+        } else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) {
+            if (!prt__clionnx_parse_profile(argv[++i], &ranges[nb_ranges++])) {
+                fprintf(stderr, "plugrt inspect: --profile takes name:MIN,OPT,MAX, got \"%s\"\n", argv[i]);
+                rc = 2;
+                goto done;
+            }
         } else if (argv[i][0] == '-' || path) {
-            fprintf(stderr, "plugrt inspect: unexpected argument \"%s\"\nusage: plugrt inspect model.plan [--json]\n",
-                    argv[i]);
-            return 2;
+            fprintf(stderr, "plugrt inspect: unexpected argument \"%s\"\n%s", argv[i], inspect_usage);
+            rc = 2;
+            goto done;
         } else {
             path = argv[i];
         }
     }
     if (!path) {
-        fprintf(stderr, "usage: plugrt inspect model.plan [--json]\n");
-        return 2;
+        fprintf(stderr, "%s", inspect_usage);
+        rc = 2;
+        goto done;
+    }
+    if (prt__clionnx_is_onnx(path)) {
+        prt_builder_config bc;
+        prt_builder_config_init(&bc);
+        bc.nb_ranges = nb_ranges;
+        bc.ranges = ranges;
+        rc = prt__clionnx_inspect(reg, path, &bc, json);
+        goto done;
     }
     err[0] = 0;
     if (prt__read_file(path, &data, &len, err, sizeof err) != PRT_OK) {
         fprintf(stderr, "plugrt inspect: %s\n", err);
-        return 1;
+        goto done;
     }
     if (prt__plan_read(data, len, &p, err, sizeof err) != PRT_OK) {
         fprintf(stderr, "plugrt inspect: %s: %s\n", path, err);
@@ -218,5 +252,7 @@ int prt_cli_inspect(int argc, char **argv)
 done:
     prt__plan_free(p);
     prt__free(data);
+    prt_registry_destroy(reg);
+    free(ranges);
     return rc;
 }

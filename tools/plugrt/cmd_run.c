@@ -1,5 +1,5 @@
-/* tools/plugrt/cmd_run.c - `plugrt run model.plan ...`: load a plan, run it,
- * time it. */
+/* tools/plugrt/cmd_run.c - `plugrt run model.plan|model.onnx ...`: load a
+ * plan (or build an ONNX model in memory), run it, time it. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "backend/cuda/device.h"
 #include "cli.h"
+#include "clionnx.h"
 #include "cliutil.h"
 #include "plugrt/engine.h"
 #include "plugrt/npy.h"
@@ -20,9 +21,11 @@
 static void run_usage(FILE *f)
 {
     fprintf(f,
-            "usage: plugrt run model.plan [--input name=file.npy ...] [--output name=file.npy ...]\n"
+            "usage: plugrt run model.plan|model.onnx [--input name=file.npy ...] [--output name=file.npy ...]\n"
             "                  [--shape name=AxBxC ...] [--device cpu|cuda] [--iterations N] [--warmup N]\n"
-            "                  [--threads N] [--json] [--load LIB ...]\n"
+            "                  [--threads N] [--json] [--load LIB ...] [--profile name:MIN,OPT,MAX ...]\n"
+            "  An ONNX model (told apart by content) is imported and built in memory first, for the\n"
+            "  --device given (default cpu), with the --profile ranges of its dynamic inputs.\n"
             "  Inputs without --input get uniform random values in [-1, 1) (fixed seed). An --input .npy file\n"
             "  sets its input's shape and is converted to its type (integer and bool inputs need exact values);\n"
             "  --output writes that output, with the extents of the last run, as a .npy file.\n"
@@ -184,15 +187,18 @@ int prt_cli_run(int argc, char **argv)
     double *wall = NULL, *gpu = NULL;
     char err[2048];
     uint64_t seed = 42;
+    prt_profile_range *ranges = NULL;
+    int nb_ranges = 0;
     prt_device device;
 #ifdef PLUGRT_HAVE_CUDA
     cudaEvent_t ev0 = NULL, ev1 = NULL;
 #endif
 
+    ranges = calloc((size_t)argc + 1, sizeof *ranges);
     in_args = calloc((size_t)argc + 1, sizeof *in_args);
     out_args = calloc((size_t)argc + 1, sizeof *out_args);
     shape_args = calloc((size_t)argc + 1, sizeof *shape_args);
-    if (!in_args || !out_args || !shape_args || prt_registry_create(prt_registry_global(), &reg) != PRT_OK) {
+    if (!ranges || !in_args || !out_args || !shape_args || prt_registry_create(prt_registry_global(), &reg) != PRT_OK) {
         fprintf(stderr, "plugrt run: out of memory\n");
         goto done;
     }
@@ -229,6 +235,14 @@ int prt_cli_run(int argc, char **argv)
             if (strcmp(a, "--iterations") == 0) iters = (int)v;
             else if (strcmp(a, "--warmup") == 0) warmup = (int)v;
             else threads = (int)v;
+        } else if (strcmp(a, "--profile") == 0 && has_next) {
+            if (!prt__clionnx_parse_profile(argv[++i], &ranges[nb_ranges])) {
+                fprintf(stderr, "plugrt run: --profile takes name:MIN,OPT,MAX with dims joined by 'x', got \"%s\"\n",
+                        argv[i]);
+                rc = 2;
+                goto done;
+            }
+            nb_ranges++;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
         } else if (strcmp(a, "--load") == 0 && has_next) {
@@ -263,7 +277,24 @@ int prt_cli_run(int argc, char **argv)
         }
     }
     err[0] = 0;
-    if (prt_engine_load(reg, plan, &e, err, sizeof err) != PRT_OK) {
+    if (prt__clionnx_is_onnx(plan)) {
+        prt_builder_config bc;
+        prt_network *net = NULL;
+        prt_builder_config_init(&bc);
+        bc.device = dev_name && strcmp(dev_name, "cuda") == 0 ? PRT_DEVICE_CUDA : PRT_DEVICE_CPU;
+        bc.nb_ranges = nb_ranges;
+        bc.ranges = ranges;
+        if (!prt__clionnx_import(reg, plan, &bc, &net, err, sizeof err)) {
+            fprintf(stderr, "plugrt run: %s\n", err);
+            goto done;
+        }
+        if (prt_engine_build(net, &bc, reg, &e, err, sizeof err) != PRT_OK) {
+            prt_network_destroy(net);
+            fprintf(stderr, "plugrt run: %s: %s\n", plan, err);
+            goto done;
+        }
+        prt_network_destroy(net);
+    } else if (prt_engine_load(reg, plan, &e, err, sizeof err) != PRT_OK) {
         fprintf(stderr, "plugrt run: %s\n", err);
         goto done;
     }
@@ -502,5 +533,6 @@ done:
     free(in_args);
     free(out_args);
     free(shape_args);
+    free(ranges);
     return rc;
 }

@@ -19,16 +19,19 @@ static const cli_cmd cmds[] = {
     {"demo", prt_cli_demo, "run the bundled demo"},
 #endif
 #ifdef PRT_CLI_HAVE_BUILD
-    {"build", prt_cli_build, "build an engine (plan) from a JSON network description"},
+    {"build", prt_cli_build, "build an engine (plan) from a JSON network description or an ONNX model"},
 #endif
 #ifdef PRT_CLI_HAVE_RUN
     {"run", prt_cli_run, "run a plan and time it"},
 #endif
 #ifdef PRT_CLI_HAVE_INSPECT
-    {"inspect", prt_cli_inspect, "describe a plan"},
+    {"inspect", prt_cli_inspect, "describe a plan or an ONNX model"},
 #endif
 #ifdef PRT_CLI_HAVE_TEST_PLUGIN
     {"test-plugin", prt_cli_test_plugin, "check a plugin against a PluginConfig YAML and golden IO"},
+#endif
+#ifdef PRT_CLI_HAVE_ONNX_TEST
+    {"onnx-test", prt_cli_onnx_test, "run ONNX backend test folders (model.onnx + test_data_set_N)"},
 #endif
 #ifdef PRT_CLI_HAVE_GOLDEN
     {"golden", prt_cli_golden, "golden make: write a golden-IO JSON from a PluginConfig YAML"},
