@@ -503,10 +503,13 @@ int main(int argc, char **argv)
     } else {
         printf("%-4s %-5s %-5s %-44s %-14s %10s %9s %10s %8s %9s\n", "case", "dev", "type", "shape", "kernel",
                "ours_us", "TFLOP/s", "floor_us", "%floor", "f16_err");
-        for (i = 0; i < nres; i++)
-            printf("%-4c %-5s %-5s %-44s %-14s %10.1f %9.3f %10.1f %7.1f%% %9.2e\n", results[i].id,
-                   results[i].device, results[i].dtype, results[i].shape, results[i].kernel, results[i].us,
-                   results[i].tflops, results[i].floor_us, results[i].pct, results[i].err);
+        for (i = 0; i < nres; i++) {
+            char e[32] = "-";
+            if (results[i].err >= 0) snprintf(e, sizeof(e), "%.2e", results[i].err);
+            printf("%-4c %-5s %-5s %-44s %-14s %10.1f %9.3f %10.1f %7.1f%% %9s\n", results[i].id, results[i].device,
+                   results[i].dtype, results[i].shape, results[i].kernel, results[i].us, results[i].tflops,
+                   results[i].floor_us, results[i].pct, e);
+        }
     }
     return 0;
 }

@@ -224,9 +224,10 @@ def main():
                        kernel=o.get("kernel", ""), f16_err=o.get("f16_err", -1), ymax=o.get("ymax", -1))
             rows.append(row)
             cdn = row["cudnn_us"] or float("nan")
-            print("%-4s %-4s %9.1f %9.1f %7.2f %9.1f %8.2f %9.2f %7.1f%% %9.1f %7.1f%% %-13s %8.1e" % (
+            err = "%8.1e" % row["f16_err"] if row["f16_err"] >= 0 else "%8s" % "-"
+            print("%-4s %-4s %9.1f %9.1f %7.2f %9.1f %8.2f %9.2f %7.1f%% %9.1f %7.1f%% %-13s %s" % (
                 cid, dtype, o["us"], t, row["ratio"], cdn, o["us"] / cdn, o["tflops"], row["ours_pct_floor"], fl,
-                row["tv_pct_floor"], row["kernel"], row["f16_err"]), flush=True)
+                row["tv_pct_floor"], row["kernel"], err), flush=True)
     try:
         ort_res = bench_ort(a.cases, a.threads)
     except Exception as e:
