@@ -17,17 +17,20 @@
  *  2. weight [Cout][Cg][kh][kw] -> A [G][Mpad][Kpad] (tap-major k, zero
  *     padded to the tile sizes, in the workspace);
  *  3. the fused kernel. A block owns a BM x BN tile of y_g and walks K in
- *     chunks of 32: A chunks arrive by cp.async, B chunks by the gather
- *     (fp32 coordinates, bilinear weights and mask product, fp32 blend of
- *     four 8-channel fp16 corners, rounded to fp16 once), both double
- *     buffered; the gather loads of chunk i+1 are in flight while the tensor
- *     cores work on chunk i. Bias is added in the fp32 epilogue, and the
- *     result is rounded to fp16 once.
+ *     chunks of 32 through a 3- or 4-stage cp.async pipeline: per stage the
+ *     A chunk and, for every (column, 8-channel run) item, its four fp16
+ *     corner runs (zero-filled where the bilinear weight is 0) with the
+ *     fp32 mask-scaled weights. Per chunk: issue the stage STAGES-1 ahead,
+ *     run mma.sync on the current A and B tiles, then blend the next
+ *     chunk's corners in fp32 (rounded to fp16 once) into the other B tile;
+ *     one barrier. Bias is added in the fp32 epilogue, and the result is
+ *     rounded to fp16 once.
  *
- * Applies when x is fp16, Cin/group and Cin/deformable_group are multiples of
+ * Fits when x is fp16, Cin/group and Cin/deformable_group are multiples of
  * 8 (an 8-channel run never crosses a tap or a deformable group) and the
- * extents fit 32-bit indexing (see prt__deform_conv_cuda_fused_applies);
- * otherwise the im2col + cuBLAS path of deform_conv_cuda.cu runs.
+ * extents fit 32-bit indexing; prt__deform_conv_cuda_fused_applies says
+ * when prt__deform_conv_cuda runs it (README.md: by default only where it
+ * measured faster than the im2col + cuBLAS path of deform_conv_cuda.cu).
  */
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -445,19 +448,24 @@ int ffail(char *err, size_t cap, const char *what, cudaError_t ce)
     return -1;
 }
 
-/* Launch one tile shape; its dynamic shared-memory limit is raised on first
- * use (idempotent, so a race between threads is harmless). */
+/* Launch one tile shape. Its dynamic shared-memory limit is raised once per
+ * device (the attribute belongs to the device's context); a race between
+ * threads only raises it twice. */
 template <int BM, int BN, int WM, int WN, int STAGES>
 cudaError_t launch(int64_t blocks, cudaStream_t st, const __half *xt, const __half *off, const __half *mask,
                    const __half *a, const __half *bias, __half *y, const FGeo &g)
 {
     constexpr size_t smem = fused_smem<BM, BN, WM, WN, STAGES>();
-    static int raised = 0;
-    if (!raised) {
-        cudaError_t ce = cudaFuncSetAttribute(dcn_fused<BM, BN, WM, WN, STAGES>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    static unsigned long long raised = 0; /* bit d: done on device d < 64 */
+    int dev = 0;
+    cudaError_t ce = cudaGetDevice(&dev);
+    if (ce != cudaSuccess) return ce;
+    const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0;
+    if (!bit || !(__atomic_load_n(&raised, __ATOMIC_ACQUIRE) & bit)) {
+        ce = cudaFuncSetAttribute(dcn_fused<BM, BN, WM, WN, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)smem);
         if (ce != cudaSuccess) return ce;
-        raised = 1;
+        __atomic_fetch_or(&raised, bit, __ATOMIC_RELEASE);
     }
     dcn_fused<BM, BN, WM, WN, STAGES><<<(unsigned)blocks, NTHREADS, smem, st>>>(xt, off, mask, a, bias, y, g);
     return cudaGetLastError();
