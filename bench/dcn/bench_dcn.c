@@ -4,7 +4,11 @@
  * weights U[-1, 1] / sqrt(Cin/group*9), fixed seeds).
  *
  *   bench_dcn [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N]
- *             [--threads N] [--reps N]
+ *             [--threads N] [--reps N] [--types f32,f16]
+ *
+ * fp16 rows name the CUDA kernel (the fused tile, or im2col+cublas; the
+ * PRT_DCN_CUDA_KERNEL environment variable forces one) and give the max abs
+ * difference from the exact fp32 path on the same fp16-valued inputs.
  *
  * CUDA: fp32 and fp16, timed with CUDA events around each call, after a
  * warm-up, median of N calls; several input sets are rotated when one set
@@ -234,6 +238,8 @@ typedef struct result {
     char id;
     const char *device, *dtype;
     double us, tflops, floor_us, pct;
+    double err, ymax; /* fp16 only: max |y16 - y32| on the same inputs, max |y32|; else -1 */
+    char kernel[24];
     char shape[96];
 } result;
 
@@ -250,6 +256,8 @@ static void add_result(const bset *b, char id, const char *dev, const char *dt, 
     r->tflops = gflop(b) * 1e-3 / (us * 1e-6);
     r->floor_us = floor_us;
     r->pct = 100.0 * floor_us / us;
+    r->err = r->ymax = -1;
+    snprintf(r->kernel, sizeof(r->kernel), "%s", strcmp(dev, "cuda") ? "fused-gemm" : "im2col+cublas");
     snprintf(r->shape, sizeof(r->shape), "N%lld Cin%lld Cout%lld %lldx%lld s%lld g%lld dg%lld",
              (long long)b->s.n, (long long)b->s.cin, (long long)b->s.cout, (long long)b->s.h, (long long)b->s.w,
              (long long)b->p.stride[0], (long long)b->p.group, (long long)b->p.deformable_group);
@@ -291,8 +299,67 @@ static int bench_cpu(const bcase *c, int threads, int reps)
 }
 
 /* ---- CUDA ---------------------------------------------------------------- */
-
 #ifdef PLUGRT_HAVE_CUDA
+/* Accuracy at benchmark size: the fp16 output of input set `din16` (into
+ * dy16, with the fp16 workspace wsp) against the exact fp32 path on the same
+ * fp16-valued inputs (with a workspace of its own). */
+static int check_f16(const bset *b, void *const din16[5], void *dy16, void *wsp, cudaStream_t st, void *blas,
+                     result *r)
+{
+    void *d32[5] = {0}, *dy32 = NULL, *ws32 = NULL;
+    const size_t nws32 = prt__deform_conv_cuda_workspace(&b->p, &b->s, 0);
+    uint16_t *h16 = NULL;
+    float *h32 = NULL;
+    char err[256];
+    int k, rc = -1;
+    size_t j;
+    double e = 0, m = 0;
+    for (k = 0; k < 5; k++) {
+        uint16_t *t16 = (uint16_t *)malloc(b->nel[k] * 2);
+        float *t32 = (float *)malloc(b->nel[k] * 4);
+        cudaMemcpy(t16, din16[k], b->nel[k] * 2, cudaMemcpyDeviceToHost);
+        for (j = 0; j < b->nel[k]; j++) t32[j] = prt_f16_to_f32(t16[j]);
+        if (cudaMalloc(&d32[k], b->nel[k] * 4) == cudaSuccess)
+            cudaMemcpy(d32[k], t32, b->nel[k] * 4, cudaMemcpyHostToDevice);
+        free(t16);
+        free(t32);
+    }
+    if (cudaMalloc(&dy32, b->nout * 4) != cudaSuccess || cudaMalloc(&ws32, nws32 ? nws32 : 1) != cudaSuccess) {
+        fprintf(stderr, "fp16 check: cudaMalloc failed\n");
+        goto done;
+    }
+    if (prt__deform_conv_cuda(&b->p, &b->s, 1, din16[0], din16[1], din16[2], din16[3], din16[4], dy16, wsp, st, blas,
+                              err, sizeof(err)) != 0 ||
+        prt__deform_conv_cuda(&b->p, &b->s, 0, d32[0], d32[1], d32[2], d32[3], d32[4], dy32, ws32, st, blas, err,
+                              sizeof(err)) != 0) {
+        fprintf(stderr, "fp32 check run: %s\n", err);
+        goto done;
+    }
+    h16 = (uint16_t *)malloc(b->nout * 2);
+    h32 = (float *)malloc(b->nout * 4);
+    if (cudaStreamSynchronize(st) != cudaSuccess) {
+        fprintf(stderr, "fp16 check: %s\n", cudaGetErrorString(cudaGetLastError()));
+        goto done;
+    }
+    cudaMemcpy(h16, dy16, b->nout * 2, cudaMemcpyDeviceToHost);
+    cudaMemcpy(h32, dy32, b->nout * 4, cudaMemcpyDeviceToHost);
+    for (j = 0; j < b->nout; j++) {
+        const double d = fabs((double)prt_f16_to_f32(h16[j]) - h32[j]);
+        if (!(d <= e)) e = isfinite(d) ? d : INFINITY;
+        if (fabs(h32[j]) > m) m = fabs(h32[j]);
+    }
+    r->err = e;
+    r->ymax = m;
+    rc = 0;
+done:
+    for (k = 0; k < 5; k++) cudaFree(d32[k]);
+    cudaFree(dy32);
+    cudaFree(ws32);
+    free(h16);
+    free(h32);
+    return rc;
+}
+
 static int bench_cuda(const bcase *c, int f16, int iters, void *blas)
 {
     bset b;
@@ -309,7 +376,11 @@ static int bench_cuda(const bcase *c, int f16, int iters, void *blas)
     nsets = (int)((150u << 20) / set_bytes) + 1;
     if (nsets > 8) nsets = 8;
     ws = prt__deform_conv_cuda_workspace(&b.p, &b.s, f16);
-    if (cudaMalloc(&wsp, ws) != cudaSuccess || cudaMalloc(&dy, b.nout * elt) != cudaSuccess) return -1;
+    if (cudaMalloc(&wsp, ws ? ws : 1) != cudaSuccess || cudaMalloc(&dy, b.nout * elt) != cudaSuccess) {
+        fprintf(stderr, "CUDA case %c: cudaMalloc of %zu workspace bytes: %s\n", c->id, ws,
+                cudaGetErrorString(cudaGetLastError()));
+        return -1;
+    }
     for (i = 0; i < nsets; i++)
         for (k = 0; k < 5; k++) {
             size_t j, bytes = b.nel[k] * elt;
@@ -320,7 +391,11 @@ static int bench_cuda(const bcase *c, int f16, int iters, void *blas)
                 if (f16) ((uint16_t *)h)[j] = prt_f32_to_f16(v);
                 else ((float *)h)[j] = v;
             }
-            if (cudaMalloc(&din[i][k], bytes) != cudaSuccess) return -1;
+            if (cudaMalloc(&din[i][k], bytes) != cudaSuccess) {
+                fprintf(stderr, "CUDA case %c: cudaMalloc of input %d: %s\n", c->id, k,
+                        cudaGetErrorString(cudaGetLastError()));
+                return -1;
+            }
             cudaMemcpy(din[i][k], h, bytes, cudaMemcpyHostToDevice);
             free(h);
         }
@@ -350,6 +425,10 @@ static int bench_cuda(const bcase *c, int f16, int iters, void *blas)
         const double by = io_bytes(&b, elt) / 4.3e12 * 1e6;
         add_result(&b, c->id, "cuda", f16 ? "f16" : "f32", t[iters / 2], fl > by ? fl : by);
     }
+    if (f16 && prt__deform_conv_cuda_fused_applies(&b.p, &b.s, 1))
+        snprintf(results[nres - 1].kernel, sizeof(results[nres - 1].kernel), "%s",
+                 prt__deform_conv_cuda_fused_tile(&b.p, &b.s));
+    if (f16 && check_f16(&b, din[0], dy, wsp, st, blas, &results[nres - 1]) != 0) return -1;
     free(t);
     for (i = 0; i < nsets; i++)
         for (k = 0; k < 5; k++) cudaFree(din[i][k]);
@@ -366,7 +445,7 @@ static int bench_cuda(const bcase *c, int f16, int iters, void *blas)
 int main(int argc, char **argv)
 {
     int json = 0, cpu = 1, cuda = 1, iters = 50, i, threads = 2, reps = 5;
-    const char *sel = "ABCDEF";
+    const char *sel = "ABCDEF", *types = "f32,f16";
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = 1;
         else if (!strcmp(argv[i], "--no-cpu")) cpu = 0;
@@ -375,8 +454,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--types") && i + 1 < argc) types = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N] [--threads N] [--reps N]\n",
+            fprintf(stderr, "usage: %s [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N] [--threads N] [--reps N] [--types f32,f16]\n",
                     argv[0]);
             return 2;
         }
@@ -397,8 +477,8 @@ int main(int argc, char **argv)
         } else {
             for (i = 0; i < (int)(sizeof(bcases) / sizeof(bcases[0])); i++) {
                 if (!strchr(sel, bcases[i].id)) continue;
-                if (bench_cuda(&bcases[i], 0, iters, blas) != 0) return 1;
-                if (bench_cuda(&bcases[i], 1, iters, blas) != 0) return 1;
+                if (strstr(types, "f32") && bench_cuda(&bcases[i], 0, iters, blas) != 0) return 1;
+                if (strstr(types, "f16") && bench_cuda(&bcases[i], 1, iters, blas) != 0) return 1;
             }
             prt__deform_conv_cuda_blas_destroy(blas);
         }
@@ -414,17 +494,22 @@ int main(int argc, char **argv)
         printf("[\n");
         for (i = 0; i < nres; i++)
             printf("  {\"case\": \"%c\", \"device\": \"%s\", \"dtype\": \"%s\", \"shape\": \"%s\", \"us\": %.2f, "
-                   "\"tflops\": %.4f, \"floor_us\": %.2f, \"pct_floor\": %.2f}%s\n",
+                   "\"tflops\": %.4f, \"floor_us\": %.2f, \"pct_floor\": %.2f, \"kernel\": \"%s\", "
+                   "\"f16_err\": %.5g, \"ymax\": %.4g}%s\n",
                    results[i].id, results[i].device, results[i].dtype, results[i].shape, results[i].us,
-                   results[i].tflops, results[i].floor_us, results[i].pct, i + 1 < nres ? "," : "");
+                   results[i].tflops, results[i].floor_us, results[i].pct, results[i].kernel, results[i].err,
+                   results[i].ymax, i + 1 < nres ? "," : "");
         printf("]\n");
     } else {
-        printf("%-4s %-5s %-5s %-44s %12s %9s %12s %8s\n", "case", "dev", "type", "shape", "ours_us", "TFLOP/s",
-               "floor_us", "%floor");
-        for (i = 0; i < nres; i++)
-            printf("%-4c %-5s %-5s %-44s %12.1f %9.3f %12.1f %7.1f%%\n", results[i].id, results[i].device,
-                   results[i].dtype, results[i].shape, results[i].us, results[i].tflops, results[i].floor_us,
-                   results[i].pct);
+        printf("%-4s %-5s %-5s %-44s %-14s %10s %9s %10s %8s %9s\n", "case", "dev", "type", "shape", "kernel",
+               "ours_us", "TFLOP/s", "floor_us", "%floor", "f16_err");
+        for (i = 0; i < nres; i++) {
+            char e[32] = "-";
+            if (results[i].err >= 0) snprintf(e, sizeof(e), "%.2e", results[i].err);
+            printf("%-4c %-5s %-5s %-44s %-14s %10.1f %9.3f %10.1f %7.1f%% %9s\n", results[i].id, results[i].device,
+                   results[i].dtype, results[i].shape, results[i].kernel, results[i].us, results[i].tflops,
+                   results[i].floor_us, results[i].pct, e);
+        }
     }
     return 0;
 }

@@ -207,8 +207,9 @@ def main():
         tv = {}
     rows = []
     print("\nGPU (us; ratio = torchvision / ours, > 1 means ours is faster)")
-    print("%-4s %-4s %9s %9s %7s %9s %9s %8s %9s %8s" % ("case", "type", "ours", "tv", "ratio", "cudnn",
-                                                          "ours_TF/s", "ours%flr", "floor", "tv%flr"))
+    print("%-4s %-4s %9s %9s %7s %9s %8s %9s %8s %9s %8s %-13s %8s" % (
+        "case", "type", "ours", "tv", "ratio", "cudnn", "ours/cdn", "ours_TF/s", "ours%flr", "floor", "tv%flr",
+        "kernel", "f16_err"))
     for cid in a.cases:
         c = CASES[cid]
         for dtype in ("f32", "f16"):
@@ -219,11 +220,14 @@ def main():
             fl = floor_us(c, dtype)
             row = dict(case=cid, dtype=dtype, device="cuda", ours_us=o["us"], tv_us=t,
                        cudnn_us=tv.get((cid, "cudnn", dtype)), ratio=t / o["us"], ours_tflops=o["tflops"],
-                       floor_us=fl, ours_pct_floor=100 * fl / o["us"], tv_pct_floor=100 * fl / t)
+                       floor_us=fl, ours_pct_floor=100 * fl / o["us"], tv_pct_floor=100 * fl / t,
+                       kernel=o.get("kernel", ""), f16_err=o.get("f16_err", -1), ymax=o.get("ymax", -1))
             rows.append(row)
-            print("%-4s %-4s %9.1f %9.1f %7.2f %9.1f %9.2f %7.1f%% %9.1f %7.1f%%" % (
-                cid, dtype, o["us"], t, row["ratio"], row["cudnn_us"], o["tflops"], row["ours_pct_floor"], fl,
-                row["tv_pct_floor"]), flush=True)
+            cdn = row["cudnn_us"] or float("nan")
+            err = "%8.1e" % row["f16_err"] if row["f16_err"] >= 0 else "%8s" % "-"
+            print("%-4s %-4s %9.1f %9.1f %7.2f %9.1f %8.2f %9.2f %7.1f%% %9.1f %7.1f%% %-13s %s" % (
+                cid, dtype, o["us"], t, row["ratio"], cdn, o["us"] / cdn, o["tflops"], row["ours_pct_floor"], fl,
+                row["tv_pct_floor"], row["kernel"], err), flush=True)
     try:
         ort_res = bench_ort(a.cases, a.threads)
     except Exception as e:

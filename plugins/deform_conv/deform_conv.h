@@ -79,6 +79,25 @@ int prt__deform_conv_cuda(const prt__dcn_params *p, const prt__dcn_shape *s, int
                           const void *bias, void *y, void *workspace, void *stream, void *blas,
                           char *err, size_t cap);
 int prt__deform_conv_cuda_blas_create(void **out, char *err, size_t cap);
+/* Fused fp16 implicit-GEMM kernel on tensor cores (deform_conv_fused.cu).
+ * _fits: the shapes it handles (Cin/group and Cin/deformable_group multiples
+ * of 8, extents within 32-bit indexing). _applies: whether
+ * prt__deform_conv_cuda runs it: fp16, fits, and by default only one group of
+ * at most 64 output channels (where it measured faster than im2col + cuBLAS).
+ * PRT_DCN_CUDA_KERNEL (environment, read per call) overrides the default:
+ * "im2col" never, "fused" whenever it fits, "fused128x128", "fused64x128",
+ * "fused64x64" or "fused16x128" whenever it fits, with that tile. */
+int prt__deform_conv_cuda_fused_fits(const prt__dcn_params *p, const prt__dcn_shape *s);
+int prt__deform_conv_cuda_fused_applies(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16);
+/* Workspace of the fused kernel when it fits (0 otherwise), whatever the
+ * environment says; prt__deform_conv_cuda_workspace includes it. */
+size_t prt__deform_conv_cuda_fused_workspace(const prt__dcn_params *p, const prt__dcn_shape *s);
+/* Name of the tile the fused kernel uses for this shape. */
+const char *prt__deform_conv_cuda_fused_tile(const prt__dcn_params *p, const prt__dcn_shape *s);
+int prt__deform_conv_cuda_fused(const prt__dcn_params *p, const prt__dcn_shape *s, const void *x,
+                                const void *offset, const void *mask, const void *weight, const void *bias,
+                                void *y, void *workspace, void *stream, char *err, size_t cap);
+
 void prt__deform_conv_cuda_blas_destroy(void *blas);
 
 #ifdef __cplusplus

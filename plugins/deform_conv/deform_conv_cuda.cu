@@ -118,14 +118,18 @@ int fail(char *err, size_t cap, const char *what, int code)
 
 extern "C" size_t prt__deform_conv_cuda_workspace(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16)
 {
-    (void)p;
     const int64_t ckk = s->cin * s->kh * s->kw, elt = is_f16 ? 2 : 4;
     const int64_t hw = s->hout * s->wout;
     if (s->n <= 0 || hw <= 0 || ckk <= 0) return 0;
     int64_t cols = s->n * hw;
     const int64_t b = slice_cols(s, is_f16);
     if (cols > b) cols = b;
-    return (size_t)(ckk * elt * cols) + 256;
+    size_t bytes = (size_t)(ckk * elt * cols) + 256;
+    if (is_f16) {
+        const size_t f = prt__deform_conv_cuda_fused_workspace(p, s);
+        if (f > bytes) bytes = f;
+    }
+    return bytes;
 }
 
 extern "C" int prt__deform_conv_cuda_blas_create(void **out, char *err, size_t cap)
@@ -153,6 +157,8 @@ extern "C" int prt__deform_conv_cuda(const prt__dcn_params *p, const prt__dcn_sh
     Geo g;
     const int64_t hw = s->hout * s->wout;
     if (s->n == 0 || s->cout == 0 || hw == 0) return 0;
+    if (prt__deform_conv_cuda_fused_applies(p, s, is_f16))
+        return prt__deform_conv_cuda_fused(p, s, x, offset, mask, weight, bias, y, workspace, stream, err, cap);
     g.cin = s->cin; g.h = s->h; g.w = s->w; g.hout = s->hout; g.wout = s->wout; g.hw = hw;
     g.K = s->kh * s->kw; g.kw = s->kw; g.dg = p->deformable_group; g.cd = s->cin / p->deformable_group;
     g.sh = p->stride[0]; g.sw = p->stride[1]; g.ph = p->padding[0]; g.pw = p->padding[1];

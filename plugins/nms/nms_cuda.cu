@@ -6,7 +6,8 @@
  *   1. filter: one pass over the scores; each candidate's 64-bit key (score,
  *      index) goes to its segment's slice (atomic slot, order irrelevant:
  *      the keys are unique and fully ordered),
- *   2. cub::DeviceSegmentedSort, keys descending,
+ *   2. cub::DeviceSegmentedSort, keys descending, in batches of at most
+ *      kSortBatch segments (see there),
  *   3. greedy NMS, in one of two ways chosen from the run's shapes:
  *      - many or short segments: one block per segment, in tiles of 32
  *        sorted boxes: one warp resolves a tile with an IoU bitmask (bit k of
@@ -60,6 +61,14 @@ struct layout {
 
 /* The bitmask path: at most this many segments, each at least this long,
  * chunks of at most kMaskChunkBlocks x 64 rows, all masks within the budget. */
+/* CUB's segmented sort splits more than PARTITIONING_THRESHOLD segments (300
+ * or 500, by architecture) into size groups, then copies the group sizes to
+ * the host and waits for them (unless built with relocatable device code):
+ * a host synchronisation inside the enqueue, which also makes the enqueue
+ * impossible to capture into a CUDA graph (seen with NMS-T's 2560 segments).
+ * Segments are therefore sorted in batches of at most kSortBatch, where CUB
+ * takes its one-kernel path (one block per segment). */
+constexpr int64_t kSortBatch = 300;
 constexpr int64_t kMaskMaxSegs = 64;
 constexpr int64_t kMaskMinLen = 1024;
 constexpr int64_t kMaskChunkBlocks = 64;
@@ -667,7 +676,8 @@ layout make_layout(const prt__nms_params *p)
     L.temp_bytes = 0;
     if (items > 0 && items < INT32_MAX) {
         cub::DeviceSegmentedSort::SortKeysDescending((void *)nullptr, L.temp_bytes, (const uint64_t *)nullptr,
-                                                     (uint64_t *)nullptr, (int)items, (int)L.nseg,
+                                                     (uint64_t *)nullptr, (int)items,
+                                                     (int)(L.nseg < kSortBatch ? L.nseg : kSortBatch),
                                                      (const int *)nullptr, (const int *)nullptr, (cudaStream_t)0);
     }
     off += align256(L.temp_bytes ? L.temp_bytes : 1);
@@ -768,9 +778,12 @@ extern "C" int prt__nms_cuda_run(const prt__nms_params *p, prt__nms_io *io, void
         filter_kernel<<<(unsigned)blocks, kBlock, 0, stream>>>(*p, d, counts, keys_in, L.cap, items);
         offsets_kernel<<<(unsigned)((L.nseg + kBlock - 1) / kBlock), kBlock, 0, stream>>>(counts, begin, end, L.nseg,
                                                                                           L.cap);
-        e = cub::DeviceSegmentedSort::SortKeysDescending(temp, temp_bytes, keys_in, keys_out, (int)items,
-                                                         (int)L.nseg, begin, end, stream);
-        if (e != cudaSuccess) return (int)e;
+        for (int64_t s0 = 0; s0 < L.nseg; s0 += kSortBatch) {
+            const int64_t ns = L.nseg - s0 < kSortBatch ? L.nseg - s0 : kSortBatch;
+            e = cub::DeviceSegmentedSort::SortKeysDescending(temp, temp_bytes, keys_in, keys_out, (int)items, (int)ns,
+                                                             begin + s0, end + s0, stream);
+            if (e != cudaSuccess) return (int)e;
+        }
     }
     if (L.use_mask) {
         const int64_t pre_len = L.pre_len;

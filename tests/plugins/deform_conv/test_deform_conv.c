@@ -1327,6 +1327,156 @@ TEST(dcn_cuda_zero_offsets_v1_v2_identical)
     check_same_runs(900, 1, RUN_CUDA, 2, RUN_CUDA, "", "CUDA v1 and v2 outputs differ");
 }
 
+/* Cases the fused fp16 kernel takes (Cin/group and Cin/deformable_group multiples of 8): partial
+ * K chunks, taps and deformable groups changing inside chunks, groups, strides, dilation, padding,
+ * batches whose columns share a tile, more than one row tile, partial column tiles, far offsets. */
+static const dcase fused_cases[] = {
+    {"fused_c16_basic", 1, 16, 9, 11, 24, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
+    {"fused_b3_s21_d12_dg2", 3, 32, 13, 10, 40, 3, 3, {2, 1}, {0, 1}, {1, 2}, 1, 2, 0, 3.0},
+    {"fused_group4_cg8", 2, 32, 7, 9, 20, 3, 3, {1, 1}, {1, 1}, {1, 1}, 4, 1, 1, 2.0},
+    {"fused_k1x5_dg4_m130", 1, 64, 12, 17, 130, 1, 5, {1, 1}, {0, 2}, {1, 1}, 1, 4, 1, 2.0},
+    {"fused_far_offsets", 1, 8, 6, 7, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 7.0},
+    {"fused_b2_dg3_cols", 2, 24, 40, 37, 70, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 3, 1, 2.0},
+    {"fused_group2_cg64_m16", 1, 128, 11, 13, 32, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2, 2, 1, 2.0},
+};
+#define NB_FUSED ((int)(sizeof(fused_cases) / sizeof(fused_cases[0])))
+
+/* The same shapes through the CPU path in fp16 (and the check that their outputs reach ~4). */
+TEST(dcn_cpu_f16_fused_cases)
+{
+    int ci;
+    for (ci = 0; ci < NB_FUSED; ci++) {
+        dset d;
+        double *ref, abs_err, max_ref;
+        void *y;
+        dset_make(&d, &fused_cases[ci], 7000 + (uint64_t)ci, 1, 6.0);
+        ref = reference(&d);
+        y = run_dset(&d, 2, PRT_DTYPE_F16, RUN_CPU_CHUNKED);
+        rel_err(y, PRT_DTYPE_F16, ref, d.nout, &abs_err, &max_ref);
+        CHECK_MSG(abs_err <= 1e-2, "%s: CPU f16 max abs error %.3g > 1e-2", fused_cases[ci].name, abs_err);
+        CHECK_MSG(max_ref >= 2.0, "%s: outputs too small to be meaningful (%.3g)", fused_cases[ci].name, max_ref);
+        printf("  %-22s CPU f16: max |y| %5.2f, max abs err %.2e vs f64\n", fused_cases[ci].name, max_ref, abs_err);
+        free(y);
+        free(ref);
+        dset_free(&d);
+    }
+}
+
+#ifdef PLUGRT_HAVE_CUDA
+/* fp16 through the fused kernel, forced by PRT_DCN_CUDA_KERNEL ("fused": the tile chosen from
+ * the shape; or a tile name), against the float64 reference on the same fp16 inputs. */
+static void check_fused(const char *kernel)
+{
+    int ci;
+    CHECK(setenv("PRT_DCN_CUDA_KERNEL", kernel, 1) == 0);
+    for (ci = 0; ci < NB_FUSED; ci++) {
+        dset d;
+        prt__dcn_params p;
+        prt__dcn_shape s;
+        double *ref, abs_err, max_ref;
+        void *y;
+        dset_make(&d, &fused_cases[ci], 7000 + (uint64_t)ci, 1, 6.0);
+        dset_shape(&d, &p, &s);
+        CHECK_MSG(prt__deform_conv_cuda_fused_applies(&p, &s, 1), "%s: the fused kernel does not apply",
+                  fused_cases[ci].name);
+        ref = reference(&d);
+        y = run_dset(&d, 2, PRT_DTYPE_F16, RUN_CUDA);
+        rel_err(y, PRT_DTYPE_F16, ref, d.nout, &abs_err, &max_ref);
+        CHECK_MSG(abs_err <= 1e-2, "%s (%s): f16 max abs error %.3g > 1e-2 (max |y| %.3g)", fused_cases[ci].name,
+                  prt__deform_conv_cuda_fused_tile(&p, &s), abs_err, max_ref);
+        CHECK_MSG(max_ref >= 2.0, "%s: outputs too small to be meaningful (%.3g)", fused_cases[ci].name, max_ref);
+        if (!strcmp(kernel, "fused"))
+            printf("  %-22s CUDA fused f16 (%s): max |y| %5.2f, max abs err %.2e vs f64\n", fused_cases[ci].name,
+                   prt__deform_conv_cuda_fused_tile(&p, &s), max_ref, abs_err);
+        free(y);
+        free(ref);
+        dset_free(&d);
+    }
+    CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
+}
+
+TEST(dcn_cuda_fused_f16_vs_f64)
+{
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    check_fused("fused");
+}
+
+TEST(dcn_cuda_fused_f16_every_tile)
+{
+    static const char *tiles[] = {"fused128x128", "fused64x128", "fused64x64", "fused16x128"};
+    int t;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    for (t = 0; t < 4; t++) check_fused(tiles[t]);
+}
+
+/* Which shapes take the fused kernel: by default one group of at most 64 output channels; the
+ * environment forces it on or off, and the workspace covers it whatever the variable said when
+ * it was asked for. */
+TEST(dcn_cuda_fused_applies)
+{
+    dset d;
+    prt__dcn_params p;
+    prt__dcn_shape s;
+    dset_make(&d, &fused_cases[1], 1, 1, 1.0);
+    dset_shape(&d, &p, &s);
+    CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
+    CHECK(prt__deform_conv_cuda_fused_fits(&p, &s));
+    CHECK(prt__deform_conv_cuda_fused_applies(&p, &s, 1)); /* Cout 40, one group */
+    CHECK(!prt__deform_conv_cuda_fused_applies(&p, &s, 0)); /* fp32 */
+    s.cout = 128;
+    CHECK(!prt__deform_conv_cuda_fused_applies(&p, &s, 1)); /* im2col + cuBLAS by default */
+    CHECK(setenv("PRT_DCN_CUDA_KERNEL", "fused", 1) == 0);
+    CHECK(prt__deform_conv_cuda_fused_applies(&p, &s, 1));
+    CHECK(setenv("PRT_DCN_CUDA_KERNEL", "fused64x64", 1) == 0);
+    CHECK(prt__deform_conv_cuda_fused_applies(&p, &s, 1));
+    CHECK_STR_CONTAINS(prt__deform_conv_cuda_fused_tile(&p, &s), "fused64x64");
+    CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
+    s.cout = 40;
+    CHECK(prt__deform_conv_cuda_fused_workspace(&p, &s) > 0);
+    CHECK(prt__deform_conv_cuda_workspace(&p, &s, 1) >= prt__deform_conv_cuda_fused_workspace(&p, &s));
+    CHECK(setenv("PRT_DCN_CUDA_KERNEL", "im2col", 1) == 0);
+    CHECK(!prt__deform_conv_cuda_fused_applies(&p, &s, 1));
+    CHECK(prt__deform_conv_cuda_workspace(&p, &s, 1) >= prt__deform_conv_cuda_fused_workspace(&p, &s));
+    CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
+    s.cin = 12; /* 12 / group 1 is no multiple of 8 */
+    CHECK(!prt__deform_conv_cuda_fused_fits(&p, &s));
+    CHECK(!prt__deform_conv_cuda_fused_applies(&p, &s, 1));
+    CHECK(prt__deform_conv_cuda_fused_workspace(&p, &s) == 0);
+    s.cin = 32;
+    p.deformable_group = 8; /* 4 channels per deformable group */
+    CHECK(!prt__deform_conv_cuda_fused_fits(&p, &s));
+    dset_free(&d);
+}
+
+/* NaN and infinite offsets sample 0 in the fused kernel too. */
+TEST(dcn_cuda_fused_nonfinite_offsets)
+{
+    dset d;
+    double *ref, abs_err;
+    size_t k;
+    void *y;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    CHECK(setenv("PRT_DCN_CUDA_KERNEL", "fused", 1) == 0);
+    dset_make(&d, &fused_cases[5], 4343, 1, 6.0);
+    for (k = 0; k < d.nel[1]; k += 7) d.in[1][k] = (k / 7) % 3 == 0 ? NAN : (k / 7) % 3 == 1 ? INFINITY : -INFINITY;
+    ref = reference(&d);
+    y = run_dset(&d, 2, PRT_DTYPE_F16, RUN_CUDA);
+    rel_err(y, PRT_DTYPE_F16, ref, d.nout, &abs_err, NULL);
+    CHECK_MSG(abs_err <= 1e-2, "fused, non-finite offsets: max abs error %.3g (inf: a non-finite output)", abs_err);
+    CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
+    free(y);
+    free(ref);
+    dset_free(&d);
+}
+
+#else
+/* A build without CUDA has no fused kernel: the same tests, skipped. */
+TEST(dcn_cuda_fused_f16_vs_f64) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_fused_f16_every_tile) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_fused_applies) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_fused_nonfinite_offsets) { SKIP("no CUDA support in this build"); }
+#endif
+
 /* Two layers attached to one context share one cuBLAS handle. */
 TEST(dcn_cuda_shared_blas_handle)
 {

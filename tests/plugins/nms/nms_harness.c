@@ -306,6 +306,38 @@ static void th_poison(th_tensor *t)
 typedef prt_status (*th_enqueue_fn)(void *plugin, const prt_tensor_desc *in, const prt_tensor_desc *out,
                                     const void *const *inputs, void *const *outputs, void *ws, prt_exec *ex);
 
+static int th_graph_capture;
+void th_set_graph_capture(int on) { th_graph_capture = on; }
+
+#ifdef PLUGRT_HAVE_CUDA
+/* The enqueue captured into a CUDA graph on `s`, then the graph launched and
+ * waited for. */
+static prt_status th_enqueue_captured(void *plugin, th_enqueue_fn enq, const prt_tensor_desc *ind,
+                                      const prt_tensor_desc *outd, const void *const *inp, void *const *outp,
+                                      void *dws, th_exec *t, cudaStream_t s)
+{
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t ge = NULL;
+    prt_status st;
+    if (cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) != cudaSuccess) return PRT_STATUS_CUDA_ERROR;
+    st = enq(plugin, ind, outd, inp, outp, dws, &t->ex);
+    if (cudaStreamEndCapture(s, &g) != cudaSuccess) {
+        snprintf(t->error, sizeof t->error, "the enqueue could not be captured into a CUDA graph (%s)",
+                 st == PRT_OK ? "capture invalidated" : t->error);
+        st = PRT_STATUS_CUDA_ERROR;
+    } else if (st == PRT_OK &&
+               (cudaGraphInstantiate(&ge, g, 0) != cudaSuccess || cudaGraphLaunch(ge, s) != cudaSuccess ||
+                cudaStreamSynchronize(s) != cudaSuccess)) {
+        snprintf(t->error, sizeof t->error, "the captured graph failed to run");
+        st = PRT_STATUS_CUDA_ERROR;
+    }
+    (void)cudaGetLastError();
+    if (ge) cudaGraphExecDestroy(ge);
+    if (g) cudaGraphDestroy(g);
+    return st;
+}
+#endif
+
 static prt_status th_execute(void *plugin, th_enqueue_fn enq, const th_tensor *in, int nb_in, th_run *r,
                              size_t ws_size, prt_device dev, int threads)
 {
@@ -351,7 +383,8 @@ static prt_status th_execute(void *plugin, th_enqueue_fn enq, const th_tensor *i
             cudaMemcpy(outp[i], r->out[i].data, th_bytes(&r->out[i]), cudaMemcpyHostToDevice);
         }
         cudaMalloc(&dws, ws_size + 16);
-        st = enq(plugin, ind, outd, inp, outp, dws, &t.ex);
+        if (th_graph_capture) st = th_enqueue_captured(plugin, enq, ind, outd, inp, outp, dws, &t, s);
+        else st = enq(plugin, ind, outd, inp, outp, dws, &t.ex);
         if (cudaStreamSynchronize(s) != cudaSuccess && st == PRT_OK) st = PRT_STATUS_CUDA_ERROR;
         /* A host offering set_output_extent_device reads the value only
          * after the stream has run; it must lie in the workspace. */

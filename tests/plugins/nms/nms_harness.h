@@ -33,6 +33,10 @@ enum {
     TH_EXTENT_OLD_HOST = 2 /* struct_size ends before the member (an older host) */
 };
 void th_set_extent_mode(int mode);
+/* When set, the CUDA runs of th_run_* capture the enqueue into a CUDA graph
+ * and launch the graph: an enqueue that synchronises with the host (or does
+ * anything else a capturing stream refuses) then fails. */
+void th_set_graph_capture(int on);
 
 /* ---- expressions (constants only) ---- */
 typedef struct th_builder th_builder;

@@ -716,6 +716,8 @@ static const rcase rcases[] = {
     {PRT_NMS_ONNX, 1, 3000, 2, 1, 0, 0, -1, 1, 0, 0, 0, 0, 0.5f, 0.3f, 37, 1},
     /* 65 long segments: CUDA takes the one-block-per-segment path */
     {PRT_NMS_ONNX, 1, 1100, 65, 1, 0, 0, -1, 1, 0, 0, 0, 0, 0.5f, 0.5f, 1000000, 0},
+    /* 360 segments: CUDA sorts them in two batches (more than CUB sorts without a host synchronisation) */
+    {PRT_NMS_BATCHED, 4, 600, 90, 1, 100, 100, -1, 1, 0, 0, 0, 0, 0.05f, 0.5f, 0, 0},
 };
 
 static void compare_outputs(const rcase *rc, const th_tensor *a, const th_tensor *b, int64_t na, int64_t nb,
@@ -797,6 +799,28 @@ TEST(cpu_fast_equals_reference_randomized)
     }
 }
 
+/* One randomized case through its plugin's creator and ops on `dev` (the CPU with 2 threads). */
+static prt_status run_rcase(const rcase *rc, const th_tensor *in, int nb_in, prt_device dev, th_run *r)
+{
+    const int threads = dev == PRT_DEVICE_CPU ? 2 : 1;
+    fl s;
+    prt_fields fc;
+    if (rc->kind == PRT_NMS_BATCHED) {
+        bcfg c = {rc->L == 1, rc->bg, (int)rc->C, rc->topk, rc->keep, rc->norm, 1, rc->caffe, rc->sthr, rc->ithr};
+        fc = bnms_fields(&s, &c);
+        return th_run_blob(&prt__nms_batched_creator, &fc, in, nb_in, dev, threads, r);
+    }
+    if (rc->kind == PRT_NMS_EFFICIENT) {
+        ecfg c = {rc->sthr, rc->ithr, rc->keep, rc->bg, rc->act, rc->agn, rc->coding};
+        fc = enms_fields(&s, &c);
+        return th_run_blob(&prt__nms_efficient_creator, &fc, in, nb_in, dev, threads, r);
+    }
+    memset(&s, 0, sizeof s);
+    fl_l(&s, "center_point_box", rc->center);
+    fc = fl_get(&s);
+    return th_run_field(&prt__nms_onnx_creator, &fc, in, nb_in, dev, threads, r);
+}
+
 TEST(cuda_equals_cpu_randomized)
 {
     size_t k;
@@ -805,39 +829,58 @@ TEST(cuda_equals_cpu_randomized)
         const rcase *rc = &rcases[k];
         th_tensor in[5];
         th_run rcpu, rgpu;
-        fl s;
-        prt_fields fc;
         int nb_in, i;
         char what[64];
         rng_seed(200 + k);
         make_inputs(rc, in, &nb_in);
-        if (rc->kind == PRT_NMS_BATCHED) {
-            bcfg c = {rc->L == 1, rc->bg, (int)rc->C, rc->topk, rc->keep, rc->norm, 1, rc->caffe, rc->sthr, rc->ithr};
-            fc = bnms_fields(&s, &c);
-            CHECK_OK(th_run_blob(&prt__nms_batched_creator, &fc, in, nb_in, PRT_DEVICE_CPU, 2, &rcpu));
-            CHECK_OK(th_run_blob(&prt__nms_batched_creator, &fc, in, nb_in, PRT_DEVICE_CUDA, 1, &rgpu));
-        } else if (rc->kind == PRT_NMS_EFFICIENT) {
-            ecfg c = {rc->sthr, rc->ithr, rc->keep, rc->bg, rc->act, rc->agn, rc->coding};
-            fc = enms_fields(&s, &c);
-            CHECK_OK(th_run_blob(&prt__nms_efficient_creator, &fc, in, nb_in, PRT_DEVICE_CPU, 2, &rcpu));
-            CHECK_OK(th_run_blob(&prt__nms_efficient_creator, &fc, in, nb_in, PRT_DEVICE_CUDA, 1, &rgpu));
-        } else {
-            memset(&s, 0, sizeof s);
-            fl_l(&s, "center_point_box", rc->center);
-            fc = fl_get(&s);
-            CHECK_OK(th_run_field(&prt__nms_onnx_creator, &fc, in, nb_in, PRT_DEVICE_CPU, 2, &rcpu));
+        CHECK_OK(run_rcase(rc, in, nb_in, PRT_DEVICE_CPU, &rcpu));
+        if (rc->kind == PRT_NMS_ONNX) {
             /* the synchronising fallback first, then the device extent */
             th_set_extent_mode(TH_EXTENT_NULL);
-            CHECK_OK(th_run_field(&prt__nms_onnx_creator, &fc, in, nb_in, PRT_DEVICE_CUDA, 1, &rgpu));
+            CHECK_OK(run_rcase(rc, in, nb_in, PRT_DEVICE_CUDA, &rgpu));
             th_set_extent_mode(TH_EXTENT_DEVICE);
             CHECK_EQ_INT(rgpu.extent_path, 1);
             snprintf(what, sizeof what, "case %zu cuda (synchronised count)", k);
             compare_outputs(rc, rcpu.out, rgpu.out, rcpu.out[0].dims.d[0], rgpu.out[0].dims.d[0], 1e-6, what);
             th_run_free(&rgpu);
-            CHECK_OK(th_run_field(&prt__nms_onnx_creator, &fc, in, nb_in, PRT_DEVICE_CUDA, 1, &rgpu));
-            CHECK_EQ_INT(rgpu.extent_path, 2);
         }
+        CHECK_OK(run_rcase(rc, in, nb_in, PRT_DEVICE_CUDA, &rgpu));
+        if (rc->kind == PRT_NMS_ONNX) CHECK_EQ_INT(rgpu.extent_path, 2);
         snprintf(what, sizeof what, "case %zu cuda", k);
+        compare_outputs(rc, rcpu.out, rgpu.out, rcpu.out[0].dims.d[0], rgpu.out[0].dims.d[0], 1e-6, what);
+        th_run_free(&rcpu);
+        th_run_free(&rgpu);
+        for (i = 0; i < nb_in; i++) th_tensor_free(&in[i]);
+    }
+}
+
+/* Each kind's CUDA enqueue, with more segments than CUB sorts without a host synchronisation (2 x 200
+ * classes; NMS-T has 2560), captured into a CUDA graph: no host synchronisation inside, and the graph's
+ * results equal the CPU's. */
+TEST(cuda_enqueue_captures_into_graph)
+{
+    static const rcase gc[] = {
+        {PRT_NMS_BATCHED, 2, 500, 200, 1, 100, 100, -1, 1, 0, 0, 0, 0, 0.05f, 0.5f, 0, 0},
+        {PRT_NMS_EFFICIENT, 2, 500, 200, 1, 0, 100, -1, 1, 0, 0, 0, 0, 0.05f, 0.5f, 0, 0},
+        {PRT_NMS_ONNX, 2, 500, 200, 1, 0, 0, -1, 1, 0, 0, 0, 0, 0.05f, 0.5f, 50, 0},
+    };
+    size_t k;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    for (k = 0; k < sizeof gc / sizeof gc[0]; k++) {
+        const rcase *rc = &gc[k];
+        th_tensor in[5];
+        th_run rcpu, rgpu;
+        prt_status st;
+        int nb_in, i;
+        char what[64];
+        rng_seed(300 + k);
+        make_inputs(rc, in, &nb_in);
+        CHECK_OK(run_rcase(rc, in, nb_in, PRT_DEVICE_CPU, &rcpu));
+        th_set_graph_capture(1);
+        st = run_rcase(rc, in, nb_in, PRT_DEVICE_CUDA, &rgpu);
+        th_set_graph_capture(0);
+        CHECK_MSG(st == PRT_OK, "case %zu: %s", k, rgpu.error);
+        snprintf(what, sizeof what, "graph case %zu", k);
         compare_outputs(rc, rcpu.out, rgpu.out, rcpu.out[0].dims.d[0], rgpu.out[0].dims.d[0], 1e-6, what);
         th_run_free(&rcpu);
         th_run_free(&rgpu);
