@@ -208,11 +208,25 @@ static prt_status onms_enqueue(prt_field_plugin *pp, const prt_tensor_desc *in_d
     prt_msg m = {msg, sizeof msg};
     int32_t i;
     prt_status st;
-    (void)out_desc;
     for (i = 2; i < p->nb_in; i++) opt[i - 2] = in_desc[i].dims;
     if (onms_check_dims(&in_desc[0].dims, &in_desc[1].dims, opt, p->nb_in, &m) != PRT_OK)
         return prt__nms_exec_fail(ex, PRT_STATUS_SHAPE_MISMATCH, msg);
     onms_params(p, &in_desc[0].dims, &in_desc[1].dims, &q);
+    {
+        /* The run may select every box of every class: the output must hold
+         * B*C*N rows of 3 whatever the host claims. */
+        const prt_dims *o = &out_desc[0].dims;
+        int64_t rows = -1;
+        if (q.B >= 0 && q.C >= 0 && q.N >= 0 && (q.C == 0 || q.B <= INT64_MAX / q.C) &&
+            (q.N == 0 || q.B * q.C <= INT64_MAX / q.N))
+            rows = q.B * q.C * q.N;
+        if (o->nb != 2 || o->d[1] != 3 || rows < 0 || o->d[0] < rows) {
+            char a[96];
+            snprintf(msg, sizeof msg, ONMS_NAME ": output 0 must hold [%lld, 3] (B*C*N rows), the host gives %s",
+                     (long long)rows, prt_dims_str(o, a, sizeof a));
+            return prt__nms_exec_fail(ex, PRT_STATUS_SHAPE_MISMATCH, msg);
+        }
+    }
     memset(&io, 0, sizeof io);
     io.boxes = inputs[0];
     io.scores = inputs[1];

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "core/core.h"
 #include "engine/expr.h"
 #include "engine/netdef.h"
@@ -659,23 +660,24 @@ static prt_status plan_memory(bstate *b)
     if (!lv) return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
     for (i = 0; i < p->nb_tensors; i++) {
         prt__ptensor *t = &p->tensors[i];
+        uint64_t nb;
         t->offset = t->bytes = 0;
-        if (t->role != PRT__ROLE_ACTIVATION) continue;
-        {
-            int64_t vol = prt_dims_volume(&t->max);
-            size_t es = prt_dtype_size(t->dtype);
-            if (vol < 0 || (uint64_t)vol > (UINT64_MAX - ARENA_ALIGN) / es / 2) {
-                char d[160];
-                prt__free(lv);
-                return bfail(b, PRT_STATUS_SHAPE_MISMATCH, "tensor \"%s\" is too large at the profile's max shapes %s",
-                             t->name, prt_dims_str(&t->max, d, sizeof d));
-            }
-            t->bytes = (uint64_t)vol * es;
+        /* Every tensor, inputs and outputs included: the caller sizes its
+         * buffers from these shapes. */
+        if (prt__tensor_bytes(&t->max, prt_dtype_size(t->dtype), &nb) != 0) {
+            char d[160];
+            prt__free(lv);
+            return bfail(b, PRT_STATUS_SHAPE_MISMATCH,
+                         "tensor \"%s\" (%s %s at the profile's max shapes) is larger than the limit of %s per "
+                         "tensor",
+                         t->name, prt_dtype_name(t->dtype), prt_dims_str(&t->max, d, sizeof d), PRT_MAX_TENSOR_BYTES_STR);
         }
+        if (t->role != PRT__ROLE_ACTIVATION) continue;
+        t->bytes = nb;
         lv[n].t = i;
         lv[n].first = -1;
         lv[n].last = -1;
-        lv[n].bytes = (t->bytes + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+        (void)prt__align_u64(nb, ARENA_ALIGN, &lv[n].bytes); /* nb <= 2^48: cannot wrap */
         n++;
     }
     for (i = 0; i < n; i++) {
@@ -707,6 +709,12 @@ static prt_status plan_memory(bstate *b)
         lv[i].off = off;
         p->tensors[lv[i].t].offset = off;
         if (off + lv[i].bytes > arena) arena = off + lv[i].bytes;
+        if (arena > PRT_MAX_TENSOR_BYTES) {
+            prt__free(lv);
+            return bfail(b, PRT_STATUS_SHAPE_MISMATCH,
+                         "the activations need an arena larger than the limit of %s (at tensor \"%s\")",
+                         PRT_MAX_TENSOR_BYTES_STR, p->tensors[lv[i].t].name);
+        }
     }
     for (i = 0; i < p->nb_layers; i++)
         if (p->layers[i].workspace > ws) ws = p->layers[i].workspace;
@@ -799,7 +807,13 @@ static prt_status input_range(bstate *b, int32_t ti, prt_dims *mn, prt_dims *op,
 
 static prt_status add_weights(bstate *b, const void *data, size_t n, uint64_t *off)
 {
-    size_t at = (b->wlen + PRT__PLAN_WEIGHT_ALIGN - 1) / PRT__PLAN_WEIGHT_ALIGN * PRT__PLAN_WEIGHT_ALIGN;
+    uint64_t at64, end;
+    size_t at;
+    if (prt__align_u64(b->wlen, PRT__PLAN_WEIGHT_ALIGN, &at64) != 0 || prt__add_u64(at64, n, &end) != 0 ||
+        end > PRT_MAX_TENSOR_BYTES)
+        return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "the weights are larger than the limit of %s",
+                     PRT_MAX_TENSOR_BYTES_STR);
+    at = (size_t)at64;
     if (at + n > b->wcap) {
         size_t ncap = b->wcap ? b->wcap : 4096;
         uint8_t *q;
@@ -809,8 +823,9 @@ static prt_status add_weights(bstate *b, const void *data, size_t n, uint64_t *o
         b->wbuf = q;
         b->wcap = ncap;
     }
-    memset(b->wbuf + b->wlen, 0, at - b->wlen);
-    memcpy(b->wbuf + at, data, n);
+    /* A zero-element first constant leaves wbuf NULL: nothing to touch. */
+    if (at > b->wlen) memset(b->wbuf + b->wlen, 0, at - b->wlen);
+    if (n) memcpy(b->wbuf + at, data, n);
     b->wlen = at + n;
     *off = at;
     return PRT_OK;

@@ -6,6 +6,7 @@
 
 #include "core/core.h"
 #include "engine/expr.h"
+#include "engine/layercheck.h"
 #include "engine/runtime.h"
 
 static void seterr(char *err, size_t cap, const char *fmt, ...) PRT_PRINTF(3, 4);
@@ -345,9 +346,10 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
         }
     }
 
-    /* Workspace for the profile. */
+    /* Formats, then workspace for the profile. */
     for (i = 0; i < nin; i++) dyn_of(&p->tensors[l->in[i]], &io[i]);
     for (i = 0; i < nout; i++) dyn_of(&p->tensors[l->out[i]], &io[nin + i]);
+    if ((s = prt__layercheck_formats(pl, io, nin, nout, who, err, cap)) != PRT_OK) goto done;
     if (pl->style == PRT_STYLE_BLOB) {
         msg[0] = 0;
         if ((s = prt__plugin_configure(pl, io, nin, io + nin, nout, msg, sizeof msg)) != PRT_OK) {
