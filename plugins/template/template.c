@@ -96,7 +96,13 @@ static prt_status scale_enqueue(prt_field_plugin *p, const prt_tensor_desc *in_d
                                 const void *const *inputs, void *const *outputs, void *workspace, prt_exec *ex)
 {
     scale_job j;
-    (void)out_desc; (void)workspace;
+    (void)workspace;
+    /* Check the capacity of what it writes: a host may hand any buffer. */
+    if (!prt_dims_equal(&in_desc[0].dims, &out_desc[0].dims) || out_desc[0].dtype != PRT_DTYPE_F32 ||
+        prt_dims_volume(&in_desc[0].dims) < 0) {
+        ex->set_error(ex, "Scale: the output must be f32 with the input's shape");
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
     if (ex->device != PRT_DEVICE_CPU) {
         /* EDIT: call a CUDA launcher here (#ifdef PLUGRT_HAVE_CUDA), see Swish. */
         ex->set_error(ex, "Scale: only the CPU is implemented");
