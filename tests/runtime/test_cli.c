@@ -1,5 +1,6 @@
 /* tests/runtime/test_cli.c - `plugrt build / inspect / run` end to end on the
  * bundled Swish network, and their errors (exit status, never a crash). */
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "prt_test.h"
@@ -157,5 +158,54 @@ TEST(build_and_inspect_refuse_a_directory)
     snprintf(args, sizeof args, "/tmp > %s 2>&1", out);
     CHECK_EQ_INT(sh("%s inspect %s", cli(), args), 1);
     CHECK(file_contains(out, "\"/tmp\": expected a regular file, found a directory"));
+    sh("rm -rf %s%s", dir, "");
+}
+
+/* A FIFO given where a file is expected: exit 1 at once (opening it for
+ * reading would wait for a writer forever; `timeout` turns a hang into 124). */
+TEST(build_inspect_and_test_plugin_refuse_a_fifo_without_hanging)
+{
+    char dir[64] = "/tmp/prt_clififo_XXXXXX", fifo[256], out[256], args[1024];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+    snprintf(out, sizeof out, "%s/err.txt", dir);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    snprintf(args, sizeof args, "%s > %s 2>&1", fifo, out);
+    CHECK_EQ_INT(sh("timeout 20 %s inspect %s", cli(), args), 1);
+    CHECK(file_contains(out, "expected a regular file, found a FIFO"));
+    snprintf(args, sizeof args, "%s -o %s/m.plan > %s 2>&1", fifo, dir, out);
+    CHECK_EQ_INT(sh("timeout 20 %s build %s", cli(), args), 1);
+    CHECK(file_contains(out, "expected a regular file, found a FIFO"));
+    snprintf(args, sizeof args, "%s > %s 2>&1", fifo, out);
+    CHECK_EQ_INT(sh("timeout 20 %s test-plugin %s", cli(), args), 1);
+    CHECK(file_contains(out, "expected a regular file, found a FIFO"));
+    sh("rm -rf %s%s", dir, "");
+}
+
+/* Tensor and layer names with escape, bell and newline characters reach
+ * the terminal escaped in `plugrt inspect`. */
+TEST(inspect_escapes_names)
+{
+    char dir[64] = "/tmp/prt_cliesc_XXXXXX", net[256], plan[256], out[256], args[2048];
+    FILE *f;
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(net, sizeof net, "%s/n.json", dir);
+    snprintf(plan, sizeof plan, "%s/m.plan", dir);
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    f = fopen(net, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"inputs\": [{\"name\": \"x\\u001b[2J\", \"dtype\": \"f32\", \"dims\": [2, 3]}],\n"
+          " \"layers\": [{\"name\": \"act\\u0007\\nforged 9 line\", \"plugin\": \"Swish\", \"version\": \"1\",\n"
+          "   \"fields\": {\"beta\": 1.0}, \"inputs\": [\"x\\u001b[2J\"], \"outputs\": [\"y\"]}],\n"
+          " \"outputs\": [\"y\"]}\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "%s -o %s > %s 2>&1", net, plan, out);
+    CHECK_EQ_INT(sh("%s build %s", cli(), args), 0);
+    snprintf(args, sizeof args, "%s > %s", plan, out);
+    CHECK_EQ_INT(sh("%s inspect %s", cli(), args), 0);
+    CHECK(file_contains(out, "x\\e[2J"));
+    CHECK(file_contains(out, "act\\x07\\nforged 9 line"));
+    CHECK(!file_contains(out, "\x1b") && !file_contains(out, "\a"));
     sh("rm -rf %s%s", dir, "");
 }
