@@ -14,10 +14,12 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/checked.h"
 #include "core/core.h"
+#include "core/hmap.h"
 #include "engine/expr.h"
 #include "engine/netdef.h"
 #include "engine/runtime.h"
@@ -34,17 +36,15 @@ typedef struct rec {
     prt__exprs *x;
     prt__pnode *nodes;
     const prt_expr **ptrs;
+    prt__hmap index; /* node pointer -> its number */
     int32_t nb, cap;
     int failed;
 } rec;
 
 static int32_t rec_find(const rec *r, const prt_expr *e)
 {
-    int32_t i;
     if (!e) return -1;
-    for (i = r->nb - 1; i >= 0; i--)
-        if (r->ptrs[i] == e) return i;
-    return -1;
+    return prt__hmap_get(&r->index, e);
 }
 
 static int32_t rec_add(rec *r, const prt_expr *e, uint8_t kind, uint8_t op, int32_t a, int32_t b, int64_t v)
@@ -55,6 +55,10 @@ static int32_t rec_add(rec *r, const prt_expr *e, uint8_t kind, uint8_t op, int3
         return -1;
     }
     if ((i = rec_find(r, e)) >= 0) return i;
+    if (prt__hmap_put(&r->index, e, r->nb) != 0) {
+        r->failed = 1;
+        return -1;
+    }
     if (r->nb == r->cap) {
         int32_t ncap = r->cap ? r->cap * 2 : 64;
         prt__pnode *n = prt__realloc(r->nodes, (size_t)ncap * sizeof *n);
@@ -133,6 +137,7 @@ typedef struct bstate {
     int32_t *plan2net;   /* plan tensor -> net tensor */
     prt__plugin **plugins; /* per plan layer, NULL for casts */
     prt_dims *in_min, *in_opt, *in_max; /* per graph input */
+    prt__hmap names;     /* plan tensor name -> index */
     uint8_t *wbuf;
     size_t wlen, wcap;
 } bstate;
@@ -163,12 +168,9 @@ static int grow(void **arr, int32_t *cap, int32_t nb, size_t elem)
     return 1;
 }
 
-static int name_taken(const prt__plan *p, const char *name)
+static int name_taken(const bstate *b, const char *name)
 {
-    int32_t i;
-    for (i = 0; i < p->nb_tensors; i++)
-        if (strcmp(p->tensors[i].name, name) == 0) return 1;
-    return 0;
+    return prt__hmap_get(&b->names, name) >= 0;
 }
 
 /* A new plan tensor; name made unique with "#n" when needed. Returns the
@@ -187,11 +189,16 @@ static int32_t new_tensor(bstate *b, const char *name, uint32_t role, prt_dtype 
         b->plan2net = q;
     }
     snprintf(buf, sizeof buf, "%s", name);
-    while (name_taken(p, buf)) snprintf(buf, sizeof buf, "%s#%d", name, n++);
+    while (name_taken(b, buf)) snprintf(buf, sizeof buf, "%s#%d", name, n++);
     t = &p->tensors[p->nb_tensors];
     memset(t, 0, sizeof *t);
     t->name = prt__strdup(buf);
     if (!t->name) return -1;
+    if (prt__hmap_put(&b->names, t->name, p->nb_tensors) != 0) {
+        prt__free(t->name);
+        t->name = NULL;
+        return -1;
+    }
     t->role = role;
     t->dtype = dtype;
     t->format = PRT_FORMAT_LINEAR;
@@ -574,7 +581,7 @@ static prt_status build_layer(bstate *b, int32_t li)
                 int n = 1;
                 char buf[4300];
                 snprintf(buf, sizeof buf, "%s", nm);
-                while (name_taken(p, buf)) snprintf(buf, sizeof buf, "%s#%d", nm, n++);
+                while (name_taken(b, buf)) snprintf(buf, sizeof buf, "%s#%d", nm, n++);
                 nn = prt__strdup(buf);
             }
             if (!nn) {
@@ -582,6 +589,8 @@ static prt_status build_layer(bstate *b, int32_t li)
                 s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
                 goto done;
             }
+            prt__hmap_remove(&b->names, old);
+            (void)prt__hmap_put(&b->names, nn, t); /* cannot grow after the remove */
             prt__free(old);
             p->tensors[t].name = nn;
         }
@@ -650,14 +659,30 @@ typedef struct live {
     uint64_t off, bytes;
 } live;
 
+/* Production order: by first layer, then by tensor number. */
+static int live_by_first(const void *a, const void *b)
+{
+    const live *x = a, *y = b;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
 static prt_status plan_memory(bstate *b)
 {
     prt__plan *p = b->p;
     live *lv;
-    int32_t i, j, n = 0;
+    int32_t i, j, n = 0, nact = 0;
+    int32_t *of, *act; /* tensor -> its live entry; entries alive now, by offset */
     uint64_t arena = 0, ws = 0;
     lv = prt__calloc((size_t)(p->nb_tensors ? p->nb_tensors : 1), sizeof *lv);
-    if (!lv) return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    of = prt__calloc((size_t)(p->nb_tensors ? p->nb_tensors : 1), sizeof *of);
+    act = prt__calloc((size_t)(p->nb_tensors ? p->nb_tensors : 1), sizeof *act);
+    if (!lv || !of || !act) {
+        prt__free(lv);
+        prt__free(of);
+        prt__free(act);
+        return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    }
     for (i = 0; i < p->nb_tensors; i++) {
         prt__ptensor *t = &p->tensors[i];
         uint64_t nb;
@@ -667,6 +692,8 @@ static prt_status plan_memory(bstate *b)
         if (prt__tensor_bytes(&t->max, prt_dtype_size(t->dtype), &nb) != 0) {
             char d[160];
             prt__free(lv);
+            prt__free(of);
+            prt__free(act);
             return bfail(b, PRT_STATUS_SHAPE_MISMATCH,
                          "tensor \"%s\" (%s %s at the profile's max shapes) is larger than the limit of %s per "
                          "tensor",
@@ -680,47 +707,56 @@ static prt_status plan_memory(bstate *b)
         (void)prt__align_u64(nb, ARENA_ALIGN, &lv[n].bytes); /* nb <= 2^48: cannot wrap */
         n++;
     }
-    for (i = 0; i < n; i++) {
-        int32_t l;
-        for (l = 0; l < p->nb_layers; l++) {
-            const prt__player *ly = &p->layers[l];
-            for (j = 0; j < ly->nb_out; j++)
-                if (ly->out[j] == lv[i].t && lv[i].first < 0) lv[i].first = l;
-            for (j = 0; j < ly->nb_in; j++)
-                if (ly->in[j] == lv[i].t) lv[i].last = l;
-        }
-        if (lv[i].last < lv[i].first) lv[i].last = lv[i].first;
+    /* Lifetimes in one pass over the layers. */
+    for (i = 0; i < p->nb_tensors; i++) of[i] = -1;
+    for (i = 0; i < n; i++) of[lv[i].t] = i;
+    for (i = 0; i < p->nb_layers; i++) {
+        const prt__player *ly = &p->layers[i];
+        for (j = 0; j < ly->nb_out; j++)
+            if (of[ly->out[j]] >= 0 && lv[of[ly->out[j]]].first < 0) lv[of[ly->out[j]]].first = i;
+        for (j = 0; j < ly->nb_in; j++)
+            if (of[ly->in[j]] >= 0) lv[of[ly->in[j]]].last = i;
     }
+    for (i = 0; i < n; i++)
+        if (lv[i].last < lv[i].first) lv[i].last = lv[i].first;
     /* First fit in order of production: the lowest offset that overlaps no
-     * tensor alive at the same time. */
+     * tensor alive at the same time. Only the tensors still alive when one
+     * is produced are looked at (kept sorted by offset), so the plan takes
+     * time in proportion to tensors x the most alive at once. */
+    qsort(lv, (size_t)n, sizeof *lv, live_by_first);
     for (i = 0; i < n; i++) {
         uint64_t off = 0;
-        int moved = 1;
-        while (moved) {
-            moved = 0;
-            for (j = 0; j < i; j++) {
-                if (lv[j].last < lv[i].first || lv[i].last < lv[j].first) continue;
-                if (off < lv[j].off + lv[j].bytes && lv[j].off < off + lv[i].bytes) {
-                    off = lv[j].off + lv[j].bytes;
-                    moved = 1;
-                }
-            }
+        int32_t k, w;
+        for (k = 0, w = 0; k < nact; k++) /* drop the dead */
+            if (lv[act[k]].last >= lv[i].first) act[w++] = act[k];
+        nact = w;
+        for (k = 0; k < nact; k++) {
+            const live *o = &lv[act[k]];
+            if (o->off >= off + lv[i].bytes) break;
+            if (o->off + o->bytes > off) off = o->off + o->bytes;
         }
         lv[i].off = off;
         p->tensors[lv[i].t].offset = off;
         if (off + lv[i].bytes > arena) arena = off + lv[i].bytes;
         if (arena > PRT_MAX_TENSOR_BYTES) {
             prt__free(lv);
+            prt__free(of);
+            prt__free(act);
             return bfail(b, PRT_STATUS_SHAPE_MISMATCH,
                          "the activations need an arena larger than the limit of %s (at tensor \"%s\")",
                          PRT_MAX_TENSOR_BYTES_STR, p->tensors[lv[i].t].name);
         }
+        for (k = nact; k > 0 && lv[act[k - 1]].off > off; k--) act[k] = act[k - 1]; /* insert by offset */
+        act[k] = i;
+        nact++;
     }
     for (i = 0; i < p->nb_layers; i++)
         if (p->layers[i].workspace > ws) ws = p->layers[i].workspace;
     p->arena_size = arena;
     p->workspace_size = (ws + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
     prt__free(lv);
+    prt__free(of);
+    prt__free(act);
     return PRT_OK;
 }
 
@@ -870,6 +906,8 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
         s = bfail(&b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
         goto done;
     }
+    prt__hmap_init(&b.rc.index, PRT__HMAP_POINTER);
+    prt__hmap_init(&b.names, PRT__HMAP_STRING);
     b.rc.under = prt__exprs_builder(b.rc.x);
     b.rc.pub = *b.rc.under;
     b.rc.pub.constant = rec_constant;
@@ -1019,6 +1057,8 @@ done:
         prt__free(b.rc.nodes);
     }
     prt__free((void *)b.rc.ptrs);
+    prt__hmap_free(&b.rc.index);
+    prt__hmap_free(&b.names);
     prt__exprs_destroy(b.rc.x);
     prt__free(b.net2plan);
     prt__free(b.declared);

@@ -6,6 +6,7 @@
 
 #include "core/checked.h"
 #include "core/core.h"
+#include "core/hmap.h"
 #include "engine/expr.h"
 #include "engine/plan.h"
 
@@ -367,22 +368,33 @@ static prt_status read_expr(rctx *c, prt__plan *p)
     return PRT_OK;
 }
 
+static prt_status read_tens_all(rctx *c, prt__plan *p, prt__hmap *names);
 static prt_status read_tens(rctx *c, prt__plan *p)
 {
+    prt__hmap names; /* duplicate names found in constant time */
     prt_status s;
-    int32_t i, j, k, n;
+    prt__hmap_init(&names, PRT__HMAP_STRING);
+    s = read_tens_all(c, p, &names);
+    prt__hmap_free(&names);
+    return s;
+}
+
+static prt_status read_tens_all(rctx *c, prt__plan *p, prt__hmap *names)
+{
+    prt_status s;
+    int32_t i, j, n;
     if ((s = read_count(c, "tensors", 20, &n)) != PRT_OK) return s;
     p->tensors = prt__calloc((size_t)(n ? n : 1), sizeof *p->tensors);
-    if (!p->tensors) return rfail(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    if (!p->tensors || prt__hmap_reserve(names, (size_t)n) != 0)
+        return rfail(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
     p->nb_tensors = 0;
     for (i = 0; i < n; i++) {
         prt__ptensor *t = &p->tensors[i];
         if ((s = read_name(c, "a tensor name", &t->name)) != PRT_OK) return s;
         p->nb_tensors = i + 1;
         if (!t->name[0]) return rfail(c, PRT_STATUS_BAD_FORMAT, "tensor %d has an empty name", i);
-        for (k = 0; k < i; k++)
-            if (strcmp(p->tensors[k].name, t->name) == 0)
-                return rfail(c, PRT_STATUS_BAD_FORMAT, "tensor name \"%s\" appears twice", t->name);
+        if (prt__hmap_put(names, t->name, i) != 0)
+            return rfail(c, PRT_STATUS_BAD_FORMAT, "tensor name \"%s\" appears twice", t->name);
         t->role = prt_read_u32(&c->r);
         t->dtype = (prt_dtype)prt_read_u32(&c->r);
         t->format = (prt_format)prt_read_u32(&c->r);
@@ -560,7 +572,7 @@ done:
 static prt_status read_plug(rctx *c, prt__plan *p)
 {
     prt_status s;
-    int32_t i, j, n;
+    int32_t i, j, n, *user;
     if ((s = read_count(c, "plugin records", 8, &n)) != PRT_OK) return s;
     p->records = prt__calloc((size_t)(n ? n : 1), sizeof *p->records);
     if (!p->records) return rfail(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
@@ -579,17 +591,26 @@ static prt_status read_plug(rctx *c, prt__plan *p)
         p->nb_records = i + 1;
     }
     /* Every plugin layer names a record, and no record serves two layers. */
+    user = prt__malloc((size_t)(n ? n : 1) * sizeof *user);
+    if (!user) return rfail(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < n; i++) user[i] = -1;
     for (i = 0; i < p->nb_layers; i++) {
         if (p->layers[i].kind != PRT__LAYER_PLUGIN) continue;
-        if (p->layers[i].plugin >= n)
-            return rfail(c, PRT_STATUS_BAD_FORMAT, "layer \"%s\" names plugin record %d of %d", p->layers[i].name,
-                         p->layers[i].plugin, n);
-        for (j = 0; j < i; j++)
-            if (p->layers[j].kind == PRT__LAYER_PLUGIN && p->layers[j].plugin == p->layers[i].plugin)
-                return rfail(c, PRT_STATUS_BAD_FORMAT, "layers \"%s\" and \"%s\" share plugin record %d",
-                             p->layers[j].name, p->layers[i].name, p->layers[i].plugin);
+        if (p->layers[i].plugin >= n) {
+            s = rfail(c, PRT_STATUS_BAD_FORMAT, "layer \"%s\" names plugin record %d of %d", p->layers[i].name,
+                      p->layers[i].plugin, n);
+            break;
+        }
+        j = user[p->layers[i].plugin];
+        if (j >= 0) {
+            s = rfail(c, PRT_STATUS_BAD_FORMAT, "layers \"%s\" and \"%s\" share plugin record %d",
+                      p->layers[j].name, p->layers[i].name, p->layers[i].plugin);
+            break;
+        }
+        user[p->layers[i].plugin] = i;
     }
-    return PRT_OK;
+    prt__free(user);
+    return s;
 }
 
 static uint64_t tensor_max_bytes(const prt__ptensor *t)
