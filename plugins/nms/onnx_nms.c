@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "nms_plugin.h"
+#include "../plugin_alloc.h"
 
 #define ONMS_NAME "NonMaxSuppression"
 
@@ -257,7 +258,7 @@ static prt_status onms_enqueue(prt_field_plugin *pp, const prt_tensor_desc *in_d
 
 static prt_status onms_make(int64_t cpb, int32_t nb_in, prt_field_plugin **out, prt_msg *err)
 {
-    onms *p = (onms *)calloc(1, sizeof *p);
+    onms *p = (onms *)prt_plugin_calloc(1, sizeof *p);
     if (!p) {
         prt_msg_set(err, ONMS_NAME " v1: out of memory");
         return PRT_STATUS_OUT_OF_MEMORY;
@@ -298,7 +299,7 @@ static prt_status onms_clone(const prt_field_plugin *pp, prt_field_plugin **out,
     return onms_make(p->center_point_box, p->nb_in, out, err);
 }
 
-static void onms_destroy(prt_field_plugin *p) { free(p); }
+static void onms_destroy(prt_field_plugin *p) { prt_plugin_free(p); }
 
 static const prt_plugin_core_ops onms_core = {sizeof(prt_plugin_core_ops), PRT_ABI_VERSION, onms_name,
                                               onms_version, onms_namespace};

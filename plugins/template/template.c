@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plugrt/plugin.h"
+#include "../plugin_alloc.h"
 
 /* EDIT: the plugin's state - its fields, plus anything computed from them. */
 typedef struct scale_plugin {
@@ -23,7 +24,7 @@ static const prt_field_plugin_ops scale_ops;
 
 static prt_field_plugin *scale_new(float alpha)
 {
-    scale_plugin *s = calloc(1, sizeof *s);
+    scale_plugin *s = prt_plugin_calloc(1, sizeof *s);
     if (!s) return NULL;
     s->base.ops = &scale_ops;
     s->alpha = alpha;
@@ -150,7 +151,7 @@ static prt_status scale_fields(prt_field_plugin *p, prt_fields *out, prt_msg *er
 
 static void scale_destroy(prt_field_plugin *p)
 {
-    free(p);
+    prt_plugin_free(p);
 }
 
 /* NULL members are optional: the host uses its default. */

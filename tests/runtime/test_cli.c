@@ -15,6 +15,8 @@ static int sh(const char *fmt, const char *a, const char *b)
     return WEXITSTATUS(st);
 }
 
+static int file_contains(const char *path, const char *needle);
+
 static const char *cli(void)
 {
     static char path[1024];
@@ -52,6 +54,13 @@ TEST(build_inspect_run_swish_network)
     CHECK_EQ_INT(sh("%s run %s --shape x=9x3x4x5 2>/dev/null >/dev/null", cli(), plan), 1);
     CHECK_EQ_INT(sh("%s run %s --input x=nothere.npy 2>/dev/null >/dev/null", cli(), plan), 1);
     CHECK_EQ_INT(sh("%s run %s --iterations 0 2>/dev/null", cli(), plan), 2);
+    /* A thread count past the bound fails at once with a clear error. */
+    {
+        char args2[2048];
+        snprintf(args2, sizeof args2, "%s --threads 100000 --iterations 1 > %s 2>&1", plan, out);
+        CHECK_EQ_INT(sh("timeout 60 %s run %s", cli(), args2), 1);
+        CHECK(file_contains(out, "to 1024, got 100000"));
+    }
     CHECK_EQ_INT(sh("%s inspect %s 2>/dev/null", cli(), net), 1);
     CHECK_EQ_INT(sh("%s build %s 2>/dev/null", cli(), net), 2);
     CHECK_EQ_INT(sh("%s build %s -o /dev/null/x 2>/dev/null", cli(), net), 1);

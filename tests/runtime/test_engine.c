@@ -1846,3 +1846,44 @@ out:
     free(plan);
     release_all(NULL, e, net, r);
 }
+
+/* ---- JSON keys ----------------------------------------------------------------- */
+
+/* A key the format does not define inside an input, constant, layer or
+ * typed field is an error naming it; with the flag, a warning. */
+TEST(json_unknown_keys_inside_objects_are_errors_or_warnings)
+{
+    static const char *const bad[] = {
+        "{\"inputs\": [{\"name\": \"x\", \"dims\": [2, 8], \"dim\": [3]}], \"constants\": [{\"name\": \"b\", "
+        "\"dims\": [8], \"values\": [0,0,0,0,0,0,0,0]}], \"layers\": [{\"plugin\": \"TestAddBias\", \"inputs\": "
+        "[\"x\", \"b\"], \"outputs\": [\"y\"]}], \"outputs\": [\"y\"]}",
+        "{\"inputs\": [{\"name\": \"x\", \"dims\": [2, 8]}], \"constants\": [{\"name\": \"b\", \"dims\": [8], "
+        "\"valeus\": 1, \"values\": [0,0,0,0,0,0,0,0]}], \"layers\": [{\"plugin\": \"TestAddBias\", \"inputs\": "
+        "[\"x\", \"b\"], \"outputs\": [\"y\"]}], \"outputs\": [\"y\"]}",
+        "{\"inputs\": [{\"name\": \"x\", \"dims\": [2, 8]}], \"constants\": [{\"name\": \"b\", \"dims\": [8], "
+        "\"values\": [0,0,0,0,0,0,0,0]}], \"layers\": [{\"plugin\": \"TestAddBias\", \"feilds\": {}, \"inputs\": "
+        "[\"x\", \"b\"], \"outputs\": [\"y\"]}], \"outputs\": [\"y\"]}",
+        "{\"inputs\": [{\"name\": \"x\", \"dtype\": \"f16\", \"dims\": [4]}], \"layers\": [{\"name\": \"neg\", "
+        "\"plugin\": \"TestHalfNeg\", \"fields\": {\"k\": {\"type\": \"int32\", \"value\": 2, \"unit\": \"m\"}}, "
+        "\"inputs\": [\"x\"], \"outputs\": [\"y\"]}], \"outputs\": [\"y\"]}"};
+    static const char *const want[] = {"input \"x\": unknown key \"dim\" (expected name, dtype, dims, doc)",
+                                       "constant \"b\": unknown key \"valeus\"",
+                                       "layer \"TestAddBias\": unknown key \"feilds\"",
+                                       "field \"k\": unknown key \"unit\" (expected type, value)"};
+    prt_registry *r = fake_registry(1, 0, 10);
+    size_t i;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        prt_network *net = (prt_network *)0x1;
+        char err[1024] = "";
+        CHECK_EQ_INT(prt_network_from_json(r, bad[i], strlen(bad[i]), NULL, &net, err, sizeof err),
+                     PRT_STATUS_BAD_FORMAT);
+        CHECK(net == (prt_network *)0x1);
+        CHECK_STR_CONTAINS(err, want[i]);
+        net = NULL;
+        CHECK_MSG(prt_network_from_json_flags(r, bad[i], strlen(bad[i]), NULL, PRT_NETWORK_JSON_UNKNOWN_KEYS_WARN,
+                                              &net, err, sizeof err) == PRT_OK,
+                  "%s", err);
+        prt_network_destroy(net);
+    }
+    release_all(NULL, NULL, NULL, r);
+}

@@ -12,6 +12,7 @@ static void build_usage(FILE *f)
     fprintf(f,
             "usage: plugrt build NET.json -o model.plan [--fp16] [--device cpu|cuda]\n"
             "                    [--profile name:MIN,OPT,MAX ...] [--workspace BYTES] [--load LIB ...]\n"
+            "                    [--warn-unknown-keys]\n"
             "  NET.json           network description (docs/network-json.md)\n"
             "  -o, --output FILE  where to write the plan\n"
             "  --fp16             let float layers run in f16 where their plugin accepts it\n"
@@ -19,7 +20,8 @@ static void build_usage(FILE *f)
             "  --profile P        range of a dynamic input, dims joined by 'x':\n"
             "                     --profile x:1x3x8x8,4x3x8x8,8x3x8x8\n"
             "  --workspace BYTES  largest workspace any one layer may use (default: no limit)\n"
-            "  --load LIB         load a plugin library first (repeatable)\n");
+            "  --load LIB         load a plugin library first (repeatable)\n"
+            "  --warn-unknown-keys  a key the JSON format does not define is a warning, not an error\n");
 }
 
 /* "1x3x8x8" */
@@ -71,6 +73,7 @@ int prt_cli_build(int argc, char **argv)
     prt_engine *e = NULL;
     char err[2048];
     size_t len = 0;
+    uint32_t json_flags = 0;
 
     prt_builder_config_init(&cfg);
     ranges = calloc((size_t)argc + 1, sizeof *ranges);
@@ -92,6 +95,8 @@ int prt_cli_build(int argc, char **argv)
             out_path = argv[++i];
         } else if (strcmp(a, "--fp16") == 0) {
             cfg.precision = PRT_PRECISION_FP16;
+        } else if (strcmp(a, "--warn-unknown-keys") == 0) {
+            json_flags |= PRT_NETWORK_JSON_UNKNOWN_KEYS_WARN;
         } else if (strcmp(a, "--device") == 0 && has_next) {
             const char *d = argv[++i];
             if (strcmp(d, "cpu") == 0) cfg.device = PRT_DEVICE_CPU;
@@ -154,7 +159,7 @@ int prt_cli_build(int argc, char **argv)
     cfg.nb_ranges = nb_ranges;
     cfg.ranges = ranges;
     err[0] = 0;
-    if (prt_network_load_json(reg, net_path, &net, err, sizeof err) != PRT_OK) {
+    if (prt_network_load_json_flags(reg, net_path, json_flags, &net, err, sizeof err) != PRT_OK) {
         fprintf(stderr, "plugrt build: %s\n", err);
         goto done;
     }
