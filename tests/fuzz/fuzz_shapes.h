@@ -51,8 +51,9 @@ static void fuzz_shapes_run_once(prt_engine *e, prt_context *ctx, uint64_t *seed
     void *bufs[64];
     uint64_t total = prt_engine_arena_size(e) + prt_engine_workspace_size(e), draw[PRT_MAX_DIMS];
     memset(bufs, 0, sizeof bufs);
-    /* One draw per dim position, shared by the inputs: inputs whose extents
-     * must agree (a batch) and have the same range get the same value. */
+    /* Draws shared by the inputs, picked by a dim's range: extents that must
+     * agree (a batch, a box count) and have the same range get the same
+     * value, wherever they sit. */
     for (i = 0; i < PRT_MAX_DIMS; i++) draw[i] = fuzz_shapes_next(seed);
     for (i = 0; i < n; i++) {
         prt_io_desc d;
@@ -63,7 +64,9 @@ static void fuzz_shapes_run_once(prt_engine *e, prt_context *ctx, uint64_t *seed
         s = d.max;
         for (j = 0; j < s.nb; j++) {
             uint64_t span = (uint64_t)(d.max.d[j] - d.min.d[j]) + 1;
-            if (run) s.d[j] = d.min.d[j] + (int64_t)(draw[j] % span);
+            if (run)
+                s.d[j] = d.min.d[j] + (int64_t)(draw[((uint64_t)d.min.d[j] * 31u + (uint64_t)d.max.d[j]) % PRT_MAX_DIMS] %
+                                                span);
         }
         if (prt_context_set_input_shape(ctx, d.name, &s) != PRT_OK) abort(); /* inside the profile */
     }
