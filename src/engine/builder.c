@@ -138,6 +138,8 @@ typedef struct bstate {
     prt__plugin **plugins; /* per plan layer, NULL for casts */
     prt_dims *in_min, *in_opt, *in_max; /* per graph input */
     prt__hmap names;     /* plan tensor name -> index */
+    int32_t (*versions)[4]; /* net tensor -> its plan tensors in creation order (the first 4) */
+    uint8_t *nb_versions;   /* net tensor -> how many; 5 = more than fit */
     uint8_t *wbuf;
     size_t wlen, wcap;
 } bstate;
@@ -203,6 +205,10 @@ static int32_t new_tensor(bstate *b, const char *name, uint32_t role, prt_dtype 
     t->dtype = dtype;
     t->format = PRT_FORMAT_LINEAR;
     b->plan2net[p->nb_tensors] = net_index;
+    if (net_index >= 0 && b->nb_versions[net_index] < 4)
+        b->versions[net_index][b->nb_versions[net_index]++] = p->nb_tensors;
+    else if (net_index >= 0)
+        b->nb_versions[net_index] = 5;
     return p->nb_tensors++;
 }
 
@@ -332,11 +338,21 @@ static prt_status cast_version(bstate *b, int32_t src, prt_dtype to, uint32_t ro
     prt_dtype from = p->tensors[src].dtype;
     int32_t net = b->plan2net[src];
     if (!name) {
-        for (i = 0; i < p->nb_tensors; i++)
-            if (b->plan2net[i] == net && p->tensors[i].dtype == to) {
-                *out = i;
-                return PRT_OK;
-            }
+        /* The first version of the net tensor in that dtype: from its short
+         * list of versions when it has one (no scan of every tensor). */
+        if (b->nb_versions[net] <= 4) {
+            for (i = 0; i < b->nb_versions[net]; i++)
+                if (p->tensors[b->versions[net][i]].dtype == to) {
+                    *out = b->versions[net][i];
+                    return PRT_OK;
+                }
+        } else {
+            for (i = 0; i < p->nb_tensors; i++)
+                if (b->plan2net[i] == net && p->tensors[i].dtype == to) {
+                    *out = i;
+                    return PRT_OK;
+                }
+        }
     }
     if (!((from == PRT_DTYPE_F32 && to == PRT_DTYPE_F16) || (from == PRT_DTYPE_F16 && to == PRT_DTYPE_F32)))
         return bfail(b, PRT_STATUS_TYPE_MISMATCH, "tensor \"%s\" is %s but %s is needed; only f32 <-> f16 casts exist",
@@ -898,10 +914,12 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
     b.p = p = prt__calloc(1, sizeof *p);
     b.net2plan = prt__calloc((size_t)net->nb_tensors, sizeof *b.net2plan);
     b.declared = prt__calloc((size_t)net->nb_tensors, sizeof *b.declared);
+    b.versions = prt__calloc((size_t)net->nb_tensors + 1, sizeof *b.versions);
+    b.nb_versions = prt__calloc((size_t)net->nb_tensors + 1, 1);
     b.in_min = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
     b.in_opt = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
     b.in_max = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
-    if (!p || !b.net2plan || !b.declared || !b.in_min || !b.in_opt || !b.in_max ||
+    if (!p || !b.net2plan || !b.declared || !b.versions || !b.nb_versions || !b.in_min || !b.in_opt || !b.in_max ||
         prt__exprs_create(&b.rc.x) != PRT_OK) {
         s = bfail(&b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
         goto done;
@@ -1063,6 +1081,8 @@ done:
     prt__free(b.net2plan);
     prt__free(b.declared);
     prt__free(b.plan2net);
+    prt__free(b.versions);
+    prt__free(b.nb_versions);
     prt__free(b.in_min);
     prt__free(b.in_opt);
     prt__free(b.in_max);
