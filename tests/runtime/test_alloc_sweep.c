@@ -150,19 +150,27 @@ static void sweep(const char *what, const char *json, const char *base)
     NO_LEAKS();
 }
 
-static void sweep_file(const char *what, const char *path, const char *base)
+/* The file's text, with the first `from` replaced by `to` when given. */
+static void sweep_file_edited(const char *what, const char *path, const char *base, const char *from, const char *to)
 {
     void *data = NULL;
     size_t len = 0;
-    char err[512], *json;
+    char err[512], *json, *at;
     CHECK_MSG(prt__read_file(path, &data, &len, err, sizeof err) == PRT_OK, "%s", err);
     if (!data) return;
     json = malloc(len + 1);
     memcpy(json, data, len);
     json[len] = 0;
     prt__free(data);
+    if (from && (at = strstr(json, from)) != NULL && strlen(to) == strlen(from)) memcpy(at, to, strlen(to));
+    else CHECK(!from);
     sweep(what, json, base);
     free(json);
+}
+
+static void sweep_file(const char *what, const char *path, const char *base)
+{
+    sweep_file_edited(what, path, base, NULL, NULL);
 }
 
 static void example(const char *name)
@@ -223,6 +231,14 @@ TEST(plugin_onnx_nms)
 TEST(plugin_deform_conv)
 {
     corpus("dcn_dynamic.json");
+}
+
+TEST(plugin_deform_conv_v1)
+{
+    char path[1024], base[1024];
+    snprintf(base, sizeof base, "%s/../fuzz/corpus/netjson-files", prt_test_data_dir());
+    snprintf(path, sizeof path, "%s/../fuzz/corpus/netjson/dcn_dynamic.json", prt_test_data_dir());
+    sweep_file_edited("dcn_dynamic.json as v1 (blob style)", path, base, "\"version\": \"2\"", "\"version\": \"1\"");
 }
 
 TEST(plugin_template_scale)
