@@ -270,6 +270,23 @@ static prt_status onms_make(int64_t cpb, int32_t nb_in, prt_field_plugin **out, 
     return PRT_OK;
 }
 
+/* The host's input count for the coming runs: enqueue reads exactly that
+ * many descriptors (a plan loads without configure, so the count made at
+ * creation - all 5 - is not the layer's). */
+static prt_status onms_shape_change(prt_field_plugin *pp, const prt_tensor_desc *in, int32_t nb_in,
+                                    const prt_tensor_desc *out, int32_t nb_out, prt_msg *err)
+{
+    onms *p = (onms *)pp;
+    (void)in;
+    (void)out;
+    if (nb_in < 2 || nb_in > 5 || nb_out != 1) {
+        prt_msg_set(err, ONMS_NAME ": expected 2 to 5 inputs and 1 output, got %d and %d", nb_in, nb_out);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    p->nb_in = nb_in;
+    return PRT_OK;
+}
+
 static prt_status onms_attach(prt_field_plugin *pp, prt_plugin_context *ctx, prt_field_plugin **out,
                               prt_msg *err)
 {
@@ -307,7 +324,8 @@ static const prt_plugin_build_ops onms_build = {
     sizeof(prt_plugin_build_ops), PRT_ABI_VERSION, onms_nb_outputs, onms_output_types,
     onms_output_shapes, onms_supports, onms_configure, onms_workspace, NULL};
 static const prt_plugin_runtime_ops onms_runtime = {sizeof(prt_plugin_runtime_ops), PRT_ABI_VERSION,
-                                                    NULL, NULL, onms_enqueue, onms_attach, onms_fields};
+                                                    NULL, onms_shape_change, onms_enqueue, onms_attach,
+                                                    onms_fields};
 static const prt_field_plugin_ops onms_ops = {sizeof(prt_field_plugin_ops), PRT_ABI_VERSION, &onms_core,
                                               &onms_build, &onms_runtime, onms_clone, onms_destroy};
 
