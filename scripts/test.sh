@@ -4,6 +4,8 @@
 #                tests run only where a GPU is found (they report "skip" otherwise)
 #   build-asan/  AddressSanitizer + UndefinedBehaviorSanitizer, CPU backend only
 #                (the CUDA runtime does not run under ASan's shadow memory)
+#   build-tsan/  ThreadSanitizer, the concurrency tests only (scripts/tsan.sh);
+#                its cases are not counted in the total line, a race fails the run
 # The last line counts the test cases of both builds: "total: N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +37,9 @@ mkdir -p build build-asan
 run_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo || status=1
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
     run_build build-asan -DCMAKE_BUILD_TYPE=Debug -DPLUGRT_SANITIZE=ON -DPLUGRT_CUDA=OFF || status=1
+
+echo "== ThreadSanitizer (scripts/tsan.sh)"
+scripts/tsan.sh || status=1
 
 # Sum the per-program lines "N passed, N failed, N skipped" of both builds.
 total=$(cat build/Testing/Temporary/LastTest.log build-asan/Testing/Temporary/LastTest.log 2>/dev/null |

@@ -83,6 +83,17 @@ PRT_API PRT_NODISCARD prt_status prt_network_from_json(prt_registry *r, const ch
 PRT_API PRT_NODISCARD prt_status prt_network_load_json(prt_registry *r, const char *path,
                                                       prt_network **out, char *err, size_t cap);
 
+/* Flags of the _flags variants. By default a key the format does not define
+ * (at the top level, in an input, constant, layer or typed field) is an
+ * error; with PRT_NETWORK_JSON_UNKNOWN_KEYS_WARN it is logged as a warning
+ * and ignored. */
+enum { PRT_NETWORK_JSON_UNKNOWN_KEYS_WARN = 1u };
+PRT_API PRT_NODISCARD prt_status prt_network_from_json_flags(prt_registry *r, const char *json, size_t len,
+                                                            const char *base_dir, uint32_t flags,
+                                                            prt_network **out, char *err, size_t cap);
+PRT_API PRT_NODISCARD prt_status prt_network_load_json_flags(prt_registry *r, const char *path, uint32_t flags,
+                                                            prt_network **out, char *err, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,7 @@
 
 #include "plugrt/plugin.h"
 #include "deform_conv.h"
+#include "../plugin_alloc.h"
 
 #define DCN_NAME "ModulatedDeformConv2d"
 #define DCN_BLOB_MAGIC 0x314e4344u
@@ -546,7 +547,7 @@ static const prt_blob_plugin_ops dcn_v1_ops;
 
 static prt_status v1_new(const prt__dcn_params *p, prt_blob_plugin **out, prt_msg *err)
 {
-    dcn_v1 *o = (dcn_v1 *)calloc(1, sizeof(*o));
+    dcn_v1 *o = (dcn_v1 *)prt_plugin_calloc(1, sizeof(*o));
     if (!o) {
         prt_msg_set(err, DCN_NAME " v1: out of memory");
         return PRT_STATUS_OUT_OF_MEMORY;
@@ -645,7 +646,7 @@ static void v1_destroy(prt_blob_plugin *p)
 {
     if (!p) return;
     core_detach(&V1(p)->core);
-    free(p);
+    prt_plugin_free(p);
 }
 
 static prt_status v1_attach(prt_blob_plugin *p, prt_plugin_context *ctx, prt_msg *err)
@@ -741,7 +742,7 @@ static const prt_field_plugin_ops dcn_v2_ops;
 
 static prt_status v2_new(const prt__dcn_params *p, prt_field_plugin **out, prt_msg *err)
 {
-    dcn_v2 *o = (dcn_v2 *)calloc(1, sizeof(*o));
+    dcn_v2 *o = (dcn_v2 *)prt_plugin_calloc(1, sizeof(*o));
     if (!o) {
         prt_msg_set(err, DCN_NAME " v2: out of memory");
         return PRT_STATUS_OUT_OF_MEMORY;
@@ -834,7 +835,7 @@ static prt_status v2_attach(prt_field_plugin *p, prt_plugin_context *ctx, prt_fi
     prt_status st = v2_clone(p, &o, err);
     if (st != PRT_OK) return st;
     if ((st = core_attach(&V2(o)->core, ctx, err)) != PRT_OK) {
-        free(o);
+        prt_plugin_free(o);
         return st;
     }
     *out = o;
@@ -871,7 +872,7 @@ static void v2_destroy(prt_field_plugin *p)
 {
     if (!p) return;
     core_detach(&V2(p)->core);
-    free(p);
+    prt_plugin_free(p);
 }
 
 static const prt_plugin_core_ops dcn_v2_core = {sizeof(prt_plugin_core_ops), PRT_ABI_VERSION, v2_name,

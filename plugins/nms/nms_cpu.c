@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nms.h"
+#include "../plugin_alloc.h"
 
 /* ---- what both paths share: reading candidates ------------------------- */
 
@@ -183,12 +184,12 @@ prt_status prt__nms_reference(const prt__nms_params *p, prt__nms_io *io)
     /* Only the ONNX cap is part of the selection; the other variants keep
      * every survivor here and truncate when merging. */
     keep_len = p->kind == PRT_NMS_ONNX && r.keep_cap < len ? r.keep_cap : len;
-    cand = (ref_cand *)malloc(sizeof(*cand) * (size_t)(len ? len : 1));
-    removed = (unsigned char *)malloc((size_t)(len ? len : 1));
-    boxes = (prt_nms_box *)malloc(sizeof(*boxes) * (size_t)(len ? len : 1));
-    kept_n = (int64_t *)calloc((size_t)(nseg ? nseg : 1), sizeof(int64_t));
-    kept = (ref_cand *)malloc(sizeof(*kept) * (size_t)(nseg * (keep_len ? keep_len : 1) + 1));
-    pool = (ref_cand *)malloc(sizeof(*pool) * (size_t)(p->C * (keep_len ? keep_len : 1) + 1));
+    cand = (ref_cand *)prt_plugin_malloc(sizeof(*cand) * (size_t)(len ? len : 1));
+    removed = (unsigned char *)prt_plugin_malloc((size_t)(len ? len : 1));
+    boxes = (prt_nms_box *)prt_plugin_malloc(sizeof(*boxes) * (size_t)(len ? len : 1));
+    kept_n = (int64_t *)prt_plugin_calloc((size_t)(nseg ? nseg : 1), sizeof(int64_t));
+    kept = (ref_cand *)prt_plugin_malloc(sizeof(*kept) * (size_t)(nseg * (keep_len ? keep_len : 1) + 1));
+    pool = (ref_cand *)prt_plugin_malloc(sizeof(*pool) * (size_t)(p->C * (keep_len ? keep_len : 1) + 1));
     if (!cand || !removed || !boxes || !kept_n || !kept || !pool) goto done;
 
     for (seg = 0; seg < nseg; seg++) {
@@ -258,12 +259,12 @@ prt_status prt__nms_reference(const prt__nms_params *p, prt__nms_io *io)
     }
     st = PRT_OK;
 done:
-    free(cand);
-    free(removed);
-    free(boxes);
-    free(kept_n);
-    free(kept);
-    free(pool);
+    prt_plugin_free(cand);
+    prt_plugin_free(removed);
+    prt_plugin_free(boxes);
+    prt_plugin_free(kept_n);
+    prt_plugin_free(kept);
+    prt_plugin_free(pool);
     return st;
 }
 

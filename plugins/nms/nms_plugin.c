@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "nms_plugin.h"
+#include "../plugin_alloc.h"
 
 prt_status prt__nms_field_int(const char *plugin, const prt_fields *fc, const char *name, int required,
                               int64_t dflt, int64_t lo, int64_t hi, int32_t *out, prt_msg *err)
@@ -209,7 +210,7 @@ prt_status prt__nms_blob_check(const char *plugin, const prt_reader *r, size_t l
 
 static prt_blob_plugin *blob_dup(const void *src, size_t size)
 {
-    void *p = malloc(size);
+    void *p = prt_plugin_malloc(size);
     if (p) memcpy(p, src, size);
     return (prt_blob_plugin *)p;
 }
@@ -238,7 +239,7 @@ prt_status prt__nms_blob_clone(const char *plugin, const void *src, size_t size,
     return PRT_OK;
 }
 
-void prt__nms_blob_destroy(prt_blob_plugin *p) { free(p); }
+void prt__nms_blob_destroy(prt_blob_plugin *p) { prt_plugin_free(p); }
 
 prt_status prt__nms_exec_fail(prt_exec *ex, prt_status s, const char *msg)
 {

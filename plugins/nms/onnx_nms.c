@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "nms_plugin.h"
+#include "../plugin_alloc.h"
 
 #define ONMS_NAME "NonMaxSuppression"
 
@@ -208,11 +209,25 @@ static prt_status onms_enqueue(prt_field_plugin *pp, const prt_tensor_desc *in_d
     prt_msg m = {msg, sizeof msg};
     int32_t i;
     prt_status st;
-    (void)out_desc;
     for (i = 2; i < p->nb_in; i++) opt[i - 2] = in_desc[i].dims;
     if (onms_check_dims(&in_desc[0].dims, &in_desc[1].dims, opt, p->nb_in, &m) != PRT_OK)
         return prt__nms_exec_fail(ex, PRT_STATUS_SHAPE_MISMATCH, msg);
     onms_params(p, &in_desc[0].dims, &in_desc[1].dims, &q);
+    {
+        /* The run may select every box of every class: the output must hold
+         * B*C*N rows of 3 whatever the host claims. */
+        const prt_dims *o = &out_desc[0].dims;
+        int64_t rows = -1;
+        if (q.B >= 0 && q.C >= 0 && q.N >= 0 && (q.C == 0 || q.B <= INT64_MAX / q.C) &&
+            (q.N == 0 || q.B * q.C <= INT64_MAX / q.N))
+            rows = q.B * q.C * q.N;
+        if (o->nb != 2 || o->d[1] != 3 || rows < 0 || o->d[0] < rows) {
+            char a[96];
+            snprintf(msg, sizeof msg, ONMS_NAME ": output 0 must hold [%lld, 3] (B*C*N rows), the host gives %s",
+                     (long long)rows, prt_dims_str(o, a, sizeof a));
+            return prt__nms_exec_fail(ex, PRT_STATUS_SHAPE_MISMATCH, msg);
+        }
+    }
     memset(&io, 0, sizeof io);
     io.boxes = inputs[0];
     io.scores = inputs[1];
@@ -243,7 +258,7 @@ static prt_status onms_enqueue(prt_field_plugin *pp, const prt_tensor_desc *in_d
 
 static prt_status onms_make(int64_t cpb, int32_t nb_in, prt_field_plugin **out, prt_msg *err)
 {
-    onms *p = (onms *)calloc(1, sizeof *p);
+    onms *p = (onms *)prt_plugin_calloc(1, sizeof *p);
     if (!p) {
         prt_msg_set(err, ONMS_NAME " v1: out of memory");
         return PRT_STATUS_OUT_OF_MEMORY;
@@ -252,6 +267,23 @@ static prt_status onms_make(int64_t cpb, int32_t nb_in, prt_field_plugin **out, 
     p->center_point_box = cpb;
     p->nb_in = nb_in;
     *out = &p->base;
+    return PRT_OK;
+}
+
+/* The host's input count for the coming runs: enqueue reads exactly that
+ * many descriptors (a plan loads without configure, so the count made at
+ * creation - all 5 - is not the layer's). */
+static prt_status onms_shape_change(prt_field_plugin *pp, const prt_tensor_desc *in, int32_t nb_in,
+                                    const prt_tensor_desc *out, int32_t nb_out, prt_msg *err)
+{
+    onms *p = (onms *)pp;
+    (void)in;
+    (void)out;
+    if (nb_in < 2 || nb_in > 5 || nb_out != 1) {
+        prt_msg_set(err, ONMS_NAME ": expected 2 to 5 inputs and 1 output, got %d and %d", nb_in, nb_out);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    p->nb_in = nb_in;
     return PRT_OK;
 }
 
@@ -284,7 +316,7 @@ static prt_status onms_clone(const prt_field_plugin *pp, prt_field_plugin **out,
     return onms_make(p->center_point_box, p->nb_in, out, err);
 }
 
-static void onms_destroy(prt_field_plugin *p) { free(p); }
+static void onms_destroy(prt_field_plugin *p) { prt_plugin_free(p); }
 
 static const prt_plugin_core_ops onms_core = {sizeof(prt_plugin_core_ops), PRT_ABI_VERSION, onms_name,
                                               onms_version, onms_namespace};
@@ -292,7 +324,8 @@ static const prt_plugin_build_ops onms_build = {
     sizeof(prt_plugin_build_ops), PRT_ABI_VERSION, onms_nb_outputs, onms_output_types,
     onms_output_shapes, onms_supports, onms_configure, onms_workspace, NULL};
 static const prt_plugin_runtime_ops onms_runtime = {sizeof(prt_plugin_runtime_ops), PRT_ABI_VERSION,
-                                                    NULL, NULL, onms_enqueue, onms_attach, onms_fields};
+                                                    NULL, onms_shape_change, onms_enqueue, onms_attach,
+                                                    onms_fields};
 static const prt_field_plugin_ops onms_ops = {sizeof(prt_field_plugin_ops), PRT_ABI_VERSION, &onms_core,
                                               &onms_build, &onms_runtime, onms_clone, onms_destroy};
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../plugin_alloc.h"
 #include "plugrt/plugin.h"
 #ifdef PLUGRT_HAVE_CUDA
 #include "swish_cuda.h"
@@ -195,7 +196,7 @@ static const prt_blob_plugin_ops swish_v1_ops;
 
 static prt_blob_plugin *v1_new(float beta)
 {
-    swish_v1 *s = calloc(1, sizeof *s);
+    swish_v1 *s = prt_plugin_calloc(1, sizeof *s);
     if (!s) return NULL;
     s->base.ops = &swish_v1_ops;
     s->p.beta = beta;
@@ -271,7 +272,7 @@ static prt_status v1_clone(const prt_blob_plugin *p, prt_blob_plugin **out, prt_
 
 static void v1_destroy(prt_blob_plugin *p)
 {
-    free(p);
+    prt_plugin_free(p);
 }
 
 static const prt_blob_plugin_ops swish_v1_ops = {
@@ -382,14 +383,14 @@ static const prt_field_plugin_ops swish_v2_ops;
 
 static prt_field_plugin *v2_new(float beta, const float *w, int64_t nb)
 {
-    swish_v2 *s = calloc(1, sizeof *s);
+    swish_v2 *s = prt_plugin_calloc(1, sizeof *s);
     if (!s) return NULL;
     s->base.ops = &swish_v2_ops;
     s->p.beta = beta;
     if (w && nb > 0) {
-        s->weights = malloc((size_t)nb * sizeof(float));
+        s->weights = prt_plugin_malloc((size_t)nb * sizeof(float));
         if (!s->weights) {
-            free(s);
+            prt_plugin_free(s);
             return NULL;
         }
         memcpy(s->weights, w, (size_t)nb * sizeof(float));
@@ -526,8 +527,8 @@ static void v2_destroy(prt_field_plugin *p)
 {
     swish_v2 *s = (swish_v2 *)p;
     if (!s) return;
-    free(s->weights);
-    free(s);
+    prt_plugin_free(s->weights);
+    prt_plugin_free(s);
 }
 
 static const prt_plugin_core_ops swish_v2_core = {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plugrt/plugin.h"
+#include "../plugin_alloc.h"
 
 /* EDIT: the plugin's state - its fields, plus anything computed from them. */
 typedef struct scale_plugin {
@@ -23,7 +24,7 @@ static const prt_field_plugin_ops scale_ops;
 
 static prt_field_plugin *scale_new(float alpha)
 {
-    scale_plugin *s = calloc(1, sizeof *s);
+    scale_plugin *s = prt_plugin_calloc(1, sizeof *s);
     if (!s) return NULL;
     s->base.ops = &scale_ops;
     s->alpha = alpha;
@@ -96,7 +97,13 @@ static prt_status scale_enqueue(prt_field_plugin *p, const prt_tensor_desc *in_d
                                 const void *const *inputs, void *const *outputs, void *workspace, prt_exec *ex)
 {
     scale_job j;
-    (void)out_desc; (void)workspace;
+    (void)workspace;
+    /* Check the capacity of what it writes: a host may hand any buffer. */
+    if (!prt_dims_equal(&in_desc[0].dims, &out_desc[0].dims) || out_desc[0].dtype != PRT_DTYPE_F32 ||
+        prt_dims_volume(&in_desc[0].dims) < 0) {
+        ex->set_error(ex, "Scale: the output must be f32 with the input's shape");
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
     if (ex->device != PRT_DEVICE_CPU) {
         /* EDIT: call a CUDA launcher here (#ifdef PLUGRT_HAVE_CUDA), see Swish. */
         ex->set_error(ex, "Scale: only the CPU is implemented");
@@ -144,7 +151,7 @@ static prt_status scale_fields(prt_field_plugin *p, prt_fields *out, prt_msg *er
 
 static void scale_destroy(prt_field_plugin *p)
 {
-    free(p);
+    prt_plugin_free(p);
 }
 
 /* NULL members are optional: the host uses its default. */

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/core.h"
 
@@ -126,51 +125,4 @@ const char *prt__err_get(const void *obj)
 PRT_API const char *prt_last_error(const void *obj)
 {
     return prt__err_get(obj);
-}
-
-prt_status prt__read_file(const char *path, void **data, size_t *len, char *err, size_t cap)
-{
-    FILE *f;
-    long sz;
-    void *buf;
-    struct stat stbuf;
-    if (!path) {
-        snprintf(err, cap, "no file name given");
-        return PRT_STATUS_INVALID_ARGUMENT;
-    }
-    f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, cap, "cannot open \"%s\": %s", path, strerror(errno));
-        return PRT_STATUS_IO_ERROR;
-    }
-    /* A directory opens, and ftell then reports LONG_MAX on some systems:
-     * only regular files are read. */
-    memset(&stbuf, 0, sizeof stbuf);
-    if (fstat(fileno(f), &stbuf) != 0 || !S_ISREG(stbuf.st_mode)) {
-        const char *what = S_ISDIR(stbuf.st_mode) ? "a directory" : "something else (a device, pipe or socket)";
-        snprintf(err, cap, "cannot read \"%s\": expected a regular file, found %s", path, what);
-        fclose(f);
-        return PRT_STATUS_IO_ERROR;
-    }
-    if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        snprintf(err, cap, "cannot read \"%s\": not a regular file", path);
-        fclose(f);
-        return PRT_STATUS_IO_ERROR;
-    }
-    buf = prt__malloc((size_t)sz);
-    if (!buf) {
-        snprintf(err, cap, "out of memory reading \"%s\" (%ld bytes)", path, sz);
-        fclose(f);
-        return PRT_STATUS_OUT_OF_MEMORY;
-    }
-    if (sz && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
-        snprintf(err, cap, "cannot read \"%s\": short read", path);
-        prt__free(buf);
-        fclose(f);
-        return PRT_STATUS_IO_ERROR;
-    }
-    fclose(f);
-    *data = buf;
-    *len = (size_t)sz;
-    return PRT_OK;
 }

@@ -35,8 +35,15 @@ prt_status prt__err(const void *obj, prt_status s, const char *fmt, ...) PRT_PRI
 /* Logging through the process logger (status.h). */
 void prt__vlog(prt_severity sev, const char *fmt, va_list ap);
 
-/* Whole file into memory (caller frees with prt__free). */
+/* Files (file.c). Whole file into memory (caller frees with prt__free):
+ * only a regular file is read, and the check comes before anything can block
+ * (a FIFO or device is refused at once). */
 prt_status prt__read_file(const char *path, void **data, size_t *len, char *err, size_t cap);
+/* Replace `path` with `len` bytes atomically: written to a new, uniquely
+ * named file in the same folder (created exclusively, so no link is
+ * followed), then renamed over `path` (a link at `path` is replaced, not its
+ * target). On failure `path` is unchanged and the temporary file is gone. */
+prt_status prt__write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t cap);
 
 /* An appending, truncating text buffer over caller memory (text.c): text
  * that does not fit is cut off and the buffer stays NUL-terminated. */

@@ -80,8 +80,9 @@ prt_status prt__threadpool_create(int32_t nb_threads, prt__threadpool **out, cha
     prt__threadpool *tp;
     int32_t i;
     int rc;
-    if (nb_threads < 0) {
-        snprintf(err, cap, "thread pool size must be >= 0 (0 = number of cores), got %d", (int)nb_threads);
+    if (nb_threads < 0 || nb_threads > PRT__THREADPOOL_MAX) {
+        snprintf(err, cap, "thread pool size must be 0 (the number of cores) to %d, got %d", PRT__THREADPOOL_MAX,
+                 (int)nb_threads);
         return PRT_STATUS_INVALID_ARGUMENT;
     }
     if (nb_threads == 0) nb_threads = prt__threadpool_nb_cores();

@@ -13,8 +13,12 @@
 
 typedef struct prt__threadpool prt__threadpool;
 
-/* nb_threads 0 = the number of online cores; negative is invalid. On
- * failure *out is untouched and err says why. */
+/* The most threads a pool may have: a bound on what a caller (or a command
+ * line) can make the library start, checked before any thread starts. */
+#define PRT__THREADPOOL_MAX 1024
+/* nb_threads 0 = the number of online cores; negative or more than
+ * PRT__THREADPOOL_MAX is invalid. On failure *out is untouched and err says
+ * why. */
 prt_status prt__threadpool_create(int32_t nb_threads, prt__threadpool **out, char *err, size_t cap);
 /* Joins the workers. NULL ok. */
 void prt__threadpool_destroy(prt__threadpool *tp);

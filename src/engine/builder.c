@@ -14,9 +14,12 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "core/core.h"
+#include "core/hmap.h"
 #include "engine/expr.h"
 #include "engine/netdef.h"
 #include "engine/runtime.h"
@@ -33,17 +36,15 @@ typedef struct rec {
     prt__exprs *x;
     prt__pnode *nodes;
     const prt_expr **ptrs;
+    prt__hmap index; /* node pointer -> its number */
     int32_t nb, cap;
     int failed;
 } rec;
 
 static int32_t rec_find(const rec *r, const prt_expr *e)
 {
-    int32_t i;
     if (!e) return -1;
-    for (i = r->nb - 1; i >= 0; i--)
-        if (r->ptrs[i] == e) return i;
-    return -1;
+    return prt__hmap_get(&r->index, e);
 }
 
 static int32_t rec_add(rec *r, const prt_expr *e, uint8_t kind, uint8_t op, int32_t a, int32_t b, int64_t v)
@@ -54,6 +55,10 @@ static int32_t rec_add(rec *r, const prt_expr *e, uint8_t kind, uint8_t op, int3
         return -1;
     }
     if ((i = rec_find(r, e)) >= 0) return i;
+    if (prt__hmap_put(&r->index, e, r->nb) != 0) {
+        r->failed = 1;
+        return -1;
+    }
     if (r->nb == r->cap) {
         int32_t ncap = r->cap ? r->cap * 2 : 64;
         prt__pnode *n = prt__realloc(r->nodes, (size_t)ncap * sizeof *n);
@@ -132,6 +137,9 @@ typedef struct bstate {
     int32_t *plan2net;   /* plan tensor -> net tensor */
     prt__plugin **plugins; /* per plan layer, NULL for casts */
     prt_dims *in_min, *in_opt, *in_max; /* per graph input */
+    prt__hmap names;     /* plan tensor name -> index */
+    int32_t (*versions)[4]; /* net tensor -> its plan tensors in creation order (the first 4) */
+    uint8_t *nb_versions;   /* net tensor -> how many; 5 = more than fit */
     uint8_t *wbuf;
     size_t wlen, wcap;
 } bstate;
@@ -162,12 +170,9 @@ static int grow(void **arr, int32_t *cap, int32_t nb, size_t elem)
     return 1;
 }
 
-static int name_taken(const prt__plan *p, const char *name)
+static int name_taken(const bstate *b, const char *name)
 {
-    int32_t i;
-    for (i = 0; i < p->nb_tensors; i++)
-        if (strcmp(p->tensors[i].name, name) == 0) return 1;
-    return 0;
+    return prt__hmap_get(&b->names, name) >= 0;
 }
 
 /* A new plan tensor; name made unique with "#n" when needed. Returns the
@@ -186,15 +191,24 @@ static int32_t new_tensor(bstate *b, const char *name, uint32_t role, prt_dtype 
         b->plan2net = q;
     }
     snprintf(buf, sizeof buf, "%s", name);
-    while (name_taken(p, buf)) snprintf(buf, sizeof buf, "%s#%d", name, n++);
+    while (name_taken(b, buf)) snprintf(buf, sizeof buf, "%s#%d", name, n++);
     t = &p->tensors[p->nb_tensors];
     memset(t, 0, sizeof *t);
     t->name = prt__strdup(buf);
     if (!t->name) return -1;
+    if (prt__hmap_put(&b->names, t->name, p->nb_tensors) != 0) {
+        prt__free(t->name);
+        t->name = NULL;
+        return -1;
+    }
     t->role = role;
     t->dtype = dtype;
     t->format = PRT_FORMAT_LINEAR;
     b->plan2net[p->nb_tensors] = net_index;
+    if (net_index >= 0 && b->nb_versions[net_index] < 4)
+        b->versions[net_index][b->nb_versions[net_index]++] = p->nb_tensors;
+    else if (net_index >= 0)
+        b->nb_versions[net_index] = 5;
     return p->nb_tensors++;
 }
 
@@ -324,11 +338,21 @@ static prt_status cast_version(bstate *b, int32_t src, prt_dtype to, uint32_t ro
     prt_dtype from = p->tensors[src].dtype;
     int32_t net = b->plan2net[src];
     if (!name) {
-        for (i = 0; i < p->nb_tensors; i++)
-            if (b->plan2net[i] == net && p->tensors[i].dtype == to) {
-                *out = i;
-                return PRT_OK;
-            }
+        /* The first version of the net tensor in that dtype: from its short
+         * list of versions when it has one (no scan of every tensor). */
+        if (b->nb_versions[net] <= 4) {
+            for (i = 0; i < b->nb_versions[net]; i++)
+                if (p->tensors[b->versions[net][i]].dtype == to) {
+                    *out = b->versions[net][i];
+                    return PRT_OK;
+                }
+        } else {
+            for (i = 0; i < p->nb_tensors; i++)
+                if (b->plan2net[i] == net && p->tensors[i].dtype == to) {
+                    *out = i;
+                    return PRT_OK;
+                }
+        }
     }
     if (!((from == PRT_DTYPE_F32 && to == PRT_DTYPE_F16) || (from == PRT_DTYPE_F16 && to == PRT_DTYPE_F32)))
         return bfail(b, PRT_STATUS_TYPE_MISMATCH, "tensor \"%s\" is %s but %s is needed; only f32 <-> f16 casts exist",
@@ -573,7 +597,7 @@ static prt_status build_layer(bstate *b, int32_t li)
                 int n = 1;
                 char buf[4300];
                 snprintf(buf, sizeof buf, "%s", nm);
-                while (name_taken(p, buf)) snprintf(buf, sizeof buf, "%s#%d", nm, n++);
+                while (name_taken(b, buf)) snprintf(buf, sizeof buf, "%s#%d", nm, n++);
                 nn = prt__strdup(buf);
             }
             if (!nn) {
@@ -581,6 +605,8 @@ static prt_status build_layer(bstate *b, int32_t li)
                 s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
                 goto done;
             }
+            prt__hmap_remove(&b->names, old);
+            (void)prt__hmap_put(&b->names, nn, t); /* cannot grow after the remove */
             prt__free(old);
             p->tensors[t].name = nn;
         }
@@ -649,70 +675,104 @@ typedef struct live {
     uint64_t off, bytes;
 } live;
 
+/* Production order: by first layer, then by tensor number. */
+static int live_by_first(const void *a, const void *b)
+{
+    const live *x = a, *y = b;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
 static prt_status plan_memory(bstate *b)
 {
     prt__plan *p = b->p;
     live *lv;
-    int32_t i, j, n = 0;
+    int32_t i, j, n = 0, nact = 0;
+    int32_t *of, *act; /* tensor -> its live entry; entries alive now, by offset */
     uint64_t arena = 0, ws = 0;
     lv = prt__calloc((size_t)(p->nb_tensors ? p->nb_tensors : 1), sizeof *lv);
-    if (!lv) return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    of = prt__calloc((size_t)(p->nb_tensors ? p->nb_tensors : 1), sizeof *of);
+    act = prt__calloc((size_t)(p->nb_tensors ? p->nb_tensors : 1), sizeof *act);
+    if (!lv || !of || !act) {
+        prt__free(lv);
+        prt__free(of);
+        prt__free(act);
+        return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    }
     for (i = 0; i < p->nb_tensors; i++) {
         prt__ptensor *t = &p->tensors[i];
+        uint64_t nb;
         t->offset = t->bytes = 0;
-        if (t->role != PRT__ROLE_ACTIVATION) continue;
-        {
-            int64_t vol = prt_dims_volume(&t->max);
-            size_t es = prt_dtype_size(t->dtype);
-            if (vol < 0 || (uint64_t)vol > (UINT64_MAX - ARENA_ALIGN) / es / 2) {
-                char d[160];
-                prt__free(lv);
-                return bfail(b, PRT_STATUS_SHAPE_MISMATCH, "tensor \"%s\" is too large at the profile's max shapes %s",
-                             t->name, prt_dims_str(&t->max, d, sizeof d));
-            }
-            t->bytes = (uint64_t)vol * es;
+        /* Every tensor, inputs and outputs included: the caller sizes its
+         * buffers from these shapes. */
+        if (prt__tensor_bytes(&t->max, prt_dtype_size(t->dtype), &nb) != 0) {
+            char d[160];
+            prt__free(lv);
+            prt__free(of);
+            prt__free(act);
+            return bfail(b, PRT_STATUS_SHAPE_MISMATCH,
+                         "tensor \"%s\" (%s %s at the profile's max shapes) is larger than the limit of %s per "
+                         "tensor",
+                         t->name, prt_dtype_name(t->dtype), prt_dims_str(&t->max, d, sizeof d), PRT_MAX_TENSOR_BYTES_STR);
         }
+        if (t->role != PRT__ROLE_ACTIVATION) continue;
+        t->bytes = nb;
         lv[n].t = i;
         lv[n].first = -1;
         lv[n].last = -1;
-        lv[n].bytes = (t->bytes + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+        (void)prt__align_u64(nb, ARENA_ALIGN, &lv[n].bytes); /* nb <= 2^48: cannot wrap */
         n++;
     }
-    for (i = 0; i < n; i++) {
-        int32_t l;
-        for (l = 0; l < p->nb_layers; l++) {
-            const prt__player *ly = &p->layers[l];
-            for (j = 0; j < ly->nb_out; j++)
-                if (ly->out[j] == lv[i].t && lv[i].first < 0) lv[i].first = l;
-            for (j = 0; j < ly->nb_in; j++)
-                if (ly->in[j] == lv[i].t) lv[i].last = l;
-        }
-        if (lv[i].last < lv[i].first) lv[i].last = lv[i].first;
+    /* Lifetimes in one pass over the layers. */
+    for (i = 0; i < p->nb_tensors; i++) of[i] = -1;
+    for (i = 0; i < n; i++) of[lv[i].t] = i;
+    for (i = 0; i < p->nb_layers; i++) {
+        const prt__player *ly = &p->layers[i];
+        for (j = 0; j < ly->nb_out; j++)
+            if (of[ly->out[j]] >= 0 && lv[of[ly->out[j]]].first < 0) lv[of[ly->out[j]]].first = i;
+        for (j = 0; j < ly->nb_in; j++)
+            if (of[ly->in[j]] >= 0) lv[of[ly->in[j]]].last = i;
     }
+    for (i = 0; i < n; i++)
+        if (lv[i].last < lv[i].first) lv[i].last = lv[i].first;
     /* First fit in order of production: the lowest offset that overlaps no
-     * tensor alive at the same time. */
+     * tensor alive at the same time. Only the tensors still alive when one
+     * is produced are looked at (kept sorted by offset), so the plan takes
+     * time in proportion to tensors x the most alive at once. */
+    qsort(lv, (size_t)n, sizeof *lv, live_by_first);
     for (i = 0; i < n; i++) {
         uint64_t off = 0;
-        int moved = 1;
-        while (moved) {
-            moved = 0;
-            for (j = 0; j < i; j++) {
-                if (lv[j].last < lv[i].first || lv[i].last < lv[j].first) continue;
-                if (off < lv[j].off + lv[j].bytes && lv[j].off < off + lv[i].bytes) {
-                    off = lv[j].off + lv[j].bytes;
-                    moved = 1;
-                }
-            }
+        int32_t k, w;
+        for (k = 0, w = 0; k < nact; k++) /* drop the dead */
+            if (lv[act[k]].last >= lv[i].first) act[w++] = act[k];
+        nact = w;
+        for (k = 0; k < nact; k++) {
+            const live *o = &lv[act[k]];
+            if (o->off >= off + lv[i].bytes) break;
+            if (o->off + o->bytes > off) off = o->off + o->bytes;
         }
         lv[i].off = off;
         p->tensors[lv[i].t].offset = off;
         if (off + lv[i].bytes > arena) arena = off + lv[i].bytes;
+        if (arena > PRT_MAX_TENSOR_BYTES) {
+            prt__free(lv);
+            prt__free(of);
+            prt__free(act);
+            return bfail(b, PRT_STATUS_SHAPE_MISMATCH,
+                         "the activations need an arena larger than the limit of %s (at tensor \"%s\")",
+                         PRT_MAX_TENSOR_BYTES_STR, p->tensors[lv[i].t].name);
+        }
+        for (k = nact; k > 0 && lv[act[k - 1]].off > off; k--) act[k] = act[k - 1]; /* insert by offset */
+        act[k] = i;
+        nact++;
     }
     for (i = 0; i < p->nb_layers; i++)
         if (p->layers[i].workspace > ws) ws = p->layers[i].workspace;
     p->arena_size = arena;
     p->workspace_size = (ws + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
     prt__free(lv);
+    prt__free(of);
+    prt__free(act);
     return PRT_OK;
 }
 
@@ -799,7 +859,13 @@ static prt_status input_range(bstate *b, int32_t ti, prt_dims *mn, prt_dims *op,
 
 static prt_status add_weights(bstate *b, const void *data, size_t n, uint64_t *off)
 {
-    size_t at = (b->wlen + PRT__PLAN_WEIGHT_ALIGN - 1) / PRT__PLAN_WEIGHT_ALIGN * PRT__PLAN_WEIGHT_ALIGN;
+    uint64_t at64, end;
+    size_t at;
+    if (prt__align_u64(b->wlen, PRT__PLAN_WEIGHT_ALIGN, &at64) != 0 || prt__add_u64(at64, n, &end) != 0 ||
+        end > PRT_MAX_TENSOR_BYTES)
+        return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "the weights are larger than the limit of %s",
+                     PRT_MAX_TENSOR_BYTES_STR);
+    at = (size_t)at64;
     if (at + n > b->wcap) {
         size_t ncap = b->wcap ? b->wcap : 4096;
         uint8_t *q;
@@ -809,8 +875,9 @@ static prt_status add_weights(bstate *b, const void *data, size_t n, uint64_t *o
         b->wbuf = q;
         b->wcap = ncap;
     }
-    memset(b->wbuf + b->wlen, 0, at - b->wlen);
-    memcpy(b->wbuf + at, data, n);
+    /* A zero-element first constant leaves wbuf NULL: nothing to touch. */
+    if (at > b->wlen) memset(b->wbuf + b->wlen, 0, at - b->wlen);
+    if (n) memcpy(b->wbuf + at, data, n);
     b->wlen = at + n;
     *off = at;
     return PRT_OK;
@@ -847,14 +914,18 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
     b.p = p = prt__calloc(1, sizeof *p);
     b.net2plan = prt__calloc((size_t)net->nb_tensors, sizeof *b.net2plan);
     b.declared = prt__calloc((size_t)net->nb_tensors, sizeof *b.declared);
+    b.versions = prt__calloc((size_t)net->nb_tensors + 1, sizeof *b.versions);
+    b.nb_versions = prt__calloc((size_t)net->nb_tensors + 1, 1);
     b.in_min = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
     b.in_opt = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
     b.in_max = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
-    if (!p || !b.net2plan || !b.declared || !b.in_min || !b.in_opt || !b.in_max ||
+    if (!p || !b.net2plan || !b.declared || !b.versions || !b.nb_versions || !b.in_min || !b.in_opt || !b.in_max ||
         prt__exprs_create(&b.rc.x) != PRT_OK) {
         s = bfail(&b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
         goto done;
     }
+    prt__hmap_init(&b.rc.index, PRT__HMAP_POINTER);
+    prt__hmap_init(&b.names, PRT__HMAP_STRING);
     b.rc.under = prt__exprs_builder(b.rc.x);
     b.rc.pub = *b.rc.under;
     b.rc.pub.constant = rec_constant;
@@ -1004,10 +1075,14 @@ done:
         prt__free(b.rc.nodes);
     }
     prt__free((void *)b.rc.ptrs);
+    prt__hmap_free(&b.rc.index);
+    prt__hmap_free(&b.names);
     prt__exprs_destroy(b.rc.x);
     prt__free(b.net2plan);
     prt__free(b.declared);
     prt__free(b.plan2net);
+    prt__free(b.versions);
+    prt__free(b.nb_versions);
     prt__free(b.in_min);
     prt__free(b.in_opt);
     prt__free(b.in_max);

@@ -21,8 +21,10 @@
 #ifdef PLUGRT_HAVE_CUDA
 #include "backend/cuda/cast.h"
 #endif
+#include "core/checked.h"
 #include "core/core.h"
 #include "core/threadpool.h"
+#include "engine/layercheck.h"
 #include "engine/plugctx.h"
 #include "engine/runtime.h"
 
@@ -611,9 +613,12 @@ prt_status prt_context_buffer_size(prt_context *c, const char *name, size_t *byt
     if ((s = compute_shapes(c)) != PRT_OK) return s;
     d = c->cur[ti]; /* data-dependent extents are at their upper bounds here */
     {
-        int64_t vol = prt_dims_volume(&d);
-        if (vol < 0) return prt__err(c, PRT_STATUS_SHAPE_MISMATCH, "\"%s\" has no valid size", name);
-        *bytes = (size_t)vol * prt_dtype_size(p->tensors[ti].dtype);
+        uint64_t nb;
+        char a[160];
+        if (prt__tensor_bytes(&d, prt_dtype_size(p->tensors[ti].dtype), &nb) != 0 || nb > SIZE_MAX)
+            return prt__err(c, PRT_STATUS_SHAPE_MISMATCH, "\"%s\" %s has no valid size (more than %s)", name,
+                            prt_dims_str(&d, a, sizeof a), PRT_MAX_TENSOR_BYTES_STR);
+        *bytes = (size_t)nb;
     }
     return PRT_OK;
 }
@@ -737,11 +742,29 @@ static prt_status run(prt_context *c)
                 if (p->nodes[p->tensors[l->out[j]].expr[k]].kind == PRT__NODE_DDEP) dd = 1;
         }
         if (l->kind == PRT__LAYER_CAST) {
+            if (!prt_dims_equal(&din[0].dims, &dout[0].dims)) {
+                char a[160], b[160];
+                s = prt__err(c, PRT_STATUS_SHAPE_MISMATCH, "cast layer \"%s\" reads %s but writes %s", l->name,
+                             prt_dims_str(&din[0].dims, a, sizeof a), prt_dims_str(&dout[0].dims, b, sizeof b));
+                goto done;
+            }
             if ((s = run_cast(c, l, prt_dims_volume(&din[0].dims))) != PRT_OK) goto done;
             continue;
         }
         if (!c->notified[i] || !same_descs(din, &c->last_in[(size_t)i * (size_t)io], l->nb_in) ||
             !same_descs(dout, &c->last_out[(size_t)i * (size_t)io], l->nb_out)) {
+            const prt_plugin_creator *cr = c->inst[i]->creator;
+            char who[512];
+            /* New shapes: the plugin says again what it will write, and it
+             * must be what the engine allocated. */
+            snprintf(who, sizeof who, "layer \"%.200s\" (%.100s v%.40s)", l->name, cr->name, cr->version);
+            msg[0] = 0;
+            s = prt__layercheck_outputs(c->inst[i], din, l->nb_in, dout, l->nb_out, who, msg, sizeof msg);
+            if (s != PRT_OK) {
+                c->notified[i] = 0;
+                s = prt__err(c, s, "%s", msg);
+                goto done;
+            }
             msg[0] = 0;
             s = prt__plugin_shapes(c->inst[i], din, l->nb_in, dout, l->nb_out, msg, sizeof msg);
             if (s != PRT_OK) {

@@ -5,6 +5,7 @@
 #ifndef PLUGRT_ENGINE_NETDEF_H
 #define PLUGRT_ENGINE_NETDEF_H
 
+#include "core/hmap.h"
 #include "plugrt/network.h"
 
 typedef enum prt__tensor_kind {
@@ -42,6 +43,8 @@ struct prt_network {
     int32_t *outputs; /* tensor indices in marking order */
     int32_t nb_outputs, cap_outputs;
     int32_t nb_inputs;
+    prt__hmap names;       /* tensor name -> index (names owned by the tensors) */
+    prt__hmap layer_names; /* layer name -> index (names owned by the layers) */
 };
 
 /* Index of the tensor called `name`, or -1. */

@@ -18,6 +18,7 @@ typedef struct jctx {
     char *err;
     size_t cap;
     const char *base_dir;
+    uint32_t flags; /* PRT_NETWORK_JSON_* */
 } jctx;
 
 static prt_status jfail(jctx *j, prt_status s, const char *fmt, ...) PRT_PRINTF(3, 4);
@@ -30,6 +31,33 @@ static prt_status jfail(jctx *j, prt_status s, const char *fmt, ...)
         va_end(ap);
     }
     return s;
+}
+
+/* Every key of `obj` must be one of `known` (a NULL-terminated list): an
+ * unknown key is an error, or a logged warning and ignored with
+ * PRT_NETWORK_JSON_UNKNOWN_KEYS_WARN (as the PluginConfig YAML reader does). */
+static prt_status check_keys(jctx *j, const cJSON *obj, const char *what, const char *const *known)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, obj) {
+        char list[256];
+        size_t k, n = 0;
+        int ok = 0;
+        for (k = 0; known[k]; k++)
+            if (e->string && strcmp(e->string, known[k]) == 0) ok = 1;
+        if (ok) continue;
+        list[0] = 0;
+        for (k = 0; known[k] && n < sizeof list; k++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "", known[k]);
+        if (j->flags & PRT_NETWORK_JSON_UNKNOWN_KEYS_WARN) {
+            prt_log(PRT_SEVERITY_WARNING, "%s: unknown key \"%.200s\" ignored (expected %s)", what,
+                    e->string ? e->string : "", list);
+            continue;
+        }
+        return jfail(j, PRT_STATUS_BAD_FORMAT, "%s: unknown key \"%.200s\" (expected %s)", what,
+                     e->string ? e->string : "", list);
+    }
+    return PRT_OK;
 }
 
 /* ---- dtypes ---------------------------------------------------------------- */
@@ -359,6 +387,10 @@ static prt_status add_constant(jctx *j, prt_network *net, const cJSON *c, int id
     if (!cJSON_IsString(name))
         return jfail(j, PRT_STATUS_BAD_FORMAT, "constants[%d] needs a \"name\" string, got %s", idx, jtype(name));
     snprintf(what, sizeof what, "constant \"%.256s\"", name->valuestring);
+    {
+        static const char *const known[] = {"name", "dtype", "dims", "values", "file", "doc", NULL};
+        if ((s = check_keys(j, c, what, known)) != PRT_OK) return s;
+    }
     if (dt && (!cJSON_IsString(dt) || !parse_dtype(dt->valuestring, &dtype)))
         return jfail(j, PRT_STATUS_BAD_FORMAT, "%s: unknown \"dtype\" %s%s%s (expected f32, f16, bf16, i8, u8, i32, i64 or bool)",
                      what, cJSON_IsString(dt) ? "\"" : "", cJSON_IsString(dt) ? dt->valuestring : jtype(dt),
@@ -503,6 +535,11 @@ static prt_status add_layer(jctx *j, prt_network *net, const cJSON *l, int idx)
     if (name && !cJSON_IsString(name))
         return jfail(j, PRT_STATUS_BAD_FORMAT, "layers[%d]: \"name\" must be a string, got %s", idx, jtype(name));
     snprintf(what, sizeof what, "layer \"%.256s\"", name ? name->valuestring : plugin->valuestring);
+    {
+        static const char *const known[] = {"name",   "plugin", "version", "namespace", "fields",
+                                            "inputs", "outputs", "doc",    NULL};
+        if ((s = check_keys(j, l, what, known)) != PRT_OK) return s;
+    }
     if (version) {
         int64_t v;
         if (cJSON_IsString(version)) {
@@ -543,7 +580,9 @@ static prt_status add_layer(jctx *j, prt_network *net, const cJSON *l, int idx)
         snprintf(fwhat, sizeof fwhat, "%s: field \"%.256s\"", what, f->string);
         if (cJSON_IsObject(f)) {
             const cJSON *t = cJSON_GetObjectItemCaseSensitive(f, "type");
+            static const char *const known[] = {"type", "value", NULL};
             val = cJSON_GetObjectItemCaseSensitive(f, "value");
+            if ((s = check_keys(j, f, fwhat, known)) != PRT_OK) goto done;
             if (!cJSON_IsString(t) || !parse_field_type(t->valuestring, &type)) {
                 s = jfail(j, PRT_STATUS_BAD_FORMAT,
                           "%s: \"type\" must be one of int8, int16, int32, int64, float16, float32, float64, char, "
@@ -590,20 +629,12 @@ static prt_status build(jctx *j, prt_network *net, const cJSON *doc)
     const cJSON *sec, *e;
     prt_status s;
     int i;
-    static const char *const known[] = {"name", "doc", "inputs", "constants", "layers", "outputs"};
+    static const char *const known[] = {"name", "doc", "inputs", "constants", "layers", "outputs", NULL};
+    static const char *const known_input[] = {"name", "dtype", "dims", "doc", NULL};
 
     if (!cJSON_IsObject(doc))
         return jfail(j, PRT_STATUS_BAD_FORMAT, "a network description is a JSON object, got %s", jtype(doc));
-    cJSON_ArrayForEach(e, doc) {
-        size_t k;
-        int ok = 0;
-        for (k = 0; k < sizeof known / sizeof known[0]; k++)
-            if (e->string && strcmp(e->string, known[k]) == 0) ok = 1;
-        if (!ok)
-            return jfail(j, PRT_STATUS_BAD_FORMAT,
-                         "unknown key \"%s\" at the top level (expected name, doc, inputs, constants, layers, outputs)",
-                         e->string ? e->string : "");
-    }
+    if ((s = check_keys(j, doc, "the top level", known)) != PRT_OK) return s;
     sec = cJSON_GetObjectItemCaseSensitive(doc, "inputs");
     if (!cJSON_IsArray(sec) || cJSON_GetArraySize(sec) == 0)
         return jfail(j, PRT_STATUS_BAD_FORMAT, "\"inputs\" must be a non-empty array, got %s", jtype(sec));
@@ -617,6 +648,7 @@ static prt_status build(jctx *j, prt_network *net, const cJSON *doc)
         if (!cJSON_IsObject(e) || !cJSON_IsString(name))
             return jfail(j, PRT_STATUS_BAD_FORMAT, "inputs[%d] must be an object with a \"name\" string", i);
         snprintf(what, sizeof what, "input \"%.256s\"", name->valuestring);
+        if ((s = check_keys(j, e, what, known_input)) != PRT_OK) return s;
         if (dt && (!cJSON_IsString(dt) || !parse_dtype(dt->valuestring, &dtype)))
             return jfail(j, PRT_STATUS_BAD_FORMAT, "%s: unknown \"dtype\" (expected f32, f16, bf16, i8, u8, i32, i64 or bool)",
                          what);
@@ -654,6 +686,12 @@ static prt_status build(jctx *j, prt_network *net, const cJSON *doc)
 prt_status prt_network_from_json(prt_registry *r, const char *json, size_t len, const char *base_dir,
                                  prt_network **out, char *err, size_t cap)
 {
+    return prt_network_from_json_flags(r, json, len, base_dir, 0, out, err, cap);
+}
+
+prt_status prt_network_from_json_flags(prt_registry *r, const char *json, size_t len, const char *base_dir,
+                                       uint32_t flags, prt_network **out, char *err, size_t cap)
+{
     jctx j;
     cJSON *doc;
     prt_network *net = NULL;
@@ -662,6 +700,9 @@ prt_status prt_network_from_json(prt_registry *r, const char *json, size_t len, 
     j.err = err;
     j.cap = cap;
     j.base_dir = base_dir;
+    j.flags = flags;
+    if (flags & ~(uint32_t)PRT_NETWORK_JSON_UNKNOWN_KEYS_WARN)
+        return jfail(&j, PRT_STATUS_INVALID_ARGUMENT, "unknown JSON reader flags 0x%x", (unsigned)flags);
     if (!json || !out) return jfail(&j, PRT_STATUS_INVALID_ARGUMENT, "no JSON text or no output pointer given");
     doc = cJSON_ParseWithLength(json, len);
     if (!doc) {
@@ -689,6 +730,12 @@ prt_status prt_network_from_json(prt_registry *r, const char *json, size_t len, 
 
 prt_status prt_network_load_json(prt_registry *r, const char *path, prt_network **out, char *err, size_t cap)
 {
+    return prt_network_load_json_flags(r, path, 0, out, err, cap);
+}
+
+prt_status prt_network_load_json_flags(prt_registry *r, const char *path, uint32_t flags, prt_network **out,
+                                       char *err, size_t cap)
+{
     void *data = NULL;
     size_t len = 0;
     char dir[4096];
@@ -709,7 +756,7 @@ prt_status prt_network_load_json(prt_registry *r, const char *path, prt_network 
     } else {
         strcpy(dir, ".");
     }
-    s = prt_network_from_json(r, (const char *)data, len, dir, out, sub, sizeof sub);
+    s = prt_network_from_json_flags(r, (const char *)data, len, dir, flags, out, sub, sizeof sub);
     prt__free(data);
     if (s != PRT_OK && err && cap) snprintf(err, cap, "%s: %s", path, sub);
     return s;

@@ -43,17 +43,23 @@ void prt_network_destroy(prt_network *net)
     prt__free(net->tensors);
     prt__free(net->layers);
     prt__free(net->outputs);
+    prt__hmap_free(&net->names);
+    prt__hmap_free(&net->layer_names);
     prt__err_clear(net);
     prt__free(net);
 }
 
 int32_t prt__network_find(const prt_network *net, const char *name)
 {
-    int32_t i;
     if (!name) return -1;
-    for (i = 0; i < net->nb_tensors; i++)
-        if (strcmp(net->tensors[i].name, name) == 0) return i;
-    return -1;
+    return prt__hmap_get(&net->names, name);
+}
+
+/* Room in the name index for `extra` more tensors, so that adding them
+ * cannot fail half-way. */
+static int reserve_names(prt_network *net, int32_t extra)
+{
+    return prt__hmap_reserve(&net->names, (size_t)net->nb_tensors + (size_t)extra) == 0;
 }
 
 /* Grow an array so that one more element fits. */
@@ -112,7 +118,8 @@ static prt_status check_dtype(prt_network *net, const char *what, const char *na
 static prt__net_tensor *push_tensor(prt_network *net, char *nm, prt__tensor_kind kind, prt_dtype dtype,
                                     const prt_dims *dims)
 {
-    prt__net_tensor *t = &net->tensors[net->nb_tensors++];
+    prt__net_tensor *t = &net->tensors[net->nb_tensors];
+    (void)prt__hmap_put(&net->names, nm, net->nb_tensors++); /* room reserved, name checked unique */
     memset(t, 0, sizeof *t);
     t->name = nm;
     t->kind = kind;
@@ -131,7 +138,8 @@ prt_status prt_network_add_input(prt_network *net, const char *name, prt_dtype d
     if ((s = check_name(net, "input", name)) != PRT_OK) return s;
     if ((s = check_dtype(net, "input", name, dtype)) != PRT_OK) return s;
     if ((s = check_dims(net, "input", name, dims, 1)) != PRT_OK) return s;
-    if (!reserve((void **)&net->tensors, &net->cap_tensors, net->nb_tensors, 1, sizeof *net->tensors))
+    if (!reserve((void **)&net->tensors, &net->cap_tensors, net->nb_tensors, 1, sizeof *net->tensors) ||
+        !reserve_names(net, 1))
         return prt__err(net, PRT_STATUS_OUT_OF_MEMORY, "out of memory adding input \"%s\"", name);
     nm = prt__strdup(name);
     if (!nm) return prt__err(net, PRT_STATUS_OUT_OF_MEMORY, "out of memory adding input \"%s\"", name);
@@ -161,7 +169,8 @@ prt_status prt_network_add_constant(prt_network *net, const char *name, prt_dtyp
                         prt_dtype_name(dtype), (size_t)vol * prt_dtype_size(dtype), nbytes);
     if (nbytes && !data)
         return prt__err(net, PRT_STATUS_INVALID_ARGUMENT, "constant \"%s\": no data given", name);
-    if (!reserve((void **)&net->tensors, &net->cap_tensors, net->nb_tensors, 1, sizeof *net->tensors))
+    if (!reserve((void **)&net->tensors, &net->cap_tensors, net->nb_tensors, 1, sizeof *net->tensors) ||
+        !reserve_names(net, 1))
         return prt__err(net, PRT_STATUS_OUT_OF_MEMORY, "out of memory adding constant \"%s\"", name);
     nm = prt__strdup(name);
     copy = prt__malloc(nbytes);
@@ -180,10 +189,7 @@ prt_status prt_network_add_constant(prt_network *net, const char *name, prt_dtyp
 
 static int layer_name_taken(const prt_network *net, const char *name)
 {
-    int32_t i;
-    for (i = 0; i < net->nb_layers; i++)
-        if (strcmp(net->layers[i].name, name) == 0) return 1;
-    return 0;
+    return prt__hmap_get(&net->layer_names, name) >= 0;
 }
 
 prt_status prt_network_add_layer(prt_network *net, const char *layer_name, const char *plugin,
@@ -258,7 +264,9 @@ prt_status prt_network_add_layer(prt_network *net, const char *layer_name, const
     l.out = prt__calloc((size_t)nb_outputs, sizeof(int32_t));
     if (!l.name || !l.plugin || !l.version || !l.plugin_namespace || !l.in || !l.out ||
         !reserve((void **)&net->layers, &net->cap_layers, net->nb_layers, 1, sizeof *net->layers) ||
-        !reserve((void **)&net->tensors, &net->cap_tensors, net->nb_tensors, nb_outputs, sizeof *net->tensors))
+        prt__hmap_reserve(&net->layer_names, (size_t)net->nb_layers + 1) != 0 ||
+        !reserve((void **)&net->tensors, &net->cap_tensors, net->nb_tensors, nb_outputs, sizeof *net->tensors) ||
+        !reserve_names(net, nb_outputs))
         goto oom;
     for (i = 0; i < nb_inputs; i++) l.in[i] = prt__network_find(net, inputs[i]);
     /* Name copies first, so that nothing below can fail. */
@@ -280,10 +288,12 @@ prt_status prt_network_add_layer(prt_network *net, const char *layer_name, const
             t->kind = PRT__TENSOR_LAYER;
             t->producer = net->nb_layers;
             t->producer_out = i;
+            (void)prt__hmap_put(&net->names, t->name, net->nb_tensors); /* room reserved */
             l.out[i] = net->nb_tensors++;
         }
         prt__free(names);
     }
+    (void)prt__hmap_put(&net->layer_names, l.name, net->nb_layers); /* room reserved, name checked unique */
     net->layers[net->nb_layers++] = l;
     return PRT_OK;
 oom:

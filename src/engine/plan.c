@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "core/core.h"
+#include "core/hmap.h"
 #include "engine/expr.h"
 #include "engine/plan.h"
 
@@ -366,22 +368,33 @@ static prt_status read_expr(rctx *c, prt__plan *p)
     return PRT_OK;
 }
 
+static prt_status read_tens_all(rctx *c, prt__plan *p, prt__hmap *names);
 static prt_status read_tens(rctx *c, prt__plan *p)
 {
+    prt__hmap names; /* duplicate names found in constant time */
     prt_status s;
-    int32_t i, j, k, n;
+    prt__hmap_init(&names, PRT__HMAP_STRING);
+    s = read_tens_all(c, p, &names);
+    prt__hmap_free(&names);
+    return s;
+}
+
+static prt_status read_tens_all(rctx *c, prt__plan *p, prt__hmap *names)
+{
+    prt_status s;
+    int32_t i, j, n;
     if ((s = read_count(c, "tensors", 20, &n)) != PRT_OK) return s;
     p->tensors = prt__calloc((size_t)(n ? n : 1), sizeof *p->tensors);
-    if (!p->tensors) return rfail(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    if (!p->tensors || prt__hmap_reserve(names, (size_t)n) != 0)
+        return rfail(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
     p->nb_tensors = 0;
     for (i = 0; i < n; i++) {
         prt__ptensor *t = &p->tensors[i];
         if ((s = read_name(c, "a tensor name", &t->name)) != PRT_OK) return s;
         p->nb_tensors = i + 1;
         if (!t->name[0]) return rfail(c, PRT_STATUS_BAD_FORMAT, "tensor %d has an empty name", i);
-        for (k = 0; k < i; k++)
-            if (strcmp(p->tensors[k].name, t->name) == 0)
-                return rfail(c, PRT_STATUS_BAD_FORMAT, "tensor name \"%s\" appears twice", t->name);
+        if (prt__hmap_put(names, t->name, i) != 0)
+            return rfail(c, PRT_STATUS_BAD_FORMAT, "tensor name \"%s\" appears twice", t->name);
         t->role = prt_read_u32(&c->r);
         t->dtype = (prt_dtype)prt_read_u32(&c->r);
         t->format = (prt_format)prt_read_u32(&c->r);
@@ -452,6 +465,27 @@ static prt_status read_indices(rctx *c, prt__plan *p, const char *lname, const c
     return PRT_OK;
 }
 
+/* A cast converts every element of its input into its output: both must
+ * have the same extents, as the same expressions (so they agree at every
+ * shape, not only at the profile's points), the same known extents and
+ * ranges, and the same format. */
+static prt_status check_cast_extents(rctx *c, const prt__plan *p, const prt__player *l)
+{
+    const prt__ptensor *a = &p->tensors[l->in[0]], *b = &p->tensors[l->out[0]];
+    int32_t j;
+    if (a->format != b->format)
+        return rfail(c, PRT_STATUS_BAD_FORMAT, "cast layer \"%s\" reads format %s and writes %s", l->name,
+                     prt_format_name(a->format), prt_format_name(b->format));
+    for (j = 0; j < a->nb_dims; j++)
+        if (a->expr[j] != b->expr[j] || a->dims.d[j] != b->dims.d[j] || a->min.d[j] != b->min.d[j] ||
+            a->opt.d[j] != b->opt.d[j] || a->max.d[j] != b->max.d[j])
+            return rfail(c, PRT_STATUS_BAD_FORMAT,
+                         "cast layer \"%s\": input \"%s\" and output \"%s\" must have the same extents, but dim %d "
+                         "differs (expression node %d and %d, max %" PRId64 " and %" PRId64 ")",
+                         l->name, a->name, b->name, j, a->expr[j], b->expr[j], a->max.d[j], b->max.d[j]);
+    return PRT_OK;
+}
+
 static prt_status read_layr(rctx *c, prt__plan *p)
 {
     prt_status s;
@@ -499,6 +533,7 @@ static prt_status read_layr(rctx *c, prt__plan *p)
                 s = rfail(c, PRT_STATUS_BAD_FORMAT, "cast layer \"%s\" is inconsistent", l->name);
                 goto done;
             }
+            if ((s = check_cast_extents(c, p, l)) != PRT_OK) goto done;
         } else {
             s = rfail(c, PRT_STATUS_BAD_FORMAT, "layer \"%s\" has kind %u; expected 0 or 1", l->name, l->kind);
             goto done;
@@ -537,7 +572,7 @@ done:
 static prt_status read_plug(rctx *c, prt__plan *p)
 {
     prt_status s;
-    int32_t i, j, n;
+    int32_t i, j, n, *user;
     if ((s = read_count(c, "plugin records", 8, &n)) != PRT_OK) return s;
     p->records = prt__calloc((size_t)(n ? n : 1), sizeof *p->records);
     if (!p->records) return rfail(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
@@ -556,25 +591,33 @@ static prt_status read_plug(rctx *c, prt__plan *p)
         p->nb_records = i + 1;
     }
     /* Every plugin layer names a record, and no record serves two layers. */
+    user = prt__malloc((size_t)(n ? n : 1) * sizeof *user);
+    if (!user) return rfail(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < n; i++) user[i] = -1;
     for (i = 0; i < p->nb_layers; i++) {
         if (p->layers[i].kind != PRT__LAYER_PLUGIN) continue;
-        if (p->layers[i].plugin >= n)
-            return rfail(c, PRT_STATUS_BAD_FORMAT, "layer \"%s\" names plugin record %d of %d", p->layers[i].name,
-                         p->layers[i].plugin, n);
-        for (j = 0; j < i; j++)
-            if (p->layers[j].kind == PRT__LAYER_PLUGIN && p->layers[j].plugin == p->layers[i].plugin)
-                return rfail(c, PRT_STATUS_BAD_FORMAT, "layers \"%s\" and \"%s\" share plugin record %d",
-                             p->layers[j].name, p->layers[i].name, p->layers[i].plugin);
+        if (p->layers[i].plugin >= n) {
+            s = rfail(c, PRT_STATUS_BAD_FORMAT, "layer \"%s\" names plugin record %d of %d", p->layers[i].name,
+                      p->layers[i].plugin, n);
+            break;
+        }
+        j = user[p->layers[i].plugin];
+        if (j >= 0) {
+            s = rfail(c, PRT_STATUS_BAD_FORMAT, "layers \"%s\" and \"%s\" share plugin record %d",
+                      p->layers[j].name, p->layers[i].name, p->layers[i].plugin);
+            break;
+        }
+        user[p->layers[i].plugin] = i;
     }
-    return PRT_OK;
+    prt__free(user);
+    return s;
 }
 
 static uint64_t tensor_max_bytes(const prt__ptensor *t)
 {
-    int64_t v = prt_dims_volume(&t->max);
-    size_t es = prt_dtype_size(t->dtype);
-    if (v < 0 || (uint64_t)v > UINT64_MAX / es) return UINT64_MAX;
-    return (uint64_t)v * es;
+    uint64_t b;
+    if (prt__tensor_bytes(&t->max, prt_dtype_size(t->dtype), &b) != 0) return UINT64_MAX;
+    return b;
 }
 
 static prt_status read_memp(rctx *c, prt__plan *p)
@@ -591,6 +634,14 @@ static prt_status read_memp(rctx *c, prt__plan *p)
         p->tensors[i].bytes = prt_read_u64(&c->r);
     }
     if (c->r.failed) return ended(c, "the memory plan");
+    if (p->arena_size > PRT_MAX_TENSOR_BYTES || p->workspace_size > PRT_MAX_TENSOR_BYTES)
+        return rfail(c, PRT_STATUS_BAD_FORMAT,
+                     "arena of %" PRIu64 " bytes or workspace of %" PRIu64 " bytes is larger than the limit of %s",
+                     p->arena_size, p->workspace_size, PRT_MAX_TENSOR_BYTES_STR);
+    for (i = 0; i < n; i++)
+        if (tensor_max_bytes(&p->tensors[i]) == UINT64_MAX)
+            return rfail(c, PRT_STATUS_BAD_FORMAT, "tensor \"%s\" at its max shape is larger than the limit of %s",
+                         p->tensors[i].name, PRT_MAX_TENSOR_BYTES_STR);
     for (i = 0; i < p->nb_layers; i++)
         if (p->layers[i].workspace > p->workspace_size)
             return rfail(c, PRT_STATUS_BAD_FORMAT, "layer \"%s\" needs %" PRIu64 " workspace bytes, plan has %" PRIu64,
@@ -598,7 +649,7 @@ static prt_status read_memp(rctx *c, prt__plan *p)
     for (i = 0; i < n; i++) {
         const prt__ptensor *t = &p->tensors[i];
         if (t->role == PRT__ROLE_ACTIVATION) {
-            if (t->offset > p->arena_size || t->bytes > p->arena_size - t->offset || t->bytes < tensor_max_bytes(t))
+            if (!prt__range_fits(t->offset, t->bytes, p->arena_size) || t->bytes < tensor_max_bytes(t))
                 return rfail(c, PRT_STATUS_BAD_FORMAT,
                              "activation \"%s\" at %" PRIu64 " (%" PRIu64 " bytes) does not fit the %" PRIu64
                              "-byte arena or its largest shape",
@@ -631,8 +682,8 @@ static prt_status read_wght(rctx *c, prt__plan *p)
             if (t->dims.d[j] != t->min.d[j] || t->dims.d[j] != t->max.d[j] ||
                 p->nodes[t->expr[j]].kind != PRT__NODE_CONST || p->nodes[t->expr[j]].v != t->dims.d[j])
                 return rfail(c, PRT_STATUS_BAD_FORMAT, "constant \"%s\" dim %d is not fixed", t->name, j);
-        if (vol < 0 || t->offset % PRT__PLAN_WEIGHT_ALIGN || t->offset > left || t->bytes > left - t->offset ||
-            t->bytes != (uint64_t)vol * prt_dtype_size(t->dtype))
+        if (vol < 0 || t->offset % PRT__PLAN_WEIGHT_ALIGN || !prt__range_fits(t->offset, t->bytes, left) ||
+            t->bytes != tensor_max_bytes(t))
             return rfail(c, PRT_STATUS_BAD_FORMAT, "constant \"%s\" at %" PRIu64 " (%" PRIu64
                          " bytes) does not fit its dims or the %zu bytes of weights",
                          t->name, t->offset, t->bytes, left);

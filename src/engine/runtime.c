@@ -1,11 +1,11 @@
 /* engine/runtime.c - loading a plan into an engine; describing engines. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/core.h"
 #include "engine/expr.h"
+#include "engine/layercheck.h"
 #include "engine/runtime.h"
 
 static void seterr(char *err, size_t cap, const char *fmt, ...) PRT_PRINTF(3, 4);
@@ -345,9 +345,10 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
         }
     }
 
-    /* Workspace for the profile. */
+    /* Formats, then workspace for the profile. */
     for (i = 0; i < nin; i++) dyn_of(&p->tensors[l->in[i]], &io[i]);
     for (i = 0; i < nout; i++) dyn_of(&p->tensors[l->out[i]], &io[nin + i]);
+    if ((s = prt__layercheck_formats(pl, io, nin, nout, who, err, cap)) != PRT_OK) goto done;
     if (pl->style == PRT_STYLE_BLOB) {
         msg[0] = 0;
         if ((s = prt__plugin_configure(pl, io, nin, io + nin, nout, msg, sizeof msg)) != PRT_OK) {
@@ -506,33 +507,18 @@ prt_status prt_engine_serialize(const prt_engine *e, void *buf, size_t cap, size
 
 prt_status prt_engine_save(const prt_engine *e, const char *path, char *err, size_t cap)
 {
-    FILE *f;
-    char tmp[4096];
+    char msg[PRT_ERR_CAP];
+    prt_status s;
     if (!e || !path) {
         seterr(err, cap, "no engine or path given");
         return PRT_STATUS_INVALID_ARGUMENT;
     }
-    /* Write beside the target and rename, so a failure leaves no half plan. */
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
-        seterr(err, cap, "path too long: %s", path);
-        return PRT_STATUS_INVALID_ARGUMENT;
-    }
-    f = fopen(tmp, "wb");
-    if (!f) {
-        seterr(err, cap, "cannot write \"%s\": %s", tmp, strerror(errno));
-        return PRT_STATUS_IO_ERROR;
-    }
-    if (fwrite(e->bytes, 1, e->len, f) != e->len || fclose(f) != 0) {
-        seterr(err, cap, "cannot write \"%s\": %s", tmp, strerror(errno));
-        remove(tmp);
-        return PRT_STATUS_IO_ERROR;
-    }
-    if (rename(tmp, path) != 0) {
-        seterr(err, cap, "cannot rename \"%s\" to \"%s\": %s", tmp, path, strerror(errno));
-        remove(tmp);
-        return PRT_STATUS_IO_ERROR;
-    }
-    return PRT_OK;
+    /* A unique file beside the target, then a rename: a failure leaves no
+     * half plan, and nothing at a predictable name is followed. */
+    msg[0] = 0;
+    s = prt__write_file_atomic(path, e->bytes, e->len, msg, sizeof msg);
+    if (s != PRT_OK) seterr(err, cap, "%s", msg);
+    return s;
 }
 
 int32_t prt_engine_nb_io(const prt_engine *e) { return e ? e->nb_io : 0; }

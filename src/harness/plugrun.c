@@ -365,6 +365,9 @@ void prt__elem_set(void *data, prt_dtype t, int64_t i, double v)
 
 /* ---- running --------------------------------------------------------------- */
 
+#define GUARD_BYTES 64
+#define GUARD_FILL 0xa5
+
 static size_t desc_bytes(const prt_tensor_desc *d)
 {
     int64_t v = prt_dims_volume(&d->dims);
@@ -420,12 +423,14 @@ prt_status prt__plugrun_run(prt_op *op, prt_device device, int nb_threads, const
         }
         out->alloc_dims[i] = out->desc[i].dims;
         nbytes = desc_bytes(&out->desc[i]);
-        out->data[i] = prt__arena_alloc(ar, nbytes ? nbytes : 1);
+        /* Guard bytes after each output catch a plugin that writes past it. */
+        out->data[i] = nbytes <= SIZE_MAX - GUARD_BYTES ? prt__arena_alloc(ar, nbytes + GUARD_BYTES) : NULL;
         if (!out->data[i]) {
             snprintf(err, cap, "out of memory for output %d (%zu bytes)", (int)i, nbytes);
             return PRT_STATUS_OUT_OF_MEMORY;
         }
         memset(out->data[i], 0xff, nbytes);
+        memset((unsigned char *)out->data[i] + nbytes, GUARD_FILL, GUARD_BYTES);
         outs[i] = out->data[i];
     }
     for (i = 0; i < in->nb; i++) ins[i] = in->data[i];
@@ -435,6 +440,17 @@ prt_status prt__plugrun_run(prt_op *op, prt_device device, int nb_threads, const
         if (s != PRT_OK) {
             snprintf(err, cap, "run: %s", prt_op_last_error(op));
             return s;
+        }
+        for (i = 0; i < nb_out; i++) {
+            size_t nbytes = desc_bytes(&out->desc[i]), k;
+            const unsigned char *g = (const unsigned char *)out->data[i] + nbytes;
+            for (k = 0; k < GUARD_BYTES && g[k] == GUARD_FILL; k++) {
+            }
+            if (k < GUARD_BYTES) {
+                snprintf(err, cap, "output %d (%zu bytes): the plugin wrote past the end of its buffer (byte %zu after "
+                         "the end changed)", (int)i, nbytes, k);
+                return PRT_STATUS_PLUGIN_ERROR;
+            }
         }
     } else {
         s = PRT_OK;

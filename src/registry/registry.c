@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -58,6 +59,13 @@ static int32_t search(const prt_registry *r, const char *ns, const char *name, c
             hi = mid;
     }
     return -lo - 1;
+}
+
+/* qsort order of creator pointers by key. */
+static int creator_ptr_cmp(const void *a, const void *b)
+{
+    const prt_plugin_creator *x = *(const prt_plugin_creator *const *)a, *y = *(const prt_plugin_creator *const *)b;
+    return key_cmp(ns_of(x->plugin_namespace), x->name, x->version, ns_of(y->plugin_namespace), y->name, y->version);
 }
 
 /* ---- messages ------------------------------------------------------------------ */
@@ -141,6 +149,7 @@ prt_status prt__registry_add_many(prt_registry *r, const prt_plugin_creator *con
     prt__text t = prt__text_init(err, cap);
     prt_status st = PRT_OK;
     const char *own;
+    const prt_plugin_creator **sorted = NULL;
     int32_t i, k;
     if (n < 0 || (n > 0 && !cs) || !owner) {
         prt__text_add(&t, "invalid registration request (%d creators, owner %s)", (int)n, owner ? owner : "NULL");
@@ -149,17 +158,26 @@ prt_status prt__registry_add_many(prt_registry *r, const prt_plugin_creator *con
     for (i = 0; i < n; i++) {
         st = check_creator(cs[i], err, cap);
         if (st != PRT_OK) return st;
-        for (k = 0; k < i; k++) {
-            if (key_cmp(ns_of(cs[k]->plugin_namespace), cs[k]->name, cs[k]->version,
-                        ns_of(cs[i]->plugin_namespace), cs[i]->name, cs[i]->version) == 0) {
-                prt__text_add(&t, "creator ");
-                add_key(&t, cs[i]->plugin_namespace, cs[i]->name, cs[i]->version);
-                prt__text_add(&t, " appears twice in what \"%s\" registers", owner);
-                return PRT_STATUS_ALREADY_EXISTS;
-            }
-        }
     }
     if (n == 0) return PRT_OK;
+    /* The batch sorted by key: duplicates are neighbours, and the batch
+     * merges into the sorted entries in one pass (n log n, not n^2). */
+    sorted = prt__malloc((size_t)n * sizeof *sorted);
+    if (!sorted) {
+        prt__text_add(&t, "out of memory registering %d creator%s for \"%s\"", (int)n, n == 1 ? "" : "s", owner);
+        return PRT_STATUS_OUT_OF_MEMORY;
+    }
+    memcpy(sorted, cs, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, creator_ptr_cmp);
+    for (i = 1; i < n; i++) {
+        if (creator_ptr_cmp(&sorted[i - 1], &sorted[i]) == 0) {
+            prt__text_add(&t, "creator ");
+            add_key(&t, sorted[i]->plugin_namespace, sorted[i]->name, sorted[i]->version);
+            prt__text_add(&t, " appears twice in what \"%s\" registers", owner);
+            prt__free(sorted);
+            return PRT_STATUS_ALREADY_EXISTS;
+        }
+    }
     pthread_rwlock_wrlock(&r->lock);
     for (i = 0; i < n; i++) {
         const prt_plugin_creator *c = cs[i];
@@ -198,31 +216,54 @@ prt_status prt__registry_add_many(prt_registry *r, const prt_plugin_creator *con
         st = PRT_STATUS_OUT_OF_MEMORY;
         goto unlock;
     }
-    for (i = 0; i < n; i++) {
-        const prt_plugin_creator *c = cs[i];
-        int32_t at = -search(r, ns_of(c->plugin_namespace), c->name, c->version) - 1;
-        memmove(&r->entries[at + 1], &r->entries[at], (size_t)(r->nb - at) * sizeof *r->entries);
-        r->entries[at].c = c;
-        r->entries[at].ns = ns_of(c->plugin_namespace);
-        r->entries[at].owner = own;
-        r->nb++;
+    /* Merge from the back: both lists are sorted and no key is in both. */
+    for (i = r->nb - 1, k = n - 1; k >= 0;) {
+        prt__reg_entry *dst = &r->entries[i + k + 1];
+        const prt_plugin_creator *c = sorted[k];
+        if (i >= 0 && entry_cmp(&r->entries[i], ns_of(c->plugin_namespace), c->name, c->version) > 0) {
+            *dst = r->entries[i--];
+        } else {
+            dst->c = c;
+            dst->ns = ns_of(c->plugin_namespace);
+            dst->owner = own;
+            k--;
+        }
     }
+    r->nb += n;
 unlock:
     pthread_rwlock_unlock(&r->lock);
+    prt__free(sorted);
     return st;
+}
+
+static int ptr_cmp(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t) * (const void *const *)a, y = (uintptr_t) * (const void *const *)b;
+    return (x > y) - (x < y);
 }
 
 void prt__registry_remove_creators(prt_registry *r, const prt_plugin_creator *const *cs, int32_t n)
 {
     int32_t i, j, k;
+    /* The creators sorted by address for a binary search; without memory
+     * for that, a plain scan. */
+    const prt_plugin_creator **by_addr = n > 0 ? prt__malloc((size_t)n * sizeof *by_addr) : NULL;
+    if (by_addr) {
+        memcpy(by_addr, cs, (size_t)n * sizeof *by_addr);
+        qsort(by_addr, (size_t)n, sizeof *by_addr, ptr_cmp);
+    }
     pthread_rwlock_wrlock(&r->lock);
     for (i = 0, j = 0; i < r->nb; i++) {
         int hit = 0;
-        for (k = 0; k < n && !hit; k++) hit = r->entries[i].c == cs[k];
+        if (by_addr)
+            hit = bsearch(&r->entries[i].c, by_addr, (size_t)n, sizeof *by_addr, ptr_cmp) != NULL;
+        else
+            for (k = 0; k < n && !hit; k++) hit = r->entries[i].c == cs[k];
         if (!hit) r->entries[j++] = r->entries[i];
     }
     r->nb = j;
     pthread_rwlock_unlock(&r->lock);
+    prt__free(by_addr);
 }
 
 /* ---- the global registry ------------------------------------------------------------ */

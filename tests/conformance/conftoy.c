@@ -14,6 +14,7 @@
  *     "4"  output element 5 two ulps above (one ulp more than the tests allow)
  *     "5"  no bounds on alpha (accepts values outside its range)
  *     "6"  does not check b's length against x (computes with the shorter)
+ *     "7"  writes one element past the end of y
  */
 #include <math.h>
 #include <stdlib.h>
@@ -21,7 +22,8 @@
 
 #include "plugrt/plugin.h"
 
-enum { TOY_RIGHT = 1, TOY_NO_BETA = 2, TOY_ULP1 = 3, TOY_ULP2 = 4, TOY_NO_BOUNDS = 5, TOY_NO_CONSTRAINT = 6 };
+enum { TOY_RIGHT = 1, TOY_NO_BETA = 2, TOY_ULP1 = 3, TOY_ULP2 = 4, TOY_NO_BOUNDS = 5, TOY_NO_CONSTRAINT = 6,
+       TOY_OVERRUN = 7 };
 
 typedef struct toy {
     prt_blob_plugin base;
@@ -124,6 +126,7 @@ static prt_status toy_enqueue(prt_blob_plugin *p, const prt_tensor_desc *in_desc
             }
             y[i * c + j] = v;
         }
+    if (t->mode == TOY_OVERRUN) y[n * c] = 1.0f;
     return PRT_OK;
 }
 
@@ -219,7 +222,8 @@ static const prt_field_schema toy_fields_unbounded[] = {
     {"beta", PRT_FIELD_FLOAT32, 0, 1, 1, &toy_beta_default, 1, PRT_BOUND_NONE, 0, 0.0, 0.0, "shift"},
 };
 
-static const int toy_modes[6] = {TOY_RIGHT, TOY_NO_BETA, TOY_ULP1, TOY_ULP2, TOY_NO_BOUNDS, TOY_NO_CONSTRAINT};
+static const int toy_modes[7] = {TOY_RIGHT,     TOY_NO_BETA,       TOY_ULP1,   TOY_ULP2,
+                                 TOY_NO_BOUNDS, TOY_NO_CONSTRAINT, TOY_OVERRUN};
 
 #define TOY_CREATOR(var, ver, idx, schema)                                                               \
     static const prt_plugin_creator var = {                                                              \
@@ -233,6 +237,8 @@ TOY_CREATOR(toy_v3, "3", 2, toy_fields);
 TOY_CREATOR(toy_v4, "4", 3, toy_fields);
 TOY_CREATOR(toy_v5, "5", 4, toy_fields_unbounded);
 TOY_CREATOR(toy_v6, "6", 5, toy_fields);
+TOY_CREATOR(toy_v7, "7", 6, toy_fields);
 
-static const prt_plugin_creator *const toy_creators[] = {&toy_v1, &toy_v2, &toy_v3, &toy_v4, &toy_v5, &toy_v6};
-PRT_PLUGIN_LIBRARY("conftoy", toy_creators, 6)
+static const prt_plugin_creator *const toy_creators[] = {&toy_v1, &toy_v2, &toy_v3, &toy_v4,
+                                                          &toy_v5, &toy_v6, &toy_v7};
+PRT_PLUGIN_LIBRARY("conftoy", toy_creators, 7)

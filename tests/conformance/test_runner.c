@@ -89,7 +89,7 @@ static void remove_tmpdir(void)
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
 }
 
-/* A folder with the YAML (versions 1..6), x.npy in [1, 2), b.npy = 0, and
+/* A folder with the YAML (versions 1..7), x.npy in [1, 2), b.npy = 0, and
  * golden data made by `golden make` from version 1 (the right plugin). */
 static void setup(void)
 {
@@ -103,7 +103,7 @@ static void setup(void)
     snprintf(tmpdir, sizeof tmpdir, "/tmp/prt_conf_XXXXXX");
     CHECK(mkdtemp(tmpdir) != NULL);
     atexit(remove_tmpdir);
-    for (v = 1; v <= 6; v++) {
+    for (v = 1; v <= 7; v++) {
         char vs[4];
         snprintf(vs, sizeof vs, "%d", v);
         append_version(text, sizeof text, vs);
@@ -247,6 +247,19 @@ TEST(one_ulp_within_tolerance_passes_two_fail_at_the_element)
     CHECK_STR_CONTAINS(rep, "output \"y\" element 5 [1, 1]");
     CHECK_STR_CONTAINS(rep, "1 of 8 elements outside the tolerance");
     CHECK_STR_CONTAINS(rep, "FAIL");
+    free(rep);
+}
+
+/* A plugin that writes one element past its output is caught by the guard
+ * bytes after every output buffer, naming the output. */
+TEST(plugin_writing_past_its_output_is_caught)
+{
+    char *rep;
+    prt_runner_summary s;
+    setup();
+    s = run_toy("7", "plain", 0, &rep);
+    CHECK(s.failed >= 1);
+    CHECK_STR_CONTAINS(rep, "output 0 (32 bytes): the plugin wrote past the end of its buffer");
     free(rep);
 }
 

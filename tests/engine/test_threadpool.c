@@ -73,6 +73,10 @@ TEST(invalid_size_is_refused)
     CHECK(prt__threadpool_create(-1, &tp, err, sizeof err) == PRT_STATUS_INVALID_ARGUMENT);
     CHECK(tp == (prt__threadpool *)err);
     CHECK_STR_CONTAINS(err, "got -1");
+    /* Too many: refused before any thread starts. */
+    CHECK(prt__threadpool_create(100000, &tp, err, sizeof err) == PRT_STATUS_INVALID_ARGUMENT);
+    CHECK(tp == (prt__threadpool *)err);
+    CHECK_STR_CONTAINS(err, "must be 0 (the number of cores) to 1024, got 100000");
     prt__threadpool_destroy(NULL);
     prt__threadpool_parallel_for(NULL, 3, 1, NULL, NULL); /* no fn: nothing */
 }

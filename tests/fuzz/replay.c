@@ -17,6 +17,8 @@ int prt_fuzz_record(const uint8_t *data, size_t size);
 #ifdef PLUGRT_HAVE_ONNX
 int prt_fuzz_onnx(const uint8_t *data, size_t size);
 #endif
+int prt_fuzz_planrun(const uint8_t *data, size_t size);
+int prt_fuzz_netrun(const uint8_t *data, size_t size);
 
 static int replay_dir(const char *kind, const char *parser, int (*entry)(const uint8_t *, size_t))
 {
@@ -89,3 +91,18 @@ TEST(replay_onnx)
     replay("onnx", prt_fuzz_onnx);
 }
 #endif
+/* The plan and netjson inputs again, run at random shapes inside their
+ * profiles (crashers of these targets: crashers/planrun/, crashers/netrun/). */
+TEST(replay_planrun)
+{
+    int n = replay_dir("corpus", "plan", prt_fuzz_planrun) + replay_dir("crashers", "planrun", prt_fuzz_planrun);
+    CHECK_MSG(n > 0, "no plan inputs found under %s", PRT_FUZZ_DIR);
+    printf("  replayed %d plan inputs at random shapes\n", n);
+}
+
+TEST(replay_netrun)
+{
+    int n = replay_dir("corpus", "netjson", prt_fuzz_netrun) + replay_dir("crashers", "netrun", prt_fuzz_netrun);
+    CHECK_MSG(n > 0, "no netjson inputs found under %s", PRT_FUZZ_DIR);
+    printf("  replayed %d netjson inputs built and run\n", n);
+}

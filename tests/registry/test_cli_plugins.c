@@ -45,8 +45,13 @@ static const prt_plugin_creator cli_static = {
 static const prt_plugin_creator cli_shadowed = {
     sizeof(prt_plugin_creator), PRT_ABI_VERSION, "RegToyScale", "2", "regtoy", PRT_STYLE_FIELD, 0, NULL,
     sizeof(prt_field_schema), 0, NULL, NULL, cli_create, NULL, NULL};
+/* A name and doc with escape, bell and newline characters. */
+static const prt_plugin_creator cli_hostile = {
+    sizeof(prt_plugin_creator), PRT_ABI_VERSION, "RegEvil\x1b[2J\a", "1", "regcli", PRT_STYLE_FIELD, 0, NULL,
+    sizeof(prt_field_schema), 0, NULL, NULL, cli_create, "fine\nregcli::Forged v9  [field style]", NULL};
 PRT_REGISTER_CREATOR(cli_static)
 PRT_REGISTER_CREATOR(cli_shadowed)
+PRT_REGISTER_CREATOR(cli_hostile)
 
 static char *slurp(const char *path)
 {
@@ -199,6 +204,19 @@ TEST(cli_plugins_text)
     CHECK_STR_CONTAINS(out, "  k                int64    1      required");
     CHECK_STR_CONTAINS(out, "regtoy::RegToyScale v2  [field style, owner \"static\"]\n  no fields\n");
     CHECK(err && err[0] == 0);
+    free(out);
+    free(err);
+}
+
+/* Names reach the terminal escaped: no escape sequence, bell or forged line. */
+TEST(cli_plugins_text_escapes_control_characters)
+{
+    char *argv[] = {"plugins", NULL};
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(run_cli(&out, &err, 1, argv), 0);
+    CHECK_STR_CONTAINS(out, "regcli::RegEvil\\e[2J\\x07 v1  [field style");
+    CHECK_STR_CONTAINS(out, "  fine\\nregcli::Forged v9  [field style]\n");
+    CHECK(out && !strchr(out, 0x1b) && !strchr(out, 0x07));
     free(out);
     free(err);
 }

@@ -1,5 +1,6 @@
 /* tests/runtime/test_cli.c - `plugrt build / inspect / run` end to end on the
  * bundled Swish network, and their errors (exit status, never a crash). */
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "prt_test.h"
@@ -13,6 +14,8 @@ static int sh(const char *fmt, const char *a, const char *b)
     if (st == -1 || !WIFEXITED(st)) return -1;
     return WEXITSTATUS(st);
 }
+
+static int file_contains(const char *path, const char *needle);
 
 static const char *cli(void)
 {
@@ -51,6 +54,13 @@ TEST(build_inspect_run_swish_network)
     CHECK_EQ_INT(sh("%s run %s --shape x=9x3x4x5 2>/dev/null >/dev/null", cli(), plan), 1);
     CHECK_EQ_INT(sh("%s run %s --input x=nothere.npy 2>/dev/null >/dev/null", cli(), plan), 1);
     CHECK_EQ_INT(sh("%s run %s --iterations 0 2>/dev/null", cli(), plan), 2);
+    /* A thread count past the bound fails at once with a clear error. */
+    {
+        char args2[2048];
+        snprintf(args2, sizeof args2, "%s --threads 100000 --iterations 1 > %s 2>&1", plan, out);
+        CHECK_EQ_INT(sh("timeout 60 %s run %s", cli(), args2), 1);
+        CHECK(file_contains(out, "to 1024, got 100000"));
+    }
     CHECK_EQ_INT(sh("%s inspect %s 2>/dev/null", cli(), net), 1);
     CHECK_EQ_INT(sh("%s build %s 2>/dev/null", cli(), net), 2);
     CHECK_EQ_INT(sh("%s build %s -o /dev/null/x 2>/dev/null", cli(), net), 1);
@@ -157,5 +167,54 @@ TEST(build_and_inspect_refuse_a_directory)
     snprintf(args, sizeof args, "/tmp > %s 2>&1", out);
     CHECK_EQ_INT(sh("%s inspect %s", cli(), args), 1);
     CHECK(file_contains(out, "\"/tmp\": expected a regular file, found a directory"));
+    sh("rm -rf %s%s", dir, "");
+}
+
+/* A FIFO given where a file is expected: exit 1 at once (opening it for
+ * reading would wait for a writer forever; `timeout` turns a hang into 124). */
+TEST(build_inspect_and_test_plugin_refuse_a_fifo_without_hanging)
+{
+    char dir[64] = "/tmp/prt_clififo_XXXXXX", fifo[256], out[256], args[1024];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+    snprintf(out, sizeof out, "%s/err.txt", dir);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    snprintf(args, sizeof args, "%s > %s 2>&1", fifo, out);
+    CHECK_EQ_INT(sh("timeout 20 %s inspect %s", cli(), args), 1);
+    CHECK(file_contains(out, "expected a regular file, found a FIFO"));
+    snprintf(args, sizeof args, "%s -o %s/m.plan > %s 2>&1", fifo, dir, out);
+    CHECK_EQ_INT(sh("timeout 20 %s build %s", cli(), args), 1);
+    CHECK(file_contains(out, "expected a regular file, found a FIFO"));
+    snprintf(args, sizeof args, "%s > %s 2>&1", fifo, out);
+    CHECK_EQ_INT(sh("timeout 20 %s test-plugin %s", cli(), args), 1);
+    CHECK(file_contains(out, "expected a regular file, found a FIFO"));
+    sh("rm -rf %s%s", dir, "");
+}
+
+/* Tensor and layer names with escape, bell and newline characters reach
+ * the terminal escaped in `plugrt inspect`. */
+TEST(inspect_escapes_names)
+{
+    char dir[64] = "/tmp/prt_cliesc_XXXXXX", net[256], plan[256], out[256], args[2048];
+    FILE *f;
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(net, sizeof net, "%s/n.json", dir);
+    snprintf(plan, sizeof plan, "%s/m.plan", dir);
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    f = fopen(net, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"inputs\": [{\"name\": \"x\\u001b[2J\", \"dtype\": \"f32\", \"dims\": [2, 3]}],\n"
+          " \"layers\": [{\"name\": \"act\\u0007\\nforged 9 line\", \"plugin\": \"Swish\", \"version\": \"1\",\n"
+          "   \"fields\": {\"beta\": 1.0}, \"inputs\": [\"x\\u001b[2J\"], \"outputs\": [\"y\"]}],\n"
+          " \"outputs\": [\"y\"]}\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "%s -o %s > %s 2>&1", net, plan, out);
+    CHECK_EQ_INT(sh("%s build %s", cli(), args), 0);
+    snprintf(args, sizeof args, "%s > %s", plan, out);
+    CHECK_EQ_INT(sh("%s inspect %s", cli(), args), 0);
+    CHECK(file_contains(out, "x\\e[2J"));
+    CHECK(file_contains(out, "act\\x07\\nforged 9 line"));
+    CHECK(!file_contains(out, "\x1b") && !file_contains(out, "\a"));
     sh("rm -rf %s%s", dir, "");
 }

@@ -1,6 +1,7 @@
 /* tests/runtime/test_engine.c - network -> build -> plan -> load -> run. */
 #include <pthread.h>
 
+#include "core/checked.h"
 #include "core/core.h"
 #include "engine/plan.h"
 #include "fakeplugins.h"
@@ -636,9 +637,9 @@ TEST(plugin_that_disagrees_with_the_plan_is_refused_at_load)
     release_all(NULL, e, net, r);
 }
 
-/* A plan whose memory plan asks for more than can be allocated loads (the
- * numbers are consistent) but a context refuses it cleanly. */
-TEST(context_refuses_an_arena_larger_than_memory_can_hold)
+/* A plan whose memory plan asks for more than the size limit is refused
+ * at load, naming the limit. */
+TEST(arena_larger_than_the_size_limit_is_refused_at_load)
 {
     prt_registry *r = fake_registry(1, 0, 10);
     prt_network *net = scale_net(r, "1");
@@ -652,12 +653,11 @@ TEST(context_refuses_an_arena_larger_than_memory_can_hold)
     CHECK_OK(prt__plan_read(plan, len, &p, err, sizeof err));
     p->arena_size = UINT64_MAX - 4095;
     CHECK_OK(prt__plan_write(p, &bytes, &blen, err, sizeof err));
-    CHECK_MSG(prt_engine_deserialize(r, bytes, blen, &e2, err, sizeof err) == PRT_OK, "%s", err);
-    CHECK_EQ_INT(prt_context_create(e2, NULL, &ctx), PRT_STATUS_OUT_OF_MEMORY);
+    CHECK_EQ_INT(prt_engine_deserialize(r, bytes, blen, &e2, err, sizeof err), PRT_STATUS_BAD_FORMAT);
+    CHECK(e2 == NULL);
     CHECK(ctx == (prt_context *)0x1);
-    CHECK_STR_CONTAINS(prt_engine_last_error(e2), "bytes of activations");
-    CHECK_STR_CONTAINS(prt_engine_last_error(e2), "at most 9223372036854775807 each can be allocated");
-    prt_engine_destroy(e2);
+    CHECK_STR_CONTAINS(err, "arena of 18446744073709547520 bytes");
+    CHECK_STR_CONTAINS(err, "larger than the limit of 2^48 bytes (256 TiB)");
     prt__plan_free(p);
     prt__free(bytes);
     free(plan);
@@ -1134,15 +1134,17 @@ TEST(lifecycle_order_blob_style)
          * then asked again for its outputs and workspace) */
         "scale1: destroy", "scale1: deserialize_blob", "scale1: get_serialization_size",
         "scale1: get_nb_outputs", "scale1: get_output_data_types", "scale1: get_output_dims",
+        "scale1: supports_format_combination", "scale1: supports_format_combination",
         "scale1: configure_plugin", "scale1: get_workspace_size",
         /* the reload, then the built engine destroyed */
         "scale1: deserialize_blob", "scale1: get_serialization_size",
         "scale1: get_nb_outputs", "scale1: get_output_data_types", "scale1: get_output_dims",
+        "scale1: supports_format_combination", "scale1: supports_format_combination",
         "scale1: configure_plugin", "scale1: get_workspace_size", "scale1: destroy",
         /* context */
         "scale1: clone", "scale1: attach_to_context", "scale1: initialize",
-        /* two runs with one shape */
-        "scale1: configure_plugin", "scale1: enqueue", "scale1: enqueue",
+        /* two runs with one shape (the output shapes asked again first) */
+        "scale1: get_output_dims", "scale1: configure_plugin", "scale1: enqueue", "scale1: enqueue",
         /* context destroy, engine destroy */
         "scale1: terminate", "scale1: detach_from_context", "scale1: destroy", "scale1: destroy"};
     prt_registry *r = fake_registry(1, 0, 10);
@@ -1163,12 +1165,14 @@ TEST(lifecycle_order_field_style)
         "neg: configure", "neg: get_workspace_size",
         "neg: get_fields_to_serialize", "neg: get_fields_to_serialize",
         "neg: destroy", "neg: create_field(runtime)",
-        "neg: get_nb_outputs", "neg: get_output_data_types", "neg: get_output_shapes", "neg: get_workspace_size",
+        "neg: get_nb_outputs", "neg: get_output_data_types", "neg: get_output_shapes",
+        "neg: supports_format_combination", "neg: supports_format_combination", "neg: get_workspace_size",
         "neg: create_field(runtime)",
-        "neg: get_nb_outputs", "neg: get_output_data_types", "neg: get_output_shapes", "neg: get_workspace_size",
+        "neg: get_nb_outputs", "neg: get_output_data_types", "neg: get_output_shapes",
+        "neg: supports_format_combination", "neg: supports_format_combination", "neg: get_workspace_size",
         "neg: destroy",
         "neg: attach_to_context",
-        "neg: on_shape_change", "neg: enqueue", "neg: enqueue",
+        "neg: get_output_shapes", "neg: on_shape_change", "neg: enqueue", "neg: enqueue",
         "neg: destroy", "neg: destroy"};
     prt_registry *r = fake_registry(1, 0, 10);
     prt_network *net = NULL;
@@ -1613,4 +1617,273 @@ TEST(mutated_json_never_crashes)
     free(q);
     prt_registry_destroy(r);
     NO_LEAKS();
+}
+
+/* ---- untrusted plans and networks ------------------------------------------------ */
+/* Crafted and extreme plans and networks: every size product checked, every
+ * layer checked at load, every plugin's output shapes checked again at run
+ * time, zero-element tensors. */
+
+/* Append an expression node; returns its index. */
+static int32_t add_node(prt__plan *p, uint8_t kind, uint8_t op, int32_t a, int32_t b, int64_t v)
+{
+    prt__pnode *n = prt__realloc(p->nodes, (size_t)(p->nb_nodes + 1) * sizeof *n);
+    CHECK(n != NULL);
+    p->nodes = n;
+    n[p->nb_nodes].kind = kind;
+    n[p->nb_nodes].op = op;
+    n[p->nb_nodes].a = a;
+    n[p->nb_nodes].b = b;
+    n[p->nb_nodes].v = v;
+    return p->nb_nodes++;
+}
+
+/* Rewrite a plan through its parsed form (the writer recomputes the
+ * checksum); returns the new bytes (prt__free). */
+static uint8_t *edited(const void *plan, size_t len, void (*edit)(prt__plan *), size_t *out_len)
+{
+    prt__plan *p = NULL;
+    uint8_t *bytes = NULL;
+    char err[1024] = "";
+    CHECK_MSG(prt__plan_read(plan, len, &p, err, sizeof err) == PRT_OK, "%s", err);
+    if (!p) return NULL;
+    edit(p);
+    CHECK_MSG(prt__plan_write(p, &bytes, out_len, err, sizeof err) == PRT_OK, "%s", err);
+    prt__plan_free(p);
+    return bytes;
+}
+
+/* ---- cast layers ------------------------------------------------------------------- */
+
+/* The cast back to f32 writes [1, 5] (and so does the layer after it, which
+ * keeps the plugins content) while it reads [4, 5]. */
+static void shrink_cast_output(prt__plan *p)
+{
+    int32_t one = add_node(p, PRT__NODE_CONST, 0, 0, 0, 1), li, k;
+    const char *names[2];
+    for (li = 0; li < p->nb_layers; li++)
+        if (p->layers[li].kind == PRT__LAYER_CAST && p->layers[li].cast_to == PRT_DTYPE_F32) break;
+    CHECK(li < p->nb_layers);
+    names[0] = p->tensors[p->layers[li].out[0]].name;
+    names[1] = "y";
+    for (k = 0; k < 2; k++) {
+        prt__ptensor *t = &p->tensors[tensor_named(p, names[k])];
+        t->expr[0] = one;
+        t->dims.d[0] = t->min.d[0] = t->opt.d[0] = t->max.d[0] = 1;
+        if (t->role == PRT__ROLE_ACTIVATION) t->bytes = 5 * sizeof(float);
+    }
+}
+
+TEST(cast_layer_whose_extents_disagree_is_refused_at_load)
+{
+    prt_registry *r = fake_registry(1, 0, 10);
+    prt_network *net = half_net(r, 3);
+    prt_engine *e = build(net, NULL, r), *e2 = (prt_engine *)0x1;
+    size_t len, blen = 0;
+    void *plan = plan_bytes(e, &len);
+    uint8_t *bad = edited(plan, len, shrink_cast_output, &blen);
+    char err[1024] = "";
+    CHECK(prt_engine_deserialize(r, bad, blen, &e2, err, sizeof err) == PRT_STATUS_BAD_FORMAT);
+    CHECK(e2 == (prt_engine *)0x1);
+    CHECK_STR_CONTAINS(err, "cast layer \"h2:to_f32\"");
+    CHECK_STR_CONTAINS(err, "extents");
+    prt__free(bad);
+    free(plan);
+    release_all(NULL, e, net, r);
+}
+
+/* ---- size products ------------------------------------------------------------------ */
+
+static prt_status build_copy(prt_registry *r, const prt_dims *d, char *err, size_t cap)
+{
+    prt_network *net = NULL;
+    prt_engine *e = NULL;
+    const char *a[] = {"x"}, *o[] = {"y"};
+    prt_status s;
+    CHECK_OK(prt_network_create(r, &net));
+    CHECK_OK(prt_network_add_input(net, "x", PRT_DTYPE_F32, d));
+    CHECK_OK(prt_network_add_layer(net, "copy", "TestCopyF32", "1", "", NULL, a, 1, o, 1));
+    CHECK_OK(prt_network_mark_output(net, "y"));
+    s = prt_engine_build(net, NULL, r, &e, err, cap);
+    prt_engine_destroy(e);
+    prt_network_destroy(net);
+    return s;
+}
+
+TEST(network_inputs_and_outputs_past_the_size_limit_are_refused)
+{
+    prt_registry *r = fake_registry(1, 0, 10);
+    char err[1024] = "";
+    prt_dims wraps = DIMS(1, (int64_t)1 << 31, (int64_t)1 << 31); /* 2^62 elements: 2^64 bytes wrap to 0 */
+    prt_dims huge = DIMS((int64_t)1 << 20, (int64_t)1 << 27);     /* 2^47 elements: 2^49 bytes */
+    prt_dims fine = DIMS(3, 7);
+    CHECK(build_copy(r, &wraps, err, sizeof err) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(err, "\"x\"");
+    CHECK_STR_CONTAINS(err, PRT_MAX_TENSOR_BYTES_STR);
+    CHECK(build_copy(r, &huge, err, sizeof err) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(err, "\"x\"");
+    CHECK_OK(build_copy(r, &fine, err, sizeof err));
+    prt_registry_destroy(r);
+    NO_LEAKS();
+}
+
+TEST(checked_helpers_refuse_what_would_wrap)
+{
+    uint64_t v = 7;
+    size_t z = 7;
+    prt_dims d = DIMS(1, (int64_t)1 << 31, (int64_t)1 << 31), e = DIMS(3, 0, INT64_MAX);
+    CHECK(prt__mul_u64(UINT64_MAX / 2 + 1, 2, &v) == -1 && v == 7);
+    CHECK(prt__add_u64(UINT64_MAX, 1, &v) == -1 && v == 7);
+    CHECK(prt__mul_size(SIZE_MAX, 2, &z) == -1 && z == 7);
+    CHECK(prt__add_size(SIZE_MAX, 1, &z) == -1 && z == 7);
+    CHECK(prt__align_u64(UINT64_MAX - 3, 64, &v) == -1 && v == 7);
+    CHECK(prt__align_u64(65, 64, &v) == 0 && v == 128);
+    CHECK(prt__volume(&d, &v) == 0 && v == (uint64_t)1 << 62);
+    CHECK(prt__tensor_bytes(&d, 4, &v) == -1);
+    CHECK(prt__tensor_bytes(&e, 4, &v) == 0 && v == 0);
+    CHECK(prt__range_fits(8, 8, 16) && !prt__range_fits(9, 8, 16) && !prt__range_fits(UINT64_MAX, 2, 16));
+}
+
+/* ---- zero-element tensors ------------------------------------------------------------- */
+
+/* x [N, 0] + b [0] -> TestAddBias -> out: a zero-element constant is the
+ * first (and only) weight; inputs, activations and outputs have no elements. */
+TEST(zero_element_constants_inputs_and_outputs_build_and_run)
+{
+    prt_registry *r = fake_registry(1, 0, 10);
+    prt_network *net = NULL;
+    prt_engine *e, *e2;
+    prt_context *ctx = NULL;
+    prt_dims d = DIMS(2, 0), bd = DIMS(0);
+    const char *in1[] = {"x", "b"}, *out1[] = {"out"};
+    float x[1], y[1];
+    size_t bytes = 7;
+    CHECK_OK(prt_network_create(r, &net));
+    CHECK_OK(prt_network_add_input(net, "x", PRT_DTYPE_F32, &d));
+    CHECK_OK(prt_network_add_constant(net, "b", PRT_DTYPE_F32, &bd, NULL, 0));
+    CHECK_OK(prt_network_add_layer(net, "bias", "TestAddBias", "1", "", NULL, in1, 2, out1, 1));
+    CHECK_OK(prt_network_mark_output(net, "out"));
+    e = build(net, NULL, r);
+    if (!e) goto out;
+    {
+        size_t len;
+        void *plan = plan_bytes(e, &len);
+        char err[1024] = "";
+        e2 = NULL;
+        CHECK_MSG(prt_engine_deserialize(r, plan, len, &e2, err, sizeof err) == PRT_OK, "%s", err);
+        prt_engine_destroy(e2);
+        free(plan);
+    }
+    CHECK_OK(prt_context_create(e, NULL, &ctx));
+    CHECK_OK(prt_context_buffer_size(ctx, "out", &bytes));
+    CHECK_EQ_INT(bytes, 0);
+    CHECK_OK(prt_context_set_tensor(ctx, "x", x));
+    CHECK_OK(prt_context_set_tensor(ctx, "out", y));
+    CHECK_OK(prt_context_execute(ctx));
+out:
+    prt_context_destroy(ctx);
+    release_all(NULL, e, net, r);
+}
+
+/* ---- plugin output shapes at every run ------------------------------------------------- */
+
+/* "out" dim 0 becomes N * (1 - (N == 3)): N at the profile's 1, 4 and 8, but
+ * 0 at N = 3, where the plugin still writes 3 rows. */
+static void zero_at_three(prt__plan *p)
+{
+    prt__ptensor *t = &p->tensors[tensor_named(p, "out")];
+    int32_t n = t->expr[0];
+    int32_t three = add_node(p, PRT__NODE_CONST, 0, 0, 0, 3);
+    int32_t one = add_node(p, PRT__NODE_CONST, 0, 0, 0, 1);
+    int32_t eq = add_node(p, PRT__NODE_OP, PRT_EXPR_EQUAL, n, three, 0);
+    int32_t keep = add_node(p, PRT__NODE_OP, PRT_EXPR_SUB, one, eq, 0);
+    t->expr[0] = add_node(p, PRT__NODE_OP, PRT_EXPR_PROD, n, keep, 0);
+}
+
+TEST(plan_output_bound_that_only_agrees_at_min_opt_max_is_caught_at_run)
+{
+    prt_registry *r = fake_registry(1, 0, 10);
+    float b[8], x[64], y[64];
+    prt_network *net = bias_net(r, b);
+    prt_builder_config cfg;
+    prt_profile_range rg;
+    prt_engine *e, *e2 = NULL;
+    prt_context *ctx = NULL;
+    size_t len, blen = 0, bytes = 7;
+    void *plan;
+    uint8_t *bad;
+    char err[1024] = "";
+    prt_dims d3 = DIMS(3, 8), d4 = DIMS(4, 8);
+    int i;
+    profile_cfg(&cfg, &rg, 1, 4, 8);
+    e = build(net, &cfg, r);
+    plan = plan_bytes(e, &len);
+    bad = edited(plan, len, zero_at_three, &blen);
+    CHECK_MSG(prt_engine_deserialize(r, bad, blen, &e2, err, sizeof err) == PRT_OK, "%s", err);
+    if (!e2) goto out;
+    CHECK_OK(prt_context_create(e2, NULL, &ctx));
+    for (i = 0; i < 64; i++) x[i] = (float)i;
+    CHECK_OK(prt_context_set_tensor(ctx, "x", x));
+    CHECK_OK(prt_context_set_tensor(ctx, "out", y));
+    /* At the profile's opt it runs. */
+    CHECK_OK(prt_context_set_input_shape(ctx, "x", &d4));
+    CHECK_OK(prt_context_execute(ctx));
+    /* At N = 3 the plan says out is [0, 8]; the plugin says [3, 8]. */
+    CHECK_OK(prt_context_set_input_shape(ctx, "x", &d3));
+    CHECK_OK(prt_context_buffer_size(ctx, "out", &bytes));
+    CHECK_EQ_INT(bytes, 0);
+    CHECK(prt_context_execute(ctx) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(prt_context_last_error(ctx), "layer \"scale\"");
+    CHECK_STR_CONTAINS(prt_context_last_error(ctx), "[3, 8]");
+    CHECK_STR_CONTAINS(prt_context_last_error(ctx), "[0, 8]");
+    /* Back inside what agrees: runs again. */
+    CHECK_OK(prt_context_set_input_shape(ctx, "x", &d4));
+    CHECK_OK(prt_context_execute(ctx));
+out:
+    prt_context_destroy(ctx);
+    prt_engine_destroy(e2);
+    prt__free(bad);
+    free(plan);
+    release_all(NULL, e, net, r);
+}
+
+/* ---- JSON keys ----------------------------------------------------------------- */
+
+/* A key the format does not define inside an input, constant, layer or
+ * typed field is an error naming it; with the flag, a warning. */
+TEST(json_unknown_keys_inside_objects_are_errors_or_warnings)
+{
+    static const char *const bad[] = {
+        "{\"inputs\": [{\"name\": \"x\", \"dims\": [2, 8], \"dim\": [3]}], \"constants\": [{\"name\": \"b\", "
+        "\"dims\": [8], \"values\": [0,0,0,0,0,0,0,0]}], \"layers\": [{\"plugin\": \"TestAddBias\", \"inputs\": "
+        "[\"x\", \"b\"], \"outputs\": [\"y\"]}], \"outputs\": [\"y\"]}",
+        "{\"inputs\": [{\"name\": \"x\", \"dims\": [2, 8]}], \"constants\": [{\"name\": \"b\", \"dims\": [8], "
+        "\"valeus\": 1, \"values\": [0,0,0,0,0,0,0,0]}], \"layers\": [{\"plugin\": \"TestAddBias\", \"inputs\": "
+        "[\"x\", \"b\"], \"outputs\": [\"y\"]}], \"outputs\": [\"y\"]}",
+        "{\"inputs\": [{\"name\": \"x\", \"dims\": [2, 8]}], \"constants\": [{\"name\": \"b\", \"dims\": [8], "
+        "\"values\": [0,0,0,0,0,0,0,0]}], \"layers\": [{\"plugin\": \"TestAddBias\", \"feilds\": {}, \"inputs\": "
+        "[\"x\", \"b\"], \"outputs\": [\"y\"]}], \"outputs\": [\"y\"]}",
+        "{\"inputs\": [{\"name\": \"x\", \"dtype\": \"f16\", \"dims\": [4]}], \"layers\": [{\"name\": \"neg\", "
+        "\"plugin\": \"TestHalfNeg\", \"fields\": {\"k\": {\"type\": \"int32\", \"value\": 2, \"unit\": \"m\"}}, "
+        "\"inputs\": [\"x\"], \"outputs\": [\"y\"]}], \"outputs\": [\"y\"]}"};
+    static const char *const want[] = {"input \"x\": unknown key \"dim\" (expected name, dtype, dims, doc)",
+                                       "constant \"b\": unknown key \"valeus\"",
+                                       "layer \"TestAddBias\": unknown key \"feilds\"",
+                                       "field \"k\": unknown key \"unit\" (expected type, value)"};
+    prt_registry *r = fake_registry(1, 0, 10);
+    size_t i;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        prt_network *net = (prt_network *)0x1;
+        char err[1024] = "";
+        CHECK_EQ_INT(prt_network_from_json(r, bad[i], strlen(bad[i]), NULL, &net, err, sizeof err),
+                     PRT_STATUS_BAD_FORMAT);
+        CHECK(net == (prt_network *)0x1);
+        CHECK_STR_CONTAINS(err, want[i]);
+        net = NULL;
+        CHECK_MSG(prt_network_from_json_flags(r, bad[i], strlen(bad[i]), NULL, PRT_NETWORK_JSON_UNKNOWN_KEYS_WARN,
+                                              &net, err, sizeof err) == PRT_OK,
+                  "%s", err);
+        prt_network_destroy(net);
+    }
+    release_all(NULL, NULL, NULL, r);
 }

@@ -1,7 +1,38 @@
 /* tools/plugrt/cliutil.c - small helpers shared by the `plugrt` sub-commands. */
 #include "cliutil.h"
 
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
+
+const char *prt__cliutil_esc(const char *s)
+{
+    static char ring[8][1024];
+    static unsigned next;
+    char *b = ring[next++ % 8];
+    size_t n = 0, cap = sizeof ring[0];
+    if (!s) s = "";
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        char e[8];
+        size_t k;
+        if (c == '\\') snprintf(e, sizeof e, "\\\\");
+        else if (c == '\n') snprintf(e, sizeof e, "\\n");
+        else if (c == '\t') snprintf(e, sizeof e, "\\t");
+        else if (c == 0x1b) snprintf(e, sizeof e, "\\e");
+        else if (c < 0x20 || c >= 0x7f) snprintf(e, sizeof e, "\\x%02x", c);
+        else e[0] = (char)c, e[1] = 0;
+        k = strlen(e);
+        if (n + k + 4 > cap) {
+            memcpy(b + n, "...", 4);
+            return b;
+        }
+        memcpy(b + n, e, k);
+        n += k;
+    }
+    b[n] = 0;
+    return b;
+}
 
 double prt__cliutil_now_ms(void)
 {

@@ -13,6 +13,7 @@ static void build_usage(FILE *f)
     fprintf(f,
             "usage: plugrt build NET.json|model.onnx -o model.plan [--fp16] [--device cpu|cuda]\n"
             "                    [--profile name:MIN,OPT,MAX ...] [--workspace BYTES] [--load LIB ...]\n"
+            "                    [--warn-unknown-keys]\n"
             "  NET.json           network description (docs/network-json.md)\n"
             "  model.onnx         or an ONNX model, told apart by content (docs/onnx.md)\n"
             "  -o, --output FILE  where to write the plan\n"
@@ -21,7 +22,8 @@ static void build_usage(FILE *f)
             "  --profile P        range of a dynamic input, dims joined by 'x':\n"
             "                     --profile x:1x3x8x8,4x3x8x8,8x3x8x8\n"
             "  --workspace BYTES  largest workspace any one layer may use (default: no limit)\n"
-            "  --load LIB         load a plugin library first (repeatable)\n");
+            "  --load LIB         load a plugin library first (repeatable)\n"
+            "  --warn-unknown-keys  a key the JSON format does not define is a warning, not an error\n");
 }
 
 int prt_cli_build(int argc, char **argv)
@@ -36,6 +38,7 @@ int prt_cli_build(int argc, char **argv)
     prt_engine *e = NULL;
     char err[2048];
     size_t len = 0;
+    uint32_t json_flags = 0;
 
     prt_builder_config_init(&cfg);
     ranges = calloc((size_t)argc + 1, sizeof *ranges);
@@ -57,6 +60,8 @@ int prt_cli_build(int argc, char **argv)
             out_path = argv[++i];
         } else if (strcmp(a, "--fp16") == 0) {
             cfg.precision = PRT_PRECISION_FP16;
+        } else if (strcmp(a, "--warn-unknown-keys") == 0) {
+            json_flags |= PRT_NETWORK_JSON_UNKNOWN_KEYS_WARN;
         } else if (strcmp(a, "--device") == 0 && has_next) {
             const char *d = argv[++i];
             if (strcmp(d, "cpu") == 0) cfg.device = PRT_DEVICE_CPU;
@@ -124,7 +129,7 @@ int prt_cli_build(int argc, char **argv)
             fprintf(stderr, "plugrt build: %s\n", err);
             goto done;
         }
-    } else if (prt_network_load_json(reg, net_path, &net, err, sizeof err) != PRT_OK) {
+    } else if (prt_network_load_json_flags(reg, net_path, json_flags, &net, err, sizeof err) != PRT_OK) {
         fprintf(stderr, "plugrt build: %s\n", err);
         goto done;
     }

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "clionnx.h"
+#include "cliutil.h"
 #include "core/core.h"
 #include "engine/plan.h"
 
@@ -127,12 +128,14 @@ static int print_json(const prt__plan *p, const uint8_t *b)
     return 0;
 }
 
+#define ESC prt__cliutil_esc
+
 static void print_text(const prt__plan *p, const uint8_t *b, const char *path, size_t len)
 {
     int32_t i, j;
     char d0[160], d1[160], d2[160], d3[160];
-    printf("plan %s: %zu bytes, format read version %u, write version %u, written by plugrt %s\n", path, len,
-           (unsigned)(b[8] | b[9] << 8), (unsigned)(b[12] | b[13] << 8), p->lib_version);
+    printf("plan %s: %zu bytes, format read version %u, write version %u, written by plugrt %s\n", ESC(path), len,
+           (unsigned)(b[8] | b[9] << 8), (unsigned)(b[12] | b[13] << 8), ESC(p->lib_version));
     printf("builder: precision %s, device %s, workspace limit ", p->precision ? "fp16" : "fp32",
            p->device ? "cuda" : "cpu");
     if (p->workspace_limit) printf("%" PRIu64 " bytes\n", p->workspace_limit);
@@ -141,7 +144,7 @@ static void print_text(const prt__plan *p, const uint8_t *b, const char *path, s
     for (i = 0; i < p->nb_tensors; i++) {
         const prt__ptensor *t = &p->tensors[i];
         if (t->role != PRT__ROLE_INPUT && t->role != PRT__ROLE_OUTPUT) continue;
-        printf("  %-6s %-20s %-4s %s  %s / %s / %s\n", role_name(t->role), t->name, prt_dtype_name(t->dtype),
+        printf("  %-6s %-20s %-4s %s  %s / %s / %s\n", role_name(t->role), ESC(t->name), prt_dtype_name(t->dtype),
                prt_dims_str(&t->dims, d0, sizeof d0), prt_dims_str(&t->min, d1, sizeof d1),
                prt_dims_str(&t->opt, d2, sizeof d2), prt_dims_str(&t->max, d3, sizeof d3));
     }
@@ -151,16 +154,17 @@ static void print_text(const prt__plan *p, const uint8_t *b, const char *path, s
         if (l->kind == PRT__LAYER_PLUGIN) {
             rec_info ri;
             record_info(&p->records[l->plugin], &ri);
-            printf("  %2d %-20s %s%s%s v%s (%s style, from \"%s\", record %zu bytes)", (int)i, l->name, ri.ns,
-                   ri.ns[0] ? "::" : "", ri.name, ri.version, ri.style == PRT_STYLE_BLOB ? "blob" : "field", ri.owner,
+            printf("  %2d %-20s %s%s%s v%s (%s style, from \"%s\", record %zu bytes)", (int)i, ESC(l->name), ESC(ri.ns),
+                   ri.ns[0] ? "::" : "", ESC(ri.name), ESC(ri.version), ri.style == PRT_STYLE_BLOB ? "blob" : "field",
+                   ESC(ri.owner),
                    p->records[l->plugin].len);
         } else {
-            printf("  %2d %-20s cast %s -> %s", (int)i, l->name, prt_dtype_name(l->cast_from), prt_dtype_name(l->cast_to));
+            printf("  %2d %-20s cast %s -> %s", (int)i, ESC(l->name), prt_dtype_name(l->cast_from), prt_dtype_name(l->cast_to));
         }
         printf("\n       in:");
-        for (j = 0; j < l->nb_in; j++) printf(" %s", p->tensors[l->in[j]].name);
+        for (j = 0; j < l->nb_in; j++) printf(" %s", ESC(p->tensors[l->in[j]].name));
         printf("  out:");
-        for (j = 0; j < l->nb_out; j++) printf(" %s", p->tensors[l->out[j]].name);
+        for (j = 0; j < l->nb_out; j++) printf(" %s", ESC(p->tensors[l->out[j]].name));
         if (l->workspace) printf("  workspace %" PRIu64 " bytes", l->workspace);
         printf("\n");
     }
@@ -169,7 +173,7 @@ static void print_text(const prt__plan *p, const uint8_t *b, const char *path, s
     for (i = 0; i < p->nb_tensors; i++) {
         const prt__ptensor *t = &p->tensors[i];
         if (t->role != PRT__ROLE_ACTIVATION && t->role != PRT__ROLE_CONSTANT) continue;
-        printf("  %-10s %-20s %-4s max %-16s %s offset %8" PRIu64 ", %8" PRIu64 " bytes\n", role_name(t->role), t->name,
+        printf("  %-10s %-20s %-4s max %-16s %s offset %8" PRIu64 ", %8" PRIu64 " bytes\n", role_name(t->role), ESC(t->name),
                prt_dtype_name(t->dtype), prt_dims_str(&t->max, d0, sizeof d0),
                t->role == PRT__ROLE_CONSTANT ? "weights" : "arena  ", t->offset, t->bytes);
     }

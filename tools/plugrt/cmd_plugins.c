@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "cliutil.h"
 #include "plugrt/plugrt.h"
 #include "registry/schema.h"
 
@@ -166,6 +167,8 @@ static void sb_bounds(sbuf *sb, const prt_field_schema *s)
     }
 }
 
+#define ESC prt__cliutil_esc
+
 static void print_text(FILE *f, const prt_creator_info *info, int32_t nb)
 {
     int32_t i, j;
@@ -173,10 +176,10 @@ static void print_text(FILE *f, const prt_creator_info *info, int32_t nb)
     for (i = 0; i < nb; i++) {
         const prt_plugin_creator *c = info[i].creator;
         const char *ns = c->plugin_namespace ? c->plugin_namespace : "";
-        fprintf(f, "\n%s%s%s v%s  [%s style, owner \"%s\"%s%s]\n", ns, ns[0] ? "::" : "", c->name, c->version,
-                style_name(c->style), info[i].owner, ns[0] ? "" : ", default namespace",
+        fprintf(f, "\n%s%s%s v%s  [%s style, owner \"%s\"%s%s]\n", ESC(ns), ns[0] ? "::" : "", ESC(c->name),
+                ESC(c->version), style_name(c->style), ESC(info[i].owner), ns[0] ? "" : ", default namespace",
                 info[i].shadowed ? ", shadowed by a loaded library" : "");
-        if (c->doc && c->doc[0]) fprintf(f, "  %s\n", c->doc);
+        if (c->doc && c->doc[0]) fprintf(f, "  %s\n", ESC(c->doc));
         if (c->nb_fields == 0) {
             fprintf(f, "  no fields\n");
             continue;
@@ -196,8 +199,8 @@ static void print_text(FILE *f, const prt_creator_info *info, int32_t nb)
                 sb_add(&req, "optional");
             }
             sb_bounds(&bounds, s);
-            fprintf(f, "  %-16s %-8s %-6s %-22s %-14s %s\n", s->name, prt_field_type_name(s->type), count.b,
-                    req.b, bounds.b, s->doc ? s->doc : "");
+            fprintf(f, "  %-16s %-8s %-6s %-22s %-14s %s\n", ESC(s->name), prt_field_type_name(s->type),
+                    count.b, ESC(req.b), bounds.b, ESC(s->doc));
         }
     }
 }
@@ -450,7 +453,7 @@ int prt_cli_plugins(int argc, char **argv)
         cJSON_free(text);
     } else {
         for (i = 0; i < nb_libs; i++)
-            printf("loaded library \"%s\" from %s\n", prt_library_name(libs[i]), prt_library_path(libs[i]));
+            printf("loaded library \"%s\" from %s\n", ESC(prt_library_name(libs[i])), ESC(prt_library_path(libs[i])));
         if (nb_libs) printf("\n");
         print_text(stdout, info, nb);
     }

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "clionnx.h"
 #include "cliutil.h"
+#include "core/checked.h"
 #include "plugrt/engine.h"
 #include "plugrt/npy.h"
 
@@ -108,13 +109,14 @@ static int npy_save(const char *path, const io_buf *b, const prt_dims *dims)
 {
     prt_npy_array a;
     int64_t n = prt_dims_volume(dims);
+    uint64_t nb;
     memset(&a, 0, sizeof a);
     if (prt_npy_type_from_dtype(b->desc.dtype, &a.type) != PRT_OK) {
         fprintf(stderr, "plugrt run: --output %s=%s: the output is %s, which a .npy file cannot hold\n", b->name, path,
                 prt_dtype_name(b->desc.dtype));
         return 0;
     }
-    if (n < 0 || (size_t)n * prt_dtype_size(b->desc.dtype) > b->bytes) {
+    if (n < 0 || prt__tensor_bytes(dims, prt_dtype_size(b->desc.dtype), &nb) != 0 || nb > b->bytes) {
         char ds[160];
         fprintf(stderr, "plugrt run: --output %s=%s: the output's shape %s does not fit its %zu-byte buffer\n", b->name,
                 path, prt_dims_str(dims, ds, sizeof ds), b->bytes);
@@ -122,7 +124,7 @@ static int npy_save(const char *path, const io_buf *b, const prt_dims *dims)
     }
     a.shape = *dims;
     a.count = n;
-    a.nbytes = (size_t)n * prt_dtype_size(b->desc.dtype);
+    a.nbytes = (size_t)nb;
     a.data = b->host;
     if (prt_npy_write_file(&a, path) != PRT_OK) {
         fprintf(stderr, "plugrt run: --output %s=%s: %s\n", b->name, path, prt_last_error(&a));
