@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/core.h"
 #include "onnx/onnx_impl.h"
@@ -186,6 +188,7 @@ static prt_status read_external(const PrtOnnx__Tensor *t, const char *base_dir, 
     int has_length = 0;
     char *path = NULL;
     FILE *f = NULL;
+    int fd;
     struct stat st;
     prt_status s;
     size_t i;
@@ -205,8 +208,17 @@ static prt_status read_external(const PrtOnnx__Tensor *t, const char *base_dir, 
                     "%s: external data length %" PRIu64 " does not match its dims and type (%zu bytes)", what, length,
                     need);
     if ((s = external_path(base_dir, loc, what, &path, err, cap)) != PRT_OK) return s;
-    f = fopen(path, "rb");
-    if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    /* Non-blocking open, then the regular-file check: a FIFO placed where
+     * the data should be must not make the reader wait for a writer. */
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+        f = fdopen(fd, "rb");
+        if (f) fd = -1;
+    }
+    if (fd >= 0) close(fd);
+    if (!f) {
         s = fail(err, cap, PRT_STATUS_IO_ERROR, "%s: external data file \"%s\" cannot be read as a regular file",
                  what, loc);
         goto done;

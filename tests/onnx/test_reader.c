@@ -1,6 +1,9 @@
 /* tests/onnx/test_reader.c - the ONNX model reader (src/onnx/model.c,
  * tensor.c): good files, every truncation and bit flip of a small model,
  * each error message, every initializer type, external data. */
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "core/core.h"
 #include "onnx/onnx_impl.h"
 #include "prt_test.h"
@@ -229,6 +232,40 @@ TEST(external_data)
                  PRT_STATUS_TRUNCATED);
     CHECK_STR_CONTAINS(err, "has 8 bytes; needs 16 bytes at offset 0");
     prt_onnx_model_destroy(m);
+}
+
+/* A FIFO where the external data should be is refused at once instead of
+ * waiting for a writer. */
+TEST(external_data_fifo_refused_without_blocking)
+{
+    char dir[] = "/tmp/prt_onnx_fifoXXXXXX", path[1200], src[1024];
+    prt_onnx_model *m = NULL;
+    prt__onnx_value v;
+    char err[1024] = "";
+    size_t len = 0;
+    uint8_t *buf;
+    FILE *f;
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(src, sizeof src, "ext_good.onnx");
+    buf = read_data(src, &len);
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    f = fopen(path, "wb");
+    CHECK(f && fwrite(buf, 1, len, f) == len);
+    fclose(f);
+    prt__free(buf);
+    snprintf(path, sizeof path, "%s/ext_good.bin", dir);
+    CHECK(mkfifo(path, 0600) == 0);
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    CHECK_OK(prt_onnx_model_load(path, &m, err, sizeof err));
+    CHECK_EQ_INT(prt__onnx_value_decode(m->pb->graph->initializer[0], m->base_dir, "w", &v, err, sizeof err),
+                 PRT_STATUS_IO_ERROR);
+    CHECK_STR_CONTAINS(err, "cannot be read as a regular file");
+    prt_onnx_model_destroy(m);
+    snprintf(path, sizeof path, "%s/ext_good.bin", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    unlink(path);
+    rmdir(dir);
 }
 
 TEST(failed_allocations_fail_cleanly)

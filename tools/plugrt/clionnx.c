@@ -2,6 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "clionnx.h"
 #ifdef PLUGRT_HAVE_ONNX
@@ -11,13 +14,21 @@
 int prt__clionnx_is_onnx(const char *path)
 {
 #ifdef PLUGRT_HAVE_ONNX
+    /* Only a regular file is sniffed, opened without blocking: anything else
+     * (a FIFO, a directory) is left to the JSON reader, which refuses it with
+     * its kind named. */
     unsigned char head[32];
-    size_t n;
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    return prt_onnx_sniff(head, n);
+    ssize_t n;
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return 0;
+    }
+    n = read(fd, head, sizeof head);
+    close(fd);
+    return n > 0 && prt_onnx_sniff(head, (size_t)n);
 #else
     (void)path;
     return 0;
