@@ -60,6 +60,23 @@ PRT_API PRT_NODISCARD prt_status prt_registry_find(prt_registry *r, const char *
                                                   const prt_plugin_creator **out,
                                                   const char **owner_out);
 
+/* Versioned lookup, for importers that know an operator set version: the
+ * creator (name, namespace) whose version is a decimal integer ("0", or digits
+ * without a leading zero, at most 18) with the largest value <= max_version,
+ * searched here and in the parents (a nearer registry wins a tie). Versions
+ * that are not decimal ("2.1", "v3") are never chosen here; prt_registry_find
+ * still reaches them. PRT_STATUS_NOT_FOUND's message lists the versions that
+ * exist for (name, namespace), or the near misses when there are none.
+ * PRT_STATUS_INVALID_ARGUMENT for max_version < 0.
+ *
+ * Namespaces, here and in every call of this header: NULL, "" and "ai.onnx"
+ * are one namespace (the default one), as ONNX treats its domain. */
+PRT_API PRT_NODISCARD prt_status prt_registry_find_latest(prt_registry *r, const char *name,
+                                                         const char *plugin_namespace,
+                                                         int64_t max_version,
+                                                         const prt_plugin_creator **out,
+                                                         const char **owner_out);
+
 typedef struct prt_creator_info {
     const prt_plugin_creator *creator;
     const char *owner;  /* valid as long as the creator */
