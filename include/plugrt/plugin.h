@@ -394,6 +394,11 @@ _Static_assert(offsetof(prt_plugin_creator, user) == 88, "prt_plugin_creator lay
 _Static_assert(offsetof(prt_exec, host_) == 56, "prt_exec layout is frozen");
 _Static_assert(offsetof(prt_exec, set_output_extent_device) == 64, "prt_exec layout is frozen");
 _Static_assert(offsetof(prt_plugin_context, host_) == 40, "prt_plugin_context layout is frozen");
+/* abi_version 2 */
+_Static_assert(offsetof(prt_field_tensor, data) == 80 && sizeof(prt_field_tensor) == 88,
+               "prt_field_tensor layout is frozen");
+_Static_assert(offsetof(prt_field_graph, size) == 24 && sizeof(prt_field_graph) == 32,
+               "prt_field_graph layout is frozen");
 #endif
 
 #ifdef __cplusplus

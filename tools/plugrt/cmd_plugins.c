@@ -137,6 +137,14 @@ static void sb_default(sbuf *sb, const prt_field_schema *s)
             sb_add(sb, "%s", prt_dims_str(&d, b, sizeof b));
         } else if (s->type == PRT_FIELD_BOOL) {
             sb_add(sb, "%s", elem_i64(s, i) ? "true" : "false");
+        } else if (s->type == PRT_FIELD_STRINGS) {
+            sb_add(sb, "\"%.32s\"", ((const char *const *)s->default_data)[i]);
+        } else if (s->type == PRT_FIELD_TENSOR) {
+            const prt_field_tensor *x = &((const prt_field_tensor *)s->default_data)[i];
+            char b[256];
+            sb_add(sb, "%s%s", prt_dtype_name(x->dtype), prt_dims_str(&x->dims, b, sizeof b));
+        } else if (s->type == PRT_FIELD_GRAPH) {
+            sb_add(sb, "graph \"%.32s\"", ((const prt_field_graph *)s->default_data)[i].name);
         } else if (is_float_type(s->type)) {
             sb_num(sb, elem_f64(s, i));
         } else {
@@ -247,6 +255,30 @@ static cJSON *json_default(const prt_field_schema *s)
             }
         } else if (s->type == PRT_FIELD_BOOL) {
             e = cJSON_CreateBool(elem_i64(s, i) != 0);
+        } else if (s->type == PRT_FIELD_STRINGS) {
+            e = cJSON_CreateString(((const char *const *)s->default_data)[i]);
+        } else if (s->type == PRT_FIELD_TENSOR || s->type == PRT_FIELD_GRAPH) {
+            /* Described, not dumped: dtype and dims, or the sub-graph's name. */
+            char b[256];
+            if (s->type == PRT_FIELD_TENSOR) {
+                const prt_field_tensor *x = &((const prt_field_tensor *)s->default_data)[i];
+                snprintf(b, sizeof b, "%s", prt_dtype_name(x->dtype));
+                e = cJSON_CreateObject();
+                if (e && !cJSON_AddStringToObject(e, "dtype", b)) {
+                    cJSON_Delete(e);
+                    e = NULL;
+                }
+                if (e && !cJSON_AddNumberToObject(e, "rank", x->dims.nb)) {
+                    cJSON_Delete(e);
+                    e = NULL;
+                }
+            } else {
+                e = cJSON_CreateObject();
+                if (e && !cJSON_AddStringToObject(e, "name", ((const prt_field_graph *)s->default_data)[i].name)) {
+                    cJSON_Delete(e);
+                    e = NULL;
+                }
+            }
         } else {
             e = cJSON_CreateNumber(elem_f64(s, i));
         }
