@@ -104,6 +104,19 @@ PRT_API PRT_NODISCARD prt_status prt_registry_unload_library(prt_registry *r, pr
 PRT_API const char *prt_library_name(const prt_library *lib);
 PRT_API const char *prt_library_path(const prt_library *lib);
 
+/* A plan records which owner (library name, "static", the application)
+ * provided each plugin's creator. When a plan is read through this registry
+ * and the creator found has another owner: */
+typedef enum prt_owner_policy {
+    PRT_OWNER_WARN = 0,   /* default: log a warning naming both owners, then load */
+    PRT_OWNER_REFUSE = 1, /* fail the load (PRT_STATUS_VERSION_MISMATCH) naming both owners */
+    PRT_OWNER_ANY = 2     /* load silently */
+} prt_owner_policy;
+
+/* Set the policy of this registry (not of its parents). */
+PRT_API PRT_NODISCARD prt_status prt_registry_set_owner_policy(prt_registry *r, prt_owner_policy policy);
+PRT_API prt_owner_policy prt_registry_owner_policy(const prt_registry *r);
+
 /* Message of the last failed call on `r` from this thread ("" if none). */
 PRT_API const char *prt_registry_last_error(const prt_registry *r);
 

@@ -540,6 +540,22 @@ prt_status prt_registry_list(prt_registry *r, prt_creator_info *out, int32_t cap
     return PRT_OK;
 }
 
+prt_status prt_registry_set_owner_policy(prt_registry *r, prt_owner_policy policy)
+{
+    if (!r) return PRT_STATUS_INVALID_ARGUMENT;
+    if (policy != PRT_OWNER_WARN && policy != PRT_OWNER_REFUSE && policy != PRT_OWNER_ANY)
+        return prt__err(r, PRT_STATUS_INVALID_ARGUMENT,
+                        "prt_registry_set_owner_policy: policy %d is not PRT_OWNER_WARN (0), PRT_OWNER_REFUSE (1) "
+                        "or PRT_OWNER_ANY (2)", (int)policy);
+    atomic_store(&r->owner_policy, (int)policy);
+    return PRT_OK;
+}
+
+prt_owner_policy prt_registry_owner_policy(const prt_registry *r)
+{
+    return r ? (prt_owner_policy)atomic_load(&((prt_registry *)r)->owner_policy) : PRT_OWNER_WARN;
+}
+
 const char *prt_registry_last_error(const prt_registry *r)
 {
     return prt__err_get(r);

@@ -524,3 +524,59 @@ TEST(host_table_members_and_device_memory)
     CHECK_EQ_INT(prt_host_device_alloc((prt_device)7, 0, 16, &p, &m), PRT_STATUS_INVALID_ARGUMENT);
     CHECK_NO_LEAKS();
 }
+
+/* A plan built with the static Swish, read where a library provides Swish. */
+TEST(plan_owner_differs_warns_or_refuses)
+{
+    prt_registry *r = new_reg(prt_registry_global());
+    prt_library *lib = NULL;
+    prt_network *net = NULL;
+    prt_engine *e = NULL, *back = NULL;
+    prt_dims d = {.nb = 1, .d = {4}};
+    const char *in = "x", *out = "y";
+    char err[1024] = "";
+    size_t len = 0;
+    void *plan;
+    CHECK_OK(prt_network_create(prt_registry_global(), &net));
+    CHECK_OK(prt_network_add_input(net, "x", PRT_DTYPE_F32, &d));
+    CHECK_OK(prt_network_add_layer(net, "act", "Swish", "2", "", NULL, &in, 1, &out, 1));
+    CHECK_OK(prt_network_mark_output(net, "y"));
+    CHECK_MSG(prt_engine_build(net, NULL, prt_registry_global(), &e, err, sizeof err) == PRT_OK, "%s", err);
+    CHECK_OK(prt_engine_serialize(e, NULL, 0, &len));
+    plan = malloc(len);
+    CHECK_OK(prt_engine_serialize(e, plan, len, &len));
+    CHECK_OK(prt_registry_load_library(r, PRT_SWISH_LIB_PATH, &lib));
+    /* default: a warning naming both owners */
+    host_log_buf[0] = 0;
+    prt_set_logger(capture_host_log, NULL, PRT_SEVERITY_WARNING);
+    CHECK_EQ_INT(prt_registry_owner_policy(r), PRT_OWNER_WARN);
+    CHECK_MSG(prt_engine_deserialize(r, plan, len, &back, err, sizeof err) == PRT_OK, "%s", err);
+    CHECK_STR_CONTAINS(host_log_buf, "act: the plan was built with Swish v2 from \"static\"; loading the one from "
+                                     "\"prt_swish_lib\"");
+    prt_engine_destroy(back);
+    back = NULL;
+    /* refuse */
+    CHECK_OK(prt_registry_set_owner_policy(r, PRT_OWNER_REFUSE));
+    CHECK_EQ_INT(prt_engine_deserialize(r, plan, len, &back, err, sizeof err), PRT_STATUS_VERSION_MISMATCH);
+    CHECK(back == NULL);
+    CHECK_STR_CONTAINS(err, "the plan was built with Swish v2 from \"static\", but here \"prt_swish_lib\" provides it");
+    /* any: silent */
+    CHECK_OK(prt_registry_set_owner_policy(r, PRT_OWNER_ANY));
+    host_log_buf[0] = 0;
+    CHECK_OK(prt_engine_deserialize(r, plan, len, &back, err, sizeof err));
+    CHECK(strstr(host_log_buf, "plan was built") == NULL);
+    CHECK_EQ_INT(prt_registry_set_owner_policy(r, (prt_owner_policy)9), PRT_STATUS_INVALID_ARGUMENT);
+    /* the same owner: silent under every policy */
+    CHECK_OK(prt_registry_set_owner_policy(prt_registry_global(), PRT_OWNER_REFUSE));
+    prt_engine_destroy(back);
+    back = NULL;
+    CHECK_OK(prt_engine_deserialize(prt_registry_global(), plan, len, &back, err, sizeof err));
+    CHECK_OK(prt_registry_set_owner_policy(prt_registry_global(), PRT_OWNER_WARN));
+    prt_set_logger(NULL, NULL, PRT_SEVERITY_WARNING);
+    prt_engine_destroy(back);
+    prt_engine_destroy(e);
+    prt_network_destroy(net);
+    free(plan);
+    prt_registry_destroy(r);
+    CHECK_NO_LEAKS();
+}

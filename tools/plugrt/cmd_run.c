@@ -22,11 +22,13 @@ static void run_usage(FILE *f)
     fprintf(f,
             "usage: plugrt run model.plan [--input name=file.npy ...] [--output name=file.npy ...]\n"
             "                  [--shape name=AxBxC ...] [--device cpu|cuda] [--iterations N] [--warmup N]\n"
-            "                  [--threads N] [--json] [--load LIB ...]\n"
+            "                  [--threads N] [--json] [--load LIB ...] [--strict-owner]\n"
             "  Inputs without --input get uniform random values in [-1, 1) (fixed seed). An --input .npy file\n"
             "  sets its input's shape and is converted to its type (integer and bool inputs need exact values);\n"
             "  --output writes that output, with the extents of the last run, as a .npy file.\n"
             "  --shape sets a dynamic input's extents (default: the profile's opt).\n"
+            "  --load loads a plugin library first; a plugin that a different library (or the built-in set)\n"
+            "  provides than the one the plan was built with is a warning, or an error with --strict-owner.\n"
             "  Prints the outputs' shapes and a few values, then latency min / median / p90 / p99 / mean\n"
             "  and throughput over --iterations runs after --warmup runs (CUDA: GPU time from events too).\n");
 }
@@ -237,6 +239,9 @@ int prt_cli_run(int argc, char **argv)
                 fprintf(stderr, "plugrt run: %s\n", prt_registry_last_error(reg));
                 goto done;
             }
+        } else if (strcmp(a, "--strict-owner") == 0) {
+            /* Plans are read through reg, and so through the global registry it falls back to. */
+            if (prt_registry_set_owner_policy(reg, PRT_OWNER_REFUSE) != PRT_OK) goto done;
         } else if (a[0] == '-') {
             fprintf(stderr, "plugrt run: unknown or incomplete option \"%s\"\n", a);
             run_usage(stderr);
