@@ -656,9 +656,12 @@ static prt_status v1_attach(prt_blob_plugin *p, prt_plugin_context *ctx, prt_msg
 static void v1_detach(prt_blob_plugin *p) { core_detach(&V1(p)->core); }
 
 static const prt_blob_plugin_ops dcn_v1_ops = {
-    sizeof(prt_blob_plugin_ops), PRT_ABI_VERSION, v1_nb_outputs, v1_output_types, v1_output_dims,
-    v1_supports, v1_configure, v1_workspace, NULL, NULL, v1_enqueue, v1_ser_size, v1_serialize,
-    v1_clone, v1_destroy, v1_attach, v1_detach,
+    .struct_size = sizeof(prt_blob_plugin_ops), .abi_version = PRT_ABI_VERSION, .get_nb_outputs = v1_nb_outputs,
+    .get_output_data_types = v1_output_types, .get_output_dims = v1_output_dims,
+    .supports_format_combination = v1_supports, .configure_plugin = v1_configure,
+    .get_workspace_size = v1_workspace, .enqueue = v1_enqueue, .get_serialization_size = v1_ser_size,
+    .serialize = v1_serialize, .clone = v1_clone, .destroy = v1_destroy, .attach_to_context = v1_attach,
+    .detach_from_context = v1_detach,
 };
 
 static prt_status v1_create(const prt_plugin_creator *cr, const prt_fields *fc, prt_blob_plugin **out,
@@ -719,9 +722,10 @@ static prt_status v1_deserialize(const prt_plugin_creator *cr, const void *blob,
 }
 
 const prt_plugin_creator prt__deform_conv_creator_v1 = {
-    sizeof(prt_plugin_creator), PRT_ABI_VERSION, DCN_NAME, "1", "", PRT_STYLE_BLOB, 5, dcn_schema,
-    sizeof(prt_field_schema), 0, v1_create, v1_deserialize, NULL,
-    "deformable convolution v2 (modulated), blob style", NULL,
+    .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = DCN_NAME, .version = "1",
+    .plugin_namespace = "", .style = PRT_STYLE_BLOB, .nb_fields = 5, .fields = dcn_schema,
+    .field_schema_size = sizeof(prt_field_schema), .create_blob = v1_create, .deserialize_blob = v1_deserialize,
+    .doc = "deformable convolution v2 (modulated), blob style",
 };
 
 /* ------------------------------------------------------------------------ */
@@ -874,19 +878,23 @@ static void v2_destroy(prt_field_plugin *p)
     free(p);
 }
 
-static const prt_plugin_core_ops dcn_v2_core = {sizeof(prt_plugin_core_ops), PRT_ABI_VERSION, v2_name,
-                                                v2_version, v2_namespace};
+static const prt_plugin_core_ops dcn_v2_core = {
+    .struct_size = sizeof(prt_plugin_core_ops), .abi_version = PRT_ABI_VERSION, .get_name = v2_name,
+    .get_version = v2_version, .get_namespace = v2_namespace,
+};
 static const prt_plugin_build_ops dcn_v2_build = {
-    sizeof(prt_plugin_build_ops), PRT_ABI_VERSION, v2_nb_outputs, v2_output_types, v2_output_shapes,
-    v2_supports, v2_configure, v2_workspace, NULL,
+    .struct_size = sizeof(prt_plugin_build_ops), .abi_version = PRT_ABI_VERSION, .get_nb_outputs = v2_nb_outputs,
+    .get_output_data_types = v2_output_types, .get_output_shapes = v2_output_shapes,
+    .supports_format_combination = v2_supports, .configure = v2_configure, .get_workspace_size = v2_workspace,
 };
 static const prt_plugin_runtime_ops dcn_v2_runtime = {
-    sizeof(prt_plugin_runtime_ops), PRT_ABI_VERSION, NULL, v2_on_shape_change, v2_enqueue, v2_attach,
-    v2_fields,
+    .struct_size = sizeof(prt_plugin_runtime_ops), .abi_version = PRT_ABI_VERSION,
+    .on_shape_change = v2_on_shape_change, .enqueue = v2_enqueue, .attach_to_context = v2_attach,
+    .get_fields_to_serialize = v2_fields,
 };
 static const prt_field_plugin_ops dcn_v2_ops = {
-    sizeof(prt_field_plugin_ops), PRT_ABI_VERSION, &dcn_v2_core, &dcn_v2_build, &dcn_v2_runtime,
-    v2_clone, v2_destroy,
+    .struct_size = sizeof(prt_field_plugin_ops), .abi_version = PRT_ABI_VERSION, .core = &dcn_v2_core,
+    .build = &dcn_v2_build, .runtime = &dcn_v2_runtime, .clone = v2_clone, .destroy = v2_destroy,
 };
 
 static prt_status v2_create(const prt_plugin_creator *cr, const prt_fields *fc, prt_phase phase,
@@ -901,9 +909,10 @@ static prt_status v2_create(const prt_plugin_creator *cr, const prt_fields *fc, 
 }
 
 const prt_plugin_creator prt__deform_conv_creator_v2 = {
-    sizeof(prt_plugin_creator), PRT_ABI_VERSION, DCN_NAME, "2", "", PRT_STYLE_FIELD, 5, dcn_schema,
-    sizeof(prt_field_schema), 0, NULL, NULL, v2_create,
-    "deformable convolution v2 (modulated), field style", NULL,
+    .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = DCN_NAME, .version = "2",
+    .plugin_namespace = "", .style = PRT_STYLE_FIELD, .nb_fields = 5, .fields = dcn_schema,
+    .field_schema_size = sizeof(prt_field_schema), .create_field = v2_create,
+    .doc = "deformable convolution v2 (modulated), field style",
 };
 
 PRT_REGISTER_CREATOR(prt__deform_conv_creator_v1)
