@@ -174,3 +174,12 @@ prt_status prt__read_file(const char *path, void **data, size_t *len, char *err,
     *len = (size_t)sz;
     return PRT_OK;
 }
+
+int prt__config_read(void *dst, size_t dst_size, const void *src, size_t min_size)
+{
+    uint32_t size;
+    memcpy(&size, src, sizeof size);
+    if (size < min_size || size < sizeof size) return -1;
+    memcpy(dst, src, size < dst_size ? size : dst_size);
+    return 0;
+}
