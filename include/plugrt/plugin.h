@@ -286,6 +286,29 @@ struct prt_field_plugin_ops {
 /* ------------------------------------------------------------------------ */
 
 typedef struct prt_plugin_creator prt_plugin_creator;
+
+/* A float64 reference of a plugin (abi_version 2), which golden data and the
+ * conformance harness compare the plugin against. The host converts the
+ * inputs to double, in the plugin's input order (an absent optional input:
+ * NULL data); the reference sets every output's dims and data, the data in
+ * memory from io->alloc (freed by the host after the call's results are
+ * used). Fields are the normalized collection, as create receives it. */
+typedef struct prt_reference_io prt_reference_io;
+struct prt_reference_io {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    int32_t nb_inputs;
+    int32_t nb_outputs;
+    const prt_dims *input_dims;   /* nb_inputs */
+    const double *const *inputs;  /* nb_inputs, row-major; NULL: absent */
+    prt_dims *output_dims;        /* nb_outputs, set by the reference */
+    double **outputs;             /* nb_outputs, set by the reference */
+    void *(*alloc)(prt_reference_io *io, size_t bytes); /* NULL when out of memory */
+    void *host_;
+};
+typedef prt_status (*prt_reference_fn)(const prt_plugin_creator *c, const prt_fields *fields, prt_reference_io *io,
+                                       prt_msg *err);
+
 struct prt_plugin_creator {
     uint32_t struct_size;
     uint32_t abi_version;
@@ -307,6 +330,12 @@ struct prt_plugin_creator {
                                prt_field_plugin **out, prt_msg *err);
     const char *doc; /* one line; may be NULL */
     void *user;      /* constant data of the creator's own; never per-plugin state */
+    /* Appended in abi_version 2 (read only when struct_size covers them).
+     * The plugin's float64 reference (NULL: none), registered with the
+     * creator so that plugin libraries hand theirs over the same way, and one
+     * line saying what it computes. */
+    prt_reference_fn reference;
+    const char *reference_doc;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -540,6 +569,9 @@ _Static_assert(offsetof(prt_field_tensor, data) == 80 && sizeof(prt_field_tensor
                "prt_field_tensor layout is frozen");
 _Static_assert(offsetof(prt_field_graph, size) == 24 && sizeof(prt_field_graph) == 32,
                "prt_field_graph layout is frozen");
+_Static_assert(offsetof(prt_plugin_creator, reference) == 96 && offsetof(prt_plugin_creator, reference_doc) == 104,
+               "prt_plugin_creator layout is frozen");
+_Static_assert(offsetof(prt_reference_io, host_) == 56, "prt_reference_io layout is frozen");
 _Static_assert(offsetof(prt_host_api, log) == 8 && offsetof(prt_host_api, device_free) == 64,
                "prt_host_api layout is frozen");
 _Static_assert(offsetof(prt_library_desc, creators) == 24 && offsetof(prt_library_desc, registered) == 32,

@@ -721,11 +721,76 @@ static prt_status v1_deserialize(const prt_plugin_creator *cr, const void *blob,
     return v1_new(&p, out, err);
 }
 
+/* ------------------------------------------------------------------------ */
+/* float64 reference (both versions)                                        */
+/* ------------------------------------------------------------------------ */
+
+/* prt__deform_conv_cpu_ref_f64 over inputs x, offset, mask, weight and the
+ * optional bias, with the shapes checked as configure checks them. */
+static prt_status dcn_reference(const prt_plugin_creator *cr, const prt_fields *fc, prt_reference_io *io,
+                                prt_msg *err)
+{
+    prt__dcn_params p;
+    prt__dcn_shape s;
+    const prt_dims *x, *o, *w;
+    prt_status st;
+    int64_t vol;
+    int32_t i;
+    (void)cr;
+    if ((st = params_from_fields(fc, "reference", &p, err)) != PRT_OK) return st;
+    if (io->nb_inputs < 4 || io->nb_inputs > 5 || io->nb_outputs != 1) {
+        prt_msg_set(err, DCN_NAME " reference: needs x, offset, mask, weight (bias optional) and one output, got "
+                    "%d inputs and %d outputs", (int)io->nb_inputs, (int)io->nb_outputs);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    for (i = 0; i < 4; i++) {
+        if (!io->inputs[i] || io->input_dims[i].nb != 4) {
+            prt_msg_set(err, DCN_NAME " reference: input %s must be present and 4-D", dcn_input_names[i]);
+            return PRT_STATUS_SHAPE_MISMATCH;
+        }
+    }
+    x = &io->input_dims[0];
+    o = &io->input_dims[1];
+    w = &io->input_dims[3];
+    memset(&s, 0, sizeof s);
+    s.n = x->d[0];
+    s.cin = x->d[1];
+    s.h = x->d[2];
+    s.w = x->d[3];
+    s.cout = w->d[0];
+    s.kh = w->d[2];
+    s.kw = w->d[3];
+    s.hout = prt__dcn_out_extent(s.h, p.padding[0], p.dilation[0], s.kh, p.stride[0]);
+    s.wout = prt__dcn_out_extent(s.w, p.padding[1], p.dilation[1], s.kw, p.stride[1]);
+    s.has_bias = io->nb_inputs == 5 && io->inputs[4];
+    if (s.hout < 1 || s.wout < 1 || o->d[2] != s.hout || o->d[3] != s.wout ||
+        o->d[1] != 2 * p.deformable_group * s.kh * s.kw || s.cin % p.group || s.cin % p.deformable_group ||
+        w->d[1] * p.group != s.cin || s.cout % p.group) {
+        prt_msg_set(err, DCN_NAME " reference: the shapes do not fit the fields");
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    io->output_dims[0].nb = 4;
+    io->output_dims[0].reserved_ = 0;
+    io->output_dims[0].d[0] = s.n;
+    io->output_dims[0].d[1] = s.cout;
+    io->output_dims[0].d[2] = s.hout;
+    io->output_dims[0].d[3] = s.wout;
+    vol = prt_dims_volume(&io->output_dims[0]);
+    io->outputs[0] = io->alloc(io, sizeof(double) * (size_t)(vol ? vol : 1));
+    if (!io->outputs[0]) return PRT_STATUS_OUT_OF_MEMORY;
+    prt__deform_conv_cpu_ref_f64(&p, &s, io->inputs[0], io->inputs[1], io->inputs[2], io->inputs[3],
+                                 s.has_bias ? io->inputs[4] : NULL, io->outputs[0]);
+    return PRT_OK;
+}
+
+#define DCN_REFERENCE_DOC "float64: prt__deform_conv_cpu_ref_f64 (plugins/deform_conv/deform_conv_cpu.c)"
+
 const prt_plugin_creator prt__deform_conv_creator_v1 = {
     .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = DCN_NAME, .version = "1",
     .plugin_namespace = "", .style = PRT_STYLE_BLOB, .nb_fields = 5, .fields = dcn_schema,
     .field_schema_size = sizeof(prt_field_schema), .create_blob = v1_create, .deserialize_blob = v1_deserialize,
     .doc = "deformable convolution v2 (modulated), blob style",
+    .reference = dcn_reference, .reference_doc = DCN_REFERENCE_DOC,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -913,6 +978,7 @@ const prt_plugin_creator prt__deform_conv_creator_v2 = {
     .plugin_namespace = "", .style = PRT_STYLE_FIELD, .nb_fields = 5, .fields = dcn_schema,
     .field_schema_size = sizeof(prt_field_schema), .create_field = v2_create,
     .doc = "deformable convolution v2 (modulated), field style",
+    .reference = dcn_reference, .reference_doc = DCN_REFERENCE_DOC,
 };
 
 PRT_REGISTER_CREATOR(prt__deform_conv_creator_v1)

@@ -349,11 +349,54 @@ static const prt_field_schema swish_v1_fields[] = {
      .doc = "slope inside the sigmoid: y = x * sigmoid(beta * x)"},
 };
 
+/* ---- float64 reference (both versions) ------------------------------------ */
+
+/* y = w[c] * x / (1 + exp(-beta * x)) in double; beta defaults to 1, w[c] = 1
+ * without "weights", c = dim 1. */
+static prt_status swish_reference(const prt_plugin_creator *c, const prt_fields *fc, prt_reference_io *io,
+                                  prt_msg *err)
+{
+    const prt_field *w = prt_fields_find(fc, "weights");
+    double beta = prt_fields_f64(fc, "beta", 0, 1.0);
+    const prt_dims *d;
+    int64_t n, i, ch = 1, inner = 1;
+    int32_t k;
+    (void)c;
+    if (io->nb_inputs < 1 || !io->inputs[0] || io->nb_outputs != 1) {
+        prt_msg_set(err, "Swish reference: needs input x and one output, got %d inputs and %d outputs",
+                    (int)io->nb_inputs, (int)io->nb_outputs);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    d = &io->input_dims[0];
+    n = prt_dims_volume(d);
+    if (w && w->count > 0) {
+        if (d->nb < 2 || d->d[1] != w->count) {
+            prt_msg_set(err, "Swish reference: \"weights\" has %lld values; expected dim 1 of x",
+                        (long long)w->count);
+            return PRT_STATUS_SHAPE_MISMATCH;
+        }
+        ch = d->d[1];
+        for (k = 2; k < d->nb; k++) inner *= d->d[k];
+    }
+    io->outputs[0] = io->alloc(io, sizeof(double) * (size_t)(n ? n : 1));
+    if (!io->outputs[0]) return PRT_STATUS_OUT_OF_MEMORY;
+    for (i = 0; i < n; i++) {
+        double x = io->inputs[0][i], y = x / (1.0 + exp(-beta * x));
+        if (w && w->count > 0 && inner > 0) y *= prt_fields_f64(fc, "weights", (i / inner) % ch, 1.0);
+        io->outputs[0][i] = y;
+    }
+    io->output_dims[0] = *d;
+    return PRT_OK;
+}
+
+#define SWISH_REFERENCE_DOC "float64: y = w[c] * x / (1 + exp(-beta * x)) (plugins/swish/swish.c)"
+
 static const prt_plugin_creator swish_v1_creator = {
     .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = "Swish", .version = "1",
     .plugin_namespace = "", .style = PRT_STYLE_BLOB, .nb_fields = 1, .fields = swish_v1_fields,
     .field_schema_size = sizeof(prt_field_schema), .create_blob = v1_create, .deserialize_blob = v1_deserialize,
     .doc = "y = x * sigmoid(beta * x); f32/f16; CPU and CUDA",
+    .reference = swish_reference, .reference_doc = SWISH_REFERENCE_DOC,
 };
 PRT_REGISTER_CREATOR(swish_v1_creator)
 
@@ -583,5 +626,6 @@ static const prt_plugin_creator swish_v2_creator = {
     .plugin_namespace = "", .style = PRT_STYLE_FIELD, .nb_fields = 2, .fields = swish_v2_fields,
     .field_schema_size = sizeof(prt_field_schema), .create_field = v2_create,
     .doc = "y = w[c] * x * sigmoid(beta * x); f32/f16; CPU and CUDA",
+    .reference = swish_reference, .reference_doc = SWISH_REFERENCE_DOC,
 };
 PRT_REGISTER_CREATOR(swish_v2_creator)

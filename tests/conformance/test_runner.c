@@ -602,3 +602,63 @@ TEST(config_dimension_constraints)
     free(rep);
     prt_registry_destroy(r);
 }
+
+/* golden make takes outputs from the float64 reference a plugin library
+ * registers with its creator; the right plugin then passes against them. */
+TEST(golden_make_from_a_library_reference)
+{
+    prt_goldmake_opts o;
+    prt_goldmake_input ins[1];
+    prt_registry *r;
+    char out[300], err[1024], *log = NULL, *rep = NULL;
+    size_t len = 0;
+    prt_runner_summary s;
+    const char *configs[1] = {"plain"};
+    FILE *f;
+    setup();
+    r = toy_registry();
+    memset(ins, 0, sizeof ins);
+    ins[0].input = "x";
+    ins[0].has_dims = 1;
+    ins[0].dims.nb = 2;
+    ins[0].dims.d[0] = 3;
+    ins[0].dims.d[1] = 4;
+    memset(&o, 0, sizeof o);
+    snprintf(out, sizeof out, "%s/from_reference.json", tmpdir);
+    o.yaml_path = yaml_path;
+    o.out_path = out;
+    o.version = "1";
+    o.configs = configs;
+    o.nb_configs = 1;
+    o.inputs = ins;
+    o.nb_inputs = 1;
+    o.cases = 2;
+    o.lo = 1;
+    o.hi = 2;
+    o.registry = r;
+    f = open_memstream(&log, &len);
+    o.log = f;
+    CHECK_MSG(prt__goldmake(&o, err, sizeof err) == PRT_OK, "%s", err);
+    fclose(f);
+    CHECK_STR_CONTAINS(log, "outputs from float64: alpha * x + beta (+ b[c]), from conftoy");
+    free(log);
+    {
+        prt_runner_opts ro;
+        memset(&ro, 0, sizeof ro);
+        ro.yaml_path = yaml_path;
+        ro.golden_path = out;
+        ro.version = "1";
+        ro.configs = configs;
+        ro.nb_configs = 1;
+        ro.cpu = 1;
+        ro.registry = r;
+        ro.nb_threads = 1;
+        f = open_memstream(&rep, &len);
+        ro.out = f;
+        CHECK_MSG(prt__runner_run(&ro, &s, err, sizeof err) == PRT_OK, "%s", err);
+        fclose(f);
+        CHECK_MSG(s.failed == 0 && s.passed > 0, "report:\n%s", rep);
+        free(rep);
+    }
+    prt_registry_destroy(r);
+}
