@@ -338,6 +338,13 @@ struct prt_plugin_creator {
     const char *reference_doc;
 };
 
+/* Schema entry i of a creator (entries are field_schema_size bytes apart, so
+ * a creator built with an older, shorter prt_field_schema reads correctly). */
+static inline const prt_field_schema *prt_creator_schema_entry(const prt_plugin_creator *c, int32_t i)
+{
+    return (const prt_field_schema *)(const void *)((const char *)c->fields + (size_t)i * c->field_schema_size);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Plugin libraries                                                         */
 /* ------------------------------------------------------------------------ */

@@ -18,7 +18,6 @@
 
 #include "cli.h"
 #include "plugrt/plugrt.h"
-#include "registry/schema.h"
 
 static void usage(FILE *f)
 {
@@ -192,7 +191,7 @@ static void print_text(FILE *f, const prt_creator_info *info, int32_t nb)
         fprintf(f, "  %-16s %-8s %-6s %-22s %-14s %s\n", "field", "type", "count", "required/default", "bounds",
                 "doc");
         for (j = 0; j < c->nb_fields; j++) {
-            const prt_field_schema *s = prt__schema_entry(c, j);
+            const prt_field_schema *s = prt_creator_schema_entry(c, j);
             sbuf count = {{0}, 0}, req = {{0}, 0}, bounds = {{0}, 0};
             sb_count(&count, s);
             if (s->required) {
@@ -370,7 +369,7 @@ static cJSON *json_creators(const prt_creator_info *info, int32_t nb, prt_librar
         fields = cJSON_AddArrayToObject(o, "fields");
         if (!fields) ok = 0;
         for (j = 0; ok && j < c->nb_fields; j++) {
-            cJSON *fo = json_field(prt__schema_entry(c, j), &ok);
+            cJSON *fo = json_field(prt_creator_schema_entry(c, j), &ok);
             if (!fo || !cJSON_AddItemToArray(fields, fo)) {
                 cJSON_Delete(fo);
                 ok = 0;
