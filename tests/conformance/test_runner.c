@@ -608,7 +608,7 @@ TEST(config_dimension_constraints)
 TEST(golden_make_from_a_library_reference)
 {
     prt_goldmake_opts o;
-    prt_goldmake_input ins[1];
+    prt_goldmake_input ins[2];
     prt_registry *r;
     char out[300], err[1024], *log = NULL, *rep = NULL;
     size_t len = 0;
@@ -623,6 +623,10 @@ TEST(golden_make_from_a_library_reference)
     ins[0].dims.nb = 2;
     ins[0].dims.d[0] = 3;
     ins[0].dims.d[1] = 4;
+    ins[1].input = "b";
+    ins[1].has_dims = 1;
+    ins[1].dims.nb = 1;
+    ins[1].dims.d[0] = 4;
     memset(&o, 0, sizeof o);
     snprintf(out, sizeof out, "%s/from_reference.json", tmpdir);
     o.yaml_path = yaml_path;
@@ -631,7 +635,7 @@ TEST(golden_make_from_a_library_reference)
     o.configs = configs;
     o.nb_configs = 1;
     o.inputs = ins;
-    o.nb_inputs = 1;
+    o.nb_inputs = 2;
     o.cases = 2;
     o.lo = 1;
     o.hi = 2;
