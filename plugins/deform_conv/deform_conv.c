@@ -27,8 +27,9 @@
 /* Schema and field parsing                                                 */
 /* ------------------------------------------------------------------------ */
 
-#define DCN_SCHEMA_ENTRY(nm, cnt, lo, hi, text)                                          \
-    {nm, PRT_FIELD_INT64, 1, cnt, cnt, NULL, 0, PRT_BOUND_MIN | PRT_BOUND_MAX, 0, lo, hi, text}
+#define DCN_SCHEMA_ENTRY(nm, cnt, lo, hi, text)                                                       \
+    {.name = nm, .type = PRT_FIELD_INT64, .required = 1, .min_count = cnt, .max_count = cnt,           \
+     .bounds = PRT_BOUND_MIN | PRT_BOUND_MAX, .min = lo, .max = hi, .doc = text}
 
 static const prt_field_schema dcn_schema[5] = {
     DCN_SCHEMA_ENTRY("stride", 2, 1, DCN_MAX_SPATIAL, "[H, W] stride of the convolution, >= 1"),

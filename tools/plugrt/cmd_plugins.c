@@ -211,6 +211,22 @@ static void print_text(FILE *f, const prt_creator_info *info, int32_t nb)
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
+/* [2, 3] as a JSON array; NULL when out of memory. */
+static cJSON *dims_array(const prt_dims *d)
+{
+    cJSON *e = cJSON_CreateArray();
+    int32_t k;
+    for (k = 0; e && k < d->nb && k < PRT_MAX_DIMS; k++) {
+        cJSON *x = cJSON_CreateNumber((double)d->d[k]);
+        if (!x || !cJSON_AddItemToArray(e, x)) {
+            cJSON_Delete(x);
+            cJSON_Delete(e);
+            e = NULL;
+        }
+    }
+    return e;
+}
+
 static cJSON *json_default(const prt_field_schema *s)
 {
     int64_t i, n = s->default_count;
@@ -241,42 +257,28 @@ static cJSON *json_default(const prt_field_schema *s)
         cJSON *e;
         if (s->type == PRT_FIELD_DIMS) {
             prt_dims d;
-            int32_t k;
             memcpy(&d, (const char *)s->default_data + (size_t)i * sizeof d, sizeof d);
-            e = cJSON_CreateArray();
-            for (k = 0; e && k < d.nb && k < PRT_MAX_DIMS; k++) {
-                cJSON *x = cJSON_CreateNumber((double)d.d[k]);
-                if (!x || !cJSON_AddItemToArray(e, x)) {
-                    cJSON_Delete(x);
-                    cJSON_Delete(e);
-                    e = NULL;
-                }
-            }
+            e = dims_array(&d);
         } else if (s->type == PRT_FIELD_BOOL) {
             e = cJSON_CreateBool(elem_i64(s, i) != 0);
         } else if (s->type == PRT_FIELD_STRINGS) {
             e = cJSON_CreateString(((const char *const *)s->default_data)[i]);
-        } else if (s->type == PRT_FIELD_TENSOR || s->type == PRT_FIELD_GRAPH) {
-            /* Described, not dumped: dtype and dims, or the sub-graph's name. */
-            char b[256];
-            if (s->type == PRT_FIELD_TENSOR) {
-                const prt_field_tensor *x = &((const prt_field_tensor *)s->default_data)[i];
-                snprintf(b, sizeof b, "%s", prt_dtype_name(x->dtype));
-                e = cJSON_CreateObject();
-                if (e && !cJSON_AddStringToObject(e, "dtype", b)) {
-                    cJSON_Delete(e);
-                    e = NULL;
-                }
-                if (e && !cJSON_AddNumberToObject(e, "rank", x->dims.nb)) {
-                    cJSON_Delete(e);
-                    e = NULL;
-                }
-            } else {
-                e = cJSON_CreateObject();
-                if (e && !cJSON_AddStringToObject(e, "name", ((const prt_field_graph *)s->default_data)[i].name)) {
-                    cJSON_Delete(e);
-                    e = NULL;
-                }
+        } else if (s->type == PRT_FIELD_TENSOR) {
+            /* Described, not dumped: dtype and dims. */
+            const prt_field_tensor *x = &((const prt_field_tensor *)s->default_data)[i];
+            e = cJSON_CreateObject();
+            if (e && (!cJSON_AddStringToObject(e, "dtype", prt_dtype_name(x->dtype)) ||
+                      !cJSON_AddItemToObject(e, "dims", dims_array(&x->dims)))) {
+                cJSON_Delete(e);
+                e = NULL;
+            }
+        } else if (s->type == PRT_FIELD_GRAPH) {
+            const prt_field_graph *g = &((const prt_field_graph *)s->default_data)[i];
+            e = cJSON_CreateObject();
+            if (e && (!cJSON_AddStringToObject(e, "name", g->name) ||
+                      !cJSON_AddStringToObject(e, "format", g->format == PRT_GRAPH_ONNX ? "onnx" : "network-json"))) {
+                cJSON_Delete(e);
+                e = NULL;
             }
         } else {
             e = cJSON_CreateNumber(elem_f64(s, i));
