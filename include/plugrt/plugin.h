@@ -374,6 +374,9 @@ typedef struct prt_host_api {
     prt_status (*device_alloc)(prt_device device, int32_t device_index, size_t bytes, void **out,
                                prt_msg *err);
     void (*device_free)(prt_device device, int32_t device_index, void *p);
+    /* Devices of a kind this host can use (CPU: 1; CUDA: 0 without a GPU or
+     * with PLUGRT_NO_GPU set). */
+    int32_t (*device_count)(prt_device device);
 } prt_host_api;
 
 /* Non-zero when host table h has member m (struct_size covers it, not NULL). */
@@ -557,6 +560,14 @@ static inline void prt_host_device_free(prt_device device, int32_t device_index,
     if (p && PRT_HOST_HAS(h, device_free)) h->device_free(device, device_index, p);
 }
 
+/* Usable devices of a kind; an older host: 1 CPU, 0 CUDA devices. */
+static inline int32_t prt_host_device_count(prt_device device)
+{
+    const prt_host_api *h = prt_host();
+    if (PRT_HOST_HAS(h, device_count)) return h->device_count(device);
+    return device == PRT_DEVICE_CPU ? 1 : 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Frozen layouts of abi_version 1 (LP64)                                    */
 /* ------------------------------------------------------------------------ */
@@ -579,7 +590,7 @@ _Static_assert(offsetof(prt_field_graph, size) == 24 && sizeof(prt_field_graph) 
 _Static_assert(offsetof(prt_plugin_creator, reference) == 96 && offsetof(prt_plugin_creator, reference_doc) == 104,
                "prt_plugin_creator layout is frozen");
 _Static_assert(offsetof(prt_reference_io, host_) == 56, "prt_reference_io layout is frozen");
-_Static_assert(offsetof(prt_host_api, log) == 8 && offsetof(prt_host_api, device_free) == 64,
+_Static_assert(offsetof(prt_host_api, log) == 8 && offsetof(prt_host_api, device_count) == 72,
                "prt_host_api layout is frozen");
 _Static_assert(offsetof(prt_library_desc, creators) == 24 && offsetof(prt_library_desc, registered) == 32,
                "prt_library_desc layout is frozen");

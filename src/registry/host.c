@@ -77,6 +77,12 @@ static void host_device_free(prt_device device, int32_t device_index, void *p)
     }
 }
 
+static int32_t host_device_count(prt_device device)
+{
+    if (device == PRT_DEVICE_CPU) return 1;
+    return device == PRT_DEVICE_CUDA ? (int32_t)prt__cuda_device_count() : 0;
+}
+
 static const prt_host_api host_api = {
     .struct_size = (uint32_t)sizeof(prt_host_api),
     .abi_version = PRT_ABI_VERSION,
@@ -88,6 +94,7 @@ static const prt_host_api host_api = {
     .free = host_free,
     .device_alloc = host_device_alloc,
     .device_free = host_device_free,
+    .device_count = host_device_count,
 };
 
 const prt_host_api *prt_host_api_get(void)

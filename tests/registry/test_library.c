@@ -509,7 +509,9 @@ TEST(host_table_members_and_device_memory)
     prt_msg m = {e, sizeof e};
     prt_dims d = {.nb = 2, .d = {4, -1}};
     CHECK(h->struct_size == sizeof(prt_host_api) && h->abi_version == PRT_ABI_VERSION);
-    CHECK(PRT_HOST_HAS(h, device_free));
+    CHECK(PRT_HOST_HAS(h, device_count));
+    CHECK_EQ_INT(prt_host_device_count(PRT_DEVICE_CPU), 1);
+    CHECK(prt_host_device_count(PRT_DEVICE_CUDA) >= 0 && prt_host_device_count((prt_device)9) == 0);
     CHECK(strcmp(prt_host_dims_str(&d, b, sizeof b), "[4, -1]") == 0);
     CHECK(strcmp(prt_host_status_name(PRT_STATUS_NOT_FOUND), "PRT_STATUS_NOT_FOUND") == 0);
     CHECK_OK(prt_host_device_alloc(PRT_DEVICE_CPU, 0, 100, &p, &m));

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "backend/cuda/device.h"
 #include "cli.h"
+#include "clidev.h"
 #include "cliutil.h"
 #include "plugrt/engine.h"
 #include "plugrt/npy.h"
@@ -376,9 +376,9 @@ int prt_cli_run(int argc, char **argv)
             }
         }
         if (device == PRT_DEVICE_CUDA) {
-            if (prt__cuda_malloc(b->bytes ? b->bytes : 1, &b->dev, err, sizeof err) != PRT_OK ||
+            if (prt__clidev_alloc(b->bytes ? b->bytes : 1, &b->dev, err, sizeof err) != PRT_OK ||
                 (b->desc.mode == PRT_IO_INPUT && b->bytes &&
-                 prt__cuda_copy(b->dev, b->host, b->bytes, PRT__H2D, err, sizeof err) != PRT_OK)) {
+                 prt__clidev_copy(b->dev, b->host, b->bytes, 1, err, sizeof err) != PRT_OK)) {
                 fprintf(stderr, "plugrt run: %s\n", err);
                 goto done;
             }
@@ -424,7 +424,7 @@ int prt_cli_run(int argc, char **argv)
     for (i = 0; i < nio; i++) {
         io_buf *b = &bufs[i];
         if (b->desc.mode == PRT_IO_OUTPUT && device == PRT_DEVICE_CUDA && b->bytes &&
-            prt__cuda_copy(b->host, b->dev, b->bytes, PRT__D2H, err, sizeof err) != PRT_OK) {
+            prt__clidev_copy(b->host, b->dev, b->bytes, 0, err, sizeof err) != PRT_OK) {
             fprintf(stderr, "plugrt run: %s\n", err);
             goto done;
         }
@@ -492,7 +492,7 @@ done:
     if (bufs)
         for (i = 0; i < nio; i++) {
             free(bufs[i].host);
-            prt__cuda_free(bufs[i].dev);
+            prt__clidev_free(bufs[i].dev);
         }
     free(bufs);
     if (in_arr)
