@@ -9,7 +9,10 @@
  *
  *   Element layout per type: INT8..INT64 and FLOAT32/FLOAT64 as the C types;
  *   FLOAT16 as uint16_t half bits; CHAR as bytes (no terminating NUL counted);
- *   BOOL as one uint8_t each (0 or 1); BYTES as raw uint8_t; DIMS as prt_dims.
+ *   BOOL as one uint8_t each (0 or 1); BYTES as raw uint8_t; DIMS as prt_dims;
+ *   STRINGS as const char * (one per string); TENSOR as prt_field_tensor;
+ *   GRAPH as prt_field_graph. The last three point at more data, which the
+ *   host copies with the field wherever it copies fields.
  *
  *   A creator publishes a schema (an array of prt_field_schema). The host
  *   validates every collection against it before the creator sees it, and
@@ -42,8 +45,43 @@ typedef enum prt_field_type {
     PRT_FIELD_DIMS = 8,
     PRT_FIELD_BOOL = 9,
     PRT_FIELD_BYTES = 10,
+    /* Appended in abi_version 2: compound types whose elements point at more
+     * data (see the element structs below). They never widen or convert. */
+    PRT_FIELD_STRINGS = 11, /* data: const char *const *, count strings (each non-NULL, NUL-terminated) */
+    PRT_FIELD_TENSOR = 12,  /* data: `count` prt_field_tensor */
+    PRT_FIELD_GRAPH = 13,   /* data: `count` prt_field_graph */
     PRT_FIELD_TYPE_COUNT_
 } prt_field_type;
+
+/* One element of a PRT_FIELD_TENSOR field: a constant tensor (initializer-like
+ * attributes, constant values). `dims` are concrete (no -1); `data` holds
+ * volume(dims) elements of `dtype`, densely packed, row-major, in host byte
+ * order (NULL allowed when the volume is 0). */
+typedef struct prt_field_tensor {
+    prt_dtype dtype;
+    int32_t reserved; /* must be 0 */
+    prt_dims dims;
+    const void *data;
+} prt_field_tensor;
+
+/* Formats of a sub-graph's body. */
+typedef enum prt_graph_format {
+    PRT_GRAPH_NETWORK_JSON = 1, /* a network in the JSON syntax of docs/network-json.md (UTF-8 text) */
+    PRT_GRAPH_ONNX = 2          /* a serialized ONNX GraphProto */
+} prt_graph_format;
+
+/* One element of a PRT_FIELD_GRAPH field: a sub-network (the bodies of If,
+ * Loop, Scan), carried by value so that it is saved and loaded with the
+ * plugin's other fields. The plugin (or a host service) builds it; the field
+ * only holds it. `name` is non-NULL and non-empty; `data` holds `size` bytes
+ * (NULL allowed when size is 0). */
+typedef struct prt_field_graph {
+    const char *name;
+    prt_graph_format format;
+    int32_t reserved; /* must be 0 */
+    const void *data;
+    int64_t size;
+} prt_field_graph;
 
 typedef struct prt_field {
     const char *name;   /* NUL-terminated */
@@ -102,6 +140,9 @@ static inline const char *prt_field_type_name(prt_field_type t)
     case PRT_FIELD_DIMS: return "dims";
     case PRT_FIELD_BOOL: return "bool";
     case PRT_FIELD_BYTES: return "bytes";
+    case PRT_FIELD_STRINGS: return "strings";
+    case PRT_FIELD_TENSOR: return "tensor";
+    case PRT_FIELD_GRAPH: return "graph";
     default: return "?";
     }
 }
@@ -115,6 +156,9 @@ static inline size_t prt_field_type_size(prt_field_type t)
     case PRT_FIELD_INT32: case PRT_FIELD_FLOAT32: return 4;
     case PRT_FIELD_INT64: case PRT_FIELD_FLOAT64: return 8;
     case PRT_FIELD_DIMS: return sizeof(prt_dims);
+    case PRT_FIELD_STRINGS: return sizeof(const char *);
+    case PRT_FIELD_TENSOR: return sizeof(prt_field_tensor);
+    case PRT_FIELD_GRAPH: return sizeof(prt_field_graph);
     default: return 0;
     }
 }
@@ -180,6 +224,27 @@ static inline int prt_field_get_f64(const prt_field *f, int64_t i, double *out)
         *out = (double)v;
         return 0;
     }
+}
+
+/* String `i` of a PRT_FIELD_STRINGS field, or NULL. */
+static inline const char *prt_field_get_string(const prt_field *f, int64_t i)
+{
+    if (!f || f->type != PRT_FIELD_STRINGS || i < 0 || i >= f->count || !f->data) return NULL;
+    return ((const char *const *)f->data)[i];
+}
+
+/* Tensor `i` of a PRT_FIELD_TENSOR field, or NULL. */
+static inline const prt_field_tensor *prt_field_get_tensor(const prt_field *f, int64_t i)
+{
+    if (!f || f->type != PRT_FIELD_TENSOR || i < 0 || i >= f->count || !f->data) return NULL;
+    return &((const prt_field_tensor *)f->data)[i];
+}
+
+/* Sub-graph `i` of a PRT_FIELD_GRAPH field, or NULL. */
+static inline const prt_field_graph *prt_field_get_graph(const prt_field *f, int64_t i)
+{
+    if (!f || f->type != PRT_FIELD_GRAPH || i < 0 || i >= f->count || !f->data) return NULL;
+    return &((const prt_field_graph *)f->data)[i];
 }
 
 /* Convenience for creators: the named field's element i, or `dflt` when the

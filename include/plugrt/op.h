@@ -17,7 +17,17 @@
  *   Threads: one op is used by one thread at a time; clones are independent.
  *
  *   Errors: a failed call leaves the op as it was and sets the message read
- *   by prt_op_last_error().
+ *   by prt_op_last_error(op). When no op exists yet - prt_op_create and
+ *   prt_op_deserialize failed - the message is read with
+ *   prt_op_last_error(NULL) on the same thread, before the next create or
+ *   deserialize there. A failed deserialize says which part of the record
+ *   was wrong: "plugin record ends early: ..." (PRT_STATUS_TRUNCATED), a bad
+ *   style byte or name (PRT_STATUS_BAD_FORMAT), "no plugin creator ..." with
+ *   the near misses and the owner the record names (PRT_STATUS_NOT_FOUND),
+ *   a style or owner the registry does not match (PRT_STATUS_VERSION_MISMATCH),
+ *   fields that no longer pass the schema (PRT_STATUS_INVALID_FIELD), the
+ *   plugin's own message when its deserialize_blob / create_field fails, or
+ *   "... is followed by N stray bytes" (PRT_STATUS_BAD_FORMAT).
  */
 #ifndef PLUGRT_OP_H
 #define PLUGRT_OP_H
@@ -78,6 +88,8 @@ PRT_API size_t prt_op_workspace_size(const prt_op *op);
 PRT_API PRT_NODISCARD prt_status prt_op_run(prt_op *op, const void *const *inputs,
                                            void *const *outputs);
 
+/* Message of the last failed call on `op`; with NULL, of the last failed
+ * prt_op_create / prt_op_deserialize on this thread. */
 PRT_API const char *prt_op_last_error(const prt_op *op);
 
 /* Generic form: the message of the last failed call on any plugrt object

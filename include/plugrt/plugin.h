@@ -34,8 +34,11 @@
 #ifndef PLUGRT_PLUGIN_H
 #define PLUGRT_PLUGIN_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "blob.h"
 #include "field.h"
@@ -48,7 +51,7 @@ extern "C" {
 
 /* ABI version of this header. A plugin library built against a header whose
  * PRT_ABI_VERSION is greater than the host's is refused. */
-#define PRT_ABI_VERSION 1u
+#define PRT_ABI_VERSION 2u
 
 typedef enum prt_plugin_style {
     PRT_STYLE_BLOB = 1,  /* TensorRT IPluginV2DynamicExt-like */
@@ -283,6 +286,29 @@ struct prt_field_plugin_ops {
 /* ------------------------------------------------------------------------ */
 
 typedef struct prt_plugin_creator prt_plugin_creator;
+
+/* A float64 reference of a plugin (abi_version 2), which golden data and the
+ * conformance harness compare the plugin against. The host converts the
+ * inputs to double, in the plugin's input order (an absent optional input:
+ * NULL data); the reference sets every output's dims and data, the data in
+ * memory from io->alloc (freed by the host after the call's results are
+ * used). Fields are the normalized collection, as create receives it. */
+typedef struct prt_reference_io prt_reference_io;
+struct prt_reference_io {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    int32_t nb_inputs;
+    int32_t nb_outputs;
+    const prt_dims *input_dims;   /* nb_inputs */
+    const double *const *inputs;  /* nb_inputs, row-major; NULL: absent */
+    prt_dims *output_dims;        /* nb_outputs, set by the reference */
+    double **outputs;             /* nb_outputs, set by the reference */
+    void *(*alloc)(prt_reference_io *io, size_t bytes); /* NULL when out of memory */
+    void *host_;
+};
+typedef prt_status (*prt_reference_fn)(const prt_plugin_creator *c, const prt_fields *fields, prt_reference_io *io,
+                                       prt_msg *err);
+
 struct prt_plugin_creator {
     uint32_t struct_size;
     uint32_t abi_version;
@@ -304,18 +330,64 @@ struct prt_plugin_creator {
                                prt_field_plugin **out, prt_msg *err);
     const char *doc; /* one line; may be NULL */
     void *user;      /* constant data of the creator's own; never per-plugin state */
+    /* Appended in abi_version 2 (read only when struct_size covers them).
+     * The plugin's float64 reference (NULL: none), registered with the
+     * creator so that plugin libraries hand theirs over the same way, and one
+     * line saying what it computes. */
+    prt_reference_fn reference;
+    const char *reference_doc;
 };
+
+/* Schema entry i of a creator (entries are field_schema_size bytes apart, so
+ * a creator built with an older, shorter prt_field_schema reads correctly). */
+static inline const prt_field_schema *prt_creator_schema_entry(const prt_plugin_creator *c, int32_t i)
+{
+    return (const prt_field_schema *)(const void *)((const char *)c->fields + (size_t)i * c->field_schema_size);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Plugin libraries                                                         */
 /* ------------------------------------------------------------------------ */
 
-/* What the host offers a library at load time. */
+/* Host services, one table for every plugin (SQLite's sqlite3_api_routines
+ * is the model). A plugin reaches it with prt_host() and calls the prt_host_*
+ * helpers below, which check struct_size and fall back when an older host
+ * lacks a member; a plugin library never links libplugrt. */
 typedef struct prt_host_api {
     uint32_t struct_size;
     uint32_t abi_version; /* the host's PRT_ABI_VERSION */
     void (*log)(prt_severity sev, const char *msg);
+    /* Appended in abi_version 2 (read only when struct_size covers them). */
+    const char *(*dims_str)(const prt_dims *d, char *buf, size_t cap); /* "[2, 3, -1]" */
+    const char *(*status_name)(prt_status s);                          /* "PRT_STATUS_NOT_FOUND" */
+    const char *(*status_str)(prt_status s);                           /* "not found" */
+    /* Host memory through the host's allocation hook (failure injection and
+     * accounting reach the plugin); NULL when out of memory. free(NULL) is a
+     * no-op. Memory from alloc goes back through free, never libc free(). */
+    void *(*alloc)(size_t bytes);
+    void (*free)(void *p);
+    /* Memory for state that lives on a device (weights uploaded once, in
+     * attach_to_context or initialize): `bytes` on `device` (CPU: host memory
+     * aligned to 64 bytes; CUDA: device memory of ordinal `device_index`,
+     * which the plugin fills with its own cudaMemcpy). Released with
+     * device_free on the same device, before the plugin object is destroyed. */
+    prt_status (*device_alloc)(prt_device device, int32_t device_index, size_t bytes, void **out,
+                               prt_msg *err);
+    void (*device_free)(prt_device device, int32_t device_index, void *p);
+    /* Devices of a kind this host can use (CPU: 1; CUDA: 0 without a GPU or
+     * with PLUGRT_NO_GPU set). */
+    int32_t (*device_count)(prt_device device);
 } prt_host_api;
+
+/* Non-zero when host table h has member m (struct_size covers it, not NULL). */
+#define PRT_HOST_HAS(h, m) \
+    ((h) && (h)->struct_size >= offsetof(prt_host_api, m) + sizeof((h)->m) && (h)->m)
+
+/* One node per creator registered with PRT_REGISTER_CREATOR. */
+typedef struct prt_static_creator {
+    const prt_plugin_creator *creator;
+    struct prt_static_creator *next;
+} prt_static_creator;
 
 /* What the library hands back. The creators must stay valid until the library
  * is unloaded (static storage is the norm). */
@@ -326,19 +398,72 @@ typedef struct prt_library_desc {
     int32_t nb_creators;
     int32_t reserved_;
     const prt_plugin_creator *const *creators;
+    /* Appended in abi_version 2: creators the library registered with
+     * PRT_REGISTER_CREATOR (a list, newest first; NULL: none). The host
+     * registers these and `creators` together, all or nothing. */
+    const prt_static_creator *registered;
 } prt_library_desc;
 
 #define PRT_LIBRARY_ENTRY_NAME "prt_plugin_library_init"
 typedef prt_status (*prt_library_entry_fn)(const prt_host_api *host, prt_library_desc *out,
                                            prt_msg *err);
 
+/*
+ * Building plugin code: statically or as a library, from the same source.
+ *
+ *   Statically (compiled into an application or libplugrt, linked with
+ *   libplugrt): PRT_REGISTER_CREATOR adds the creator to the global registry
+ *   when the program starts, and prt_host() is libplugrt's own table.
+ *
+ *   As a library (compiled with PRT_PLUGIN_AS_LIBRARY defined, which the CMake
+ *   helper plugrt_add_plugin(name LIBRARY ...) does): PRT_REGISTER_CREATOR
+ *   keeps the creator in a list private to the library, and the library's
+ *   entry point (PRT_PLUGIN_LIBRARY) hands that list to the host together
+ *   with its creator array and keeps the host table prt_host() returns. The
+ *   library links nothing of plugrt; the functions only libplugrt defines
+ *   (prt_log, prt_dims_str, prt_status_str, ...) are not declared, so using
+ *   one is a compile error instead of a load failure.
+ */
 #if defined(__GNUC__)
 #define PRT_LIBRARY_EXPORT __attribute__((visibility("default")))
+#define PRT__MODULE_VAR __attribute__((weak, visibility("hidden")))
 #else
 #define PRT_LIBRARY_EXPORT
+#define PRT__MODULE_VAR
 #endif
 
-/* Define the entry point of a plugin library:
+#ifdef PRT_PLUGIN_AS_LIBRARY
+/* One of each per library (weak definitions merge across its files). */
+PRT__MODULE_VAR const prt_host_api *prt__library_host = NULL;
+PRT__MODULE_VAR prt_static_creator *prt__library_creators = NULL;
+static inline const prt_host_api *prt_host(void) { return prt__library_host; }
+static inline void prt__creator_push(prt_static_creator *node)
+{
+    node->next = prt__library_creators; /* constructors run one at a time */
+    prt__library_creators = node;
+}
+#define PRT__LIBRARY_KEEP(host, out) (prt__library_host = (host), (out)->registered = prt__library_creators)
+#else
+/* libplugrt's host table; never NULL. */
+PRT_API const prt_host_api *prt_host_api_get(void);
+PRT_API void prt_static_creator_push(prt_static_creator *node);
+static inline const prt_host_api *prt_host(void) { return prt_host_api_get(); }
+static inline void prt__creator_push(prt_static_creator *node) { prt_static_creator_push(node); }
+#define PRT__LIBRARY_KEEP(host, out) ((void)(host), (out)->registered = NULL)
+#endif
+
+/* PRT_REGISTER_CREATOR(my_creator) at file scope registers `my_creator` (a
+ * prt_plugin_creator object): with the global registry at load time
+ * (static builds) or through the library's entry point (library builds). */
+#define PRT_REGISTER_CREATOR(creator_obj)                                                \
+    static prt_static_creator prt__static_node_##creator_obj = {&(creator_obj), NULL};   \
+    __attribute__((constructor)) static void prt__static_ctor_##creator_obj(void)        \
+    {                                                                                    \
+        prt__creator_push(&prt__static_node_##creator_obj);                              \
+    }
+
+/* Define the entry point of a plugin library. The array may be NULL with
+ * count 0 when every creator comes from PRT_REGISTER_CREATOR:
  *   static const prt_plugin_creator *const my_creators[] = {&a, &b};
  *   PRT_PLUGIN_LIBRARY("mylib", my_creators, 2)                              */
 #define PRT_PLUGIN_LIBRARY(lib_name, creator_array, count)                               \
@@ -346,39 +471,102 @@ typedef prt_status (*prt_library_entry_fn)(const prt_host_api *host, prt_library
                                                           prt_library_desc *out,         \
                                                           prt_msg *err)                  \
     {                                                                                    \
-        (void)host; (void)err;                                                           \
+        (void)err;                                                                       \
         out->struct_size = (uint32_t)sizeof(*out);                                       \
         out->abi_version = PRT_ABI_VERSION;                                              \
         out->name = (lib_name);                                                          \
         out->nb_creators = (count);                                                      \
         out->reserved_ = 0;                                                              \
         out->creators = (creator_array);                                                 \
+        PRT__LIBRARY_KEEP(host, out);                                                    \
         return PRT_OK;                                                                   \
     }
 
 /* ------------------------------------------------------------------------ */
-/* Static registration (plugins compiled into an executable or libplugrt)    */
+/* Host services for plugin code (statically built or in a library)         */
 /* ------------------------------------------------------------------------ */
 
-/* One node per statically registered creator; the constructor below links it
- * into a process-wide list that the global registry takes in on first use. */
-typedef struct prt_static_creator {
-    const prt_plugin_creator *creator;
-    struct prt_static_creator *next;
-} prt_static_creator;
+/* Log through the host's logger (printf-style; truncated at 1023 bytes).
+ * Creators and plugins may call it from any thread. */
+static inline void prt_host_log(prt_severity sev, const char *fmt, ...) PRT_PRINTF(2, 3);
+static inline void prt_host_log(prt_severity sev, const char *fmt, ...)
+{
+    const prt_host_api *h = prt_host();
+    char buf[1024];
+    va_list ap;
+    if (!PRT_HOST_HAS(h, log)) return;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    h->log(sev, buf);
+}
 
-#ifndef PRT_NO_STATIC_REGISTRATION
-PRT_API void prt_static_creator_push(prt_static_creator *node);
-#endif
+/* "[2, 3, -1]" into buf. */
+static inline const char *prt_host_dims_str(const prt_dims *d, char *buf, size_t cap)
+{
+    const prt_host_api *h = prt_host();
+    size_t n = 0;
+    int32_t i;
+    if (PRT_HOST_HAS(h, dims_str)) return h->dims_str(d, buf, cap);
+    if (!buf || !cap) return buf;
+    buf[0] = 0;
+    for (i = 0; d && i < d->nb && i < PRT_MAX_DIMS && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "[", (long long)d->d[i]);
+    if (n < cap) snprintf(buf + n, cap - n, "%s", d && d->nb > 0 ? "]" : "[]");
+    return buf;
+}
 
-/* PRT_REGISTER_CREATOR(my_creator) at file scope registers `my_creator` (a
- * prt_plugin_creator object) with the global registry at load time. */
-#define PRT_REGISTER_CREATOR(creator_obj)                                                \
-    static prt_static_creator prt__static_node_##creator_obj = {&(creator_obj), NULL};   \
-    __attribute__((constructor)) static void prt__static_ctor_##creator_obj(void)        \
-    {                                                                                    \
-        prt_static_creator_push(&prt__static_node_##creator_obj);                        \
-    }
+static inline const char *prt_host_status_name(prt_status s)
+{
+    const prt_host_api *h = prt_host();
+    return PRT_HOST_HAS(h, status_name) ? h->status_name(s) : "PRT_STATUS_?";
+}
+
+static inline const char *prt_host_status_str(prt_status s)
+{
+    const prt_host_api *h = prt_host();
+    return PRT_HOST_HAS(h, status_str) ? h->status_str(s) : (s == PRT_OK ? "success" : "error");
+}
+
+/* Host memory (the host's allocation hook; libc on a host without one). */
+static inline void *prt_host_alloc(size_t bytes)
+{
+    const prt_host_api *h = prt_host();
+    return PRT_HOST_HAS(h, alloc) ? h->alloc(bytes) : malloc(bytes ? bytes : 1);
+}
+
+static inline void prt_host_free(void *p)
+{
+    const prt_host_api *h = prt_host();
+    if (PRT_HOST_HAS(h, free))
+        h->free(p);
+    else
+        free(p);
+}
+
+/* Device memory for plugin state; PRT_STATUS_UNSUPPORTED on a host without it. */
+static inline prt_status prt_host_device_alloc(prt_device device, int32_t device_index, size_t bytes,
+                                               void **out, prt_msg *err)
+{
+    const prt_host_api *h = prt_host();
+    if (PRT_HOST_HAS(h, device_alloc)) return h->device_alloc(device, device_index, bytes, out, err);
+    prt_msg_set(err, "this host offers no device allocator (plugin ABI %u)", h ? (unsigned)h->abi_version : 0u);
+    return PRT_STATUS_UNSUPPORTED;
+}
+
+static inline void prt_host_device_free(prt_device device, int32_t device_index, void *p)
+{
+    const prt_host_api *h = prt_host();
+    if (p && PRT_HOST_HAS(h, device_free)) h->device_free(device, device_index, p);
+}
+
+/* Usable devices of a kind; an older host: 1 CPU, 0 CUDA devices. */
+static inline int32_t prt_host_device_count(prt_device device)
+{
+    const prt_host_api *h = prt_host();
+    if (PRT_HOST_HAS(h, device_count)) return h->device_count(device);
+    return device == PRT_DEVICE_CPU ? 1 : 0;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Frozen layouts of abi_version 1 (LP64)                                    */
@@ -394,6 +582,18 @@ _Static_assert(offsetof(prt_plugin_creator, user) == 88, "prt_plugin_creator lay
 _Static_assert(offsetof(prt_exec, host_) == 56, "prt_exec layout is frozen");
 _Static_assert(offsetof(prt_exec, set_output_extent_device) == 64, "prt_exec layout is frozen");
 _Static_assert(offsetof(prt_plugin_context, host_) == 40, "prt_plugin_context layout is frozen");
+/* abi_version 2 */
+_Static_assert(offsetof(prt_field_tensor, data) == 80 && sizeof(prt_field_tensor) == 88,
+               "prt_field_tensor layout is frozen");
+_Static_assert(offsetof(prt_field_graph, size) == 24 && sizeof(prt_field_graph) == 32,
+               "prt_field_graph layout is frozen");
+_Static_assert(offsetof(prt_plugin_creator, reference) == 96 && offsetof(prt_plugin_creator, reference_doc) == 104,
+               "prt_plugin_creator layout is frozen");
+_Static_assert(offsetof(prt_reference_io, host_) == 56, "prt_reference_io layout is frozen");
+_Static_assert(offsetof(prt_host_api, log) == 8 && offsetof(prt_host_api, device_count) == 72,
+               "prt_host_api layout is frozen");
+_Static_assert(offsetof(prt_library_desc, creators) == 24 && offsetof(prt_library_desc, registered) == 32,
+               "prt_library_desc layout is frozen");
 #endif
 
 #ifdef __cplusplus

@@ -9,4 +9,5 @@
 #include "plugin.h"
 #include "registry.h"
 #include "op.h"
+#include "inspect.h"
 #endif

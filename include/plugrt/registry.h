@@ -60,6 +60,23 @@ PRT_API PRT_NODISCARD prt_status prt_registry_find(prt_registry *r, const char *
                                                   const prt_plugin_creator **out,
                                                   const char **owner_out);
 
+/* Versioned lookup, for importers that know an operator set version: the
+ * creator (name, namespace) whose version is a decimal integer ("0", or digits
+ * without a leading zero, at most 18) with the largest value <= max_version,
+ * searched here and in the parents (a nearer registry wins a tie). Versions
+ * that are not decimal ("2.1", "v3") are never chosen here; prt_registry_find
+ * still reaches them. PRT_STATUS_NOT_FOUND's message lists the versions that
+ * exist for (name, namespace), or the near misses when there are none.
+ * PRT_STATUS_INVALID_ARGUMENT for max_version < 0.
+ *
+ * Namespaces, here and in every call of this header: NULL, "" and "ai.onnx"
+ * are one namespace (the default one), as ONNX treats its domain. */
+PRT_API PRT_NODISCARD prt_status prt_registry_find_latest(prt_registry *r, const char *name,
+                                                         const char *plugin_namespace,
+                                                         int64_t max_version,
+                                                         const prt_plugin_creator **out,
+                                                         const char **owner_out);
+
 typedef struct prt_creator_info {
     const prt_plugin_creator *creator;
     const char *owner;  /* valid as long as the creator */
@@ -86,6 +103,19 @@ PRT_API PRT_NODISCARD prt_status prt_registry_load_library(prt_registry *r, cons
 PRT_API PRT_NODISCARD prt_status prt_registry_unload_library(prt_registry *r, prt_library *lib);
 PRT_API const char *prt_library_name(const prt_library *lib);
 PRT_API const char *prt_library_path(const prt_library *lib);
+
+/* A plan records which owner (library name, "static", the application)
+ * provided each plugin's creator. When a plan is read through this registry
+ * and the creator found has another owner: */
+typedef enum prt_owner_policy {
+    PRT_OWNER_WARN = 0,   /* default: log a warning naming both owners, then load */
+    PRT_OWNER_REFUSE = 1, /* fail the load (PRT_STATUS_VERSION_MISMATCH) naming both owners */
+    PRT_OWNER_ANY = 2     /* load silently */
+} prt_owner_policy;
+
+/* Set the policy of this registry (not of its parents). */
+PRT_API PRT_NODISCARD prt_status prt_registry_set_owner_policy(prt_registry *r, prt_owner_policy policy);
+PRT_API prt_owner_policy prt_registry_owner_policy(const prt_registry *r);
 
 /* Message of the last failed call on `r` from this thread ("" if none). */
 PRT_API const char *prt_registry_last_error(const prt_registry *r);

@@ -63,10 +63,12 @@ typedef enum prt_status {
 
 #define PRT_OK PRT_STATUS_OK
 
+#ifndef PRT_PLUGIN_AS_LIBRARY /* libplugrt's functions; a plugin library uses prt_host_*() */
 /* "PRT_STATUS_NOT_FOUND" style name; "PRT_STATUS_UNKNOWN" for values outside the table. */
 PRT_API const char *prt_status_name(prt_status s);
 /* Short human text ("not found"); "unknown status" outside the table. */
 PRT_API const char *prt_status_str(prt_status s);
+#endif
 
 typedef enum prt_severity {
     PRT_SEVERITY_ERROR = 0,
@@ -79,14 +81,18 @@ typedef enum prt_severity {
  * valid only during the call. NULL restores the default, which prints
  * warnings and errors to stderr. Messages above `max_severity` are dropped. */
 typedef void (*prt_log_fn)(void *user, prt_severity sev, const char *msg);
+#ifndef PRT_PLUGIN_AS_LIBRARY /* a plugin library logs with prt_host_log() */
 PRT_API void prt_set_logger(prt_log_fn fn, void *user, prt_severity max_severity);
 PRT_API void prt_log(prt_severity sev, const char *fmt, ...) PRT_PRINTF(2, 3);
+#endif
 
 /* Library version, "MAJOR.MINOR.PATCH". */
 #define PRT_VERSION_MAJOR 0
 #define PRT_VERSION_MINOR 1
 #define PRT_VERSION_PATCH 0
+#ifndef PRT_PLUGIN_AS_LIBRARY
 PRT_API const char *prt_version_string(void);
+#endif
 
 #ifdef __cplusplus
 }

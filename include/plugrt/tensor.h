@@ -130,8 +130,10 @@ static inline int prt_dims_equal(const prt_dims *a, const prt_dims *b)
     return 1;
 }
 
+#ifndef PRT_PLUGIN_AS_LIBRARY /* a plugin library uses prt_host_dims_str() */
 /* Writes "[2, 3, -1]" into buf (always NUL-terminated when cap > 0). */
 PRT_API const char *prt_dims_str(const prt_dims *d, char *buf, size_t cap);
+#endif
 
 /* IEEE half <-> float, round to nearest even; NaN and Inf preserved. */
 static inline float prt_f16_to_f32(uint16_t h)

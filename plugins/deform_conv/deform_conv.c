@@ -28,8 +28,9 @@
 /* Schema and field parsing                                                 */
 /* ------------------------------------------------------------------------ */
 
-#define DCN_SCHEMA_ENTRY(nm, cnt, lo, hi, text)                                          \
-    {nm, PRT_FIELD_INT64, 1, cnt, cnt, NULL, 0, PRT_BOUND_MIN | PRT_BOUND_MAX, 0, lo, hi, text}
+#define DCN_SCHEMA_ENTRY(nm, cnt, lo, hi, text)                                                       \
+    {.name = nm, .type = PRT_FIELD_INT64, .required = 1, .min_count = cnt, .max_count = cnt,           \
+     .bounds = PRT_BOUND_MIN | PRT_BOUND_MAX, .min = lo, .max = hi, .doc = text}
 
 static const prt_field_schema dcn_schema[5] = {
     DCN_SCHEMA_ENTRY("stride", 2, 1, DCN_MAX_SPATIAL, "[H, W] stride of the convolution, >= 1"),
@@ -657,9 +658,12 @@ static prt_status v1_attach(prt_blob_plugin *p, prt_plugin_context *ctx, prt_msg
 static void v1_detach(prt_blob_plugin *p) { core_detach(&V1(p)->core); }
 
 static const prt_blob_plugin_ops dcn_v1_ops = {
-    sizeof(prt_blob_plugin_ops), PRT_ABI_VERSION, v1_nb_outputs, v1_output_types, v1_output_dims,
-    v1_supports, v1_configure, v1_workspace, NULL, NULL, v1_enqueue, v1_ser_size, v1_serialize,
-    v1_clone, v1_destroy, v1_attach, v1_detach,
+    .struct_size = sizeof(prt_blob_plugin_ops), .abi_version = PRT_ABI_VERSION, .get_nb_outputs = v1_nb_outputs,
+    .get_output_data_types = v1_output_types, .get_output_dims = v1_output_dims,
+    .supports_format_combination = v1_supports, .configure_plugin = v1_configure,
+    .get_workspace_size = v1_workspace, .enqueue = v1_enqueue, .get_serialization_size = v1_ser_size,
+    .serialize = v1_serialize, .clone = v1_clone, .destroy = v1_destroy, .attach_to_context = v1_attach,
+    .detach_from_context = v1_detach,
 };
 
 static prt_status v1_create(const prt_plugin_creator *cr, const prt_fields *fc, prt_blob_plugin **out,
@@ -719,10 +723,76 @@ static prt_status v1_deserialize(const prt_plugin_creator *cr, const void *blob,
     return v1_new(&p, out, err);
 }
 
+/* ------------------------------------------------------------------------ */
+/* float64 reference (both versions)                                        */
+/* ------------------------------------------------------------------------ */
+
+/* prt__deform_conv_cpu_ref_f64 over inputs x, offset, mask, weight and the
+ * optional bias, with the shapes checked as configure checks them. */
+static prt_status dcn_reference(const prt_plugin_creator *cr, const prt_fields *fc, prt_reference_io *io,
+                                prt_msg *err)
+{
+    prt__dcn_params p;
+    prt__dcn_shape s;
+    const prt_dims *x, *o, *w;
+    prt_status st;
+    int64_t vol;
+    int32_t i;
+    (void)cr;
+    if ((st = params_from_fields(fc, "reference", &p, err)) != PRT_OK) return st;
+    if (io->nb_inputs < 4 || io->nb_inputs > 5 || io->nb_outputs != 1) {
+        prt_msg_set(err, DCN_NAME " reference: needs x, offset, mask, weight (bias optional) and one output, got "
+                    "%d inputs and %d outputs", (int)io->nb_inputs, (int)io->nb_outputs);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    for (i = 0; i < 4; i++) {
+        if (!io->inputs[i] || io->input_dims[i].nb != 4) {
+            prt_msg_set(err, DCN_NAME " reference: input %s must be present and 4-D", dcn_input_names[i]);
+            return PRT_STATUS_SHAPE_MISMATCH;
+        }
+    }
+    x = &io->input_dims[0];
+    o = &io->input_dims[1];
+    w = &io->input_dims[3];
+    memset(&s, 0, sizeof s);
+    s.n = x->d[0];
+    s.cin = x->d[1];
+    s.h = x->d[2];
+    s.w = x->d[3];
+    s.cout = w->d[0];
+    s.kh = w->d[2];
+    s.kw = w->d[3];
+    s.hout = prt__dcn_out_extent(s.h, p.padding[0], p.dilation[0], s.kh, p.stride[0]);
+    s.wout = prt__dcn_out_extent(s.w, p.padding[1], p.dilation[1], s.kw, p.stride[1]);
+    s.has_bias = io->nb_inputs == 5 && io->inputs[4];
+    if (s.hout < 1 || s.wout < 1 || o->d[2] != s.hout || o->d[3] != s.wout ||
+        o->d[1] != 2 * p.deformable_group * s.kh * s.kw || s.cin % p.group || s.cin % p.deformable_group ||
+        w->d[1] * p.group != s.cin || s.cout % p.group) {
+        prt_msg_set(err, DCN_NAME " reference: the shapes do not fit the fields");
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    io->output_dims[0].nb = 4;
+    io->output_dims[0].reserved_ = 0;
+    io->output_dims[0].d[0] = s.n;
+    io->output_dims[0].d[1] = s.cout;
+    io->output_dims[0].d[2] = s.hout;
+    io->output_dims[0].d[3] = s.wout;
+    vol = prt_dims_volume(&io->output_dims[0]);
+    io->outputs[0] = io->alloc(io, sizeof(double) * (size_t)(vol ? vol : 1));
+    if (!io->outputs[0]) return PRT_STATUS_OUT_OF_MEMORY;
+    prt__deform_conv_cpu_ref_f64(&p, &s, io->inputs[0], io->inputs[1], io->inputs[2], io->inputs[3],
+                                 s.has_bias ? io->inputs[4] : NULL, io->outputs[0]);
+    return PRT_OK;
+}
+
+#define DCN_REFERENCE_DOC "float64: prt__deform_conv_cpu_ref_f64 (plugins/deform_conv/deform_conv_cpu.c)"
+
 const prt_plugin_creator prt__deform_conv_creator_v1 = {
-    sizeof(prt_plugin_creator), PRT_ABI_VERSION, DCN_NAME, "1", "", PRT_STYLE_BLOB, 5, dcn_schema,
-    sizeof(prt_field_schema), 0, v1_create, v1_deserialize, NULL,
-    "deformable convolution v2 (modulated), blob style", NULL,
+    .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = DCN_NAME, .version = "1",
+    .plugin_namespace = "", .style = PRT_STYLE_BLOB, .nb_fields = 5, .fields = dcn_schema,
+    .field_schema_size = sizeof(prt_field_schema), .create_blob = v1_create, .deserialize_blob = v1_deserialize,
+    .doc = "deformable convolution v2 (modulated), blob style",
+    .reference = dcn_reference, .reference_doc = DCN_REFERENCE_DOC,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -875,19 +945,23 @@ static void v2_destroy(prt_field_plugin *p)
     prt_plugin_free(p);
 }
 
-static const prt_plugin_core_ops dcn_v2_core = {sizeof(prt_plugin_core_ops), PRT_ABI_VERSION, v2_name,
-                                                v2_version, v2_namespace};
+static const prt_plugin_core_ops dcn_v2_core = {
+    .struct_size = sizeof(prt_plugin_core_ops), .abi_version = PRT_ABI_VERSION, .get_name = v2_name,
+    .get_version = v2_version, .get_namespace = v2_namespace,
+};
 static const prt_plugin_build_ops dcn_v2_build = {
-    sizeof(prt_plugin_build_ops), PRT_ABI_VERSION, v2_nb_outputs, v2_output_types, v2_output_shapes,
-    v2_supports, v2_configure, v2_workspace, NULL,
+    .struct_size = sizeof(prt_plugin_build_ops), .abi_version = PRT_ABI_VERSION, .get_nb_outputs = v2_nb_outputs,
+    .get_output_data_types = v2_output_types, .get_output_shapes = v2_output_shapes,
+    .supports_format_combination = v2_supports, .configure = v2_configure, .get_workspace_size = v2_workspace,
 };
 static const prt_plugin_runtime_ops dcn_v2_runtime = {
-    sizeof(prt_plugin_runtime_ops), PRT_ABI_VERSION, NULL, v2_on_shape_change, v2_enqueue, v2_attach,
-    v2_fields,
+    .struct_size = sizeof(prt_plugin_runtime_ops), .abi_version = PRT_ABI_VERSION,
+    .on_shape_change = v2_on_shape_change, .enqueue = v2_enqueue, .attach_to_context = v2_attach,
+    .get_fields_to_serialize = v2_fields,
 };
 static const prt_field_plugin_ops dcn_v2_ops = {
-    sizeof(prt_field_plugin_ops), PRT_ABI_VERSION, &dcn_v2_core, &dcn_v2_build, &dcn_v2_runtime,
-    v2_clone, v2_destroy,
+    .struct_size = sizeof(prt_field_plugin_ops), .abi_version = PRT_ABI_VERSION, .core = &dcn_v2_core,
+    .build = &dcn_v2_build, .runtime = &dcn_v2_runtime, .clone = v2_clone, .destroy = v2_destroy,
 };
 
 static prt_status v2_create(const prt_plugin_creator *cr, const prt_fields *fc, prt_phase phase,
@@ -902,9 +976,11 @@ static prt_status v2_create(const prt_plugin_creator *cr, const prt_fields *fc, 
 }
 
 const prt_plugin_creator prt__deform_conv_creator_v2 = {
-    sizeof(prt_plugin_creator), PRT_ABI_VERSION, DCN_NAME, "2", "", PRT_STYLE_FIELD, 5, dcn_schema,
-    sizeof(prt_field_schema), 0, NULL, NULL, v2_create,
-    "deformable convolution v2 (modulated), field style", NULL,
+    .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = DCN_NAME, .version = "2",
+    .plugin_namespace = "", .style = PRT_STYLE_FIELD, .nb_fields = 5, .fields = dcn_schema,
+    .field_schema_size = sizeof(prt_field_schema), .create_field = v2_create,
+    .doc = "deformable convolution v2 (modulated), field style",
+    .reference = dcn_reference, .reference_doc = DCN_REFERENCE_DOC,
 };
 
 PRT_REGISTER_CREATOR(prt__deform_conv_creator_v1)

@@ -209,9 +209,13 @@ static prt_status bnms_clone(const prt_blob_plugin *pp, prt_blob_plugin **out, p
 }
 
 static const prt_blob_plugin_ops bnms_ops = {
-    sizeof(prt_blob_plugin_ops), PRT_ABI_VERSION, prt__nms_det_nb_outputs, bnms_output_types,
-    bnms_output_dims, bnms_supports, bnms_configure, bnms_workspace, NULL, NULL, bnms_enqueue,
-    bnms_ser_size, bnms_serialize, bnms_clone, prt__nms_blob_destroy, NULL, NULL};
+    .struct_size = sizeof(prt_blob_plugin_ops), .abi_version = PRT_ABI_VERSION,
+    .get_nb_outputs = prt__nms_det_nb_outputs, .get_output_data_types = bnms_output_types,
+    .get_output_dims = bnms_output_dims, .supports_format_combination = bnms_supports,
+    .configure_plugin = bnms_configure, .get_workspace_size = bnms_workspace, .enqueue = bnms_enqueue,
+    .get_serialization_size = bnms_ser_size, .serialize = bnms_serialize, .clone = bnms_clone,
+    .destroy = prt__nms_blob_destroy,
+};
 
 /* Cross-field checks shared by create and deserialize. */
 static prt_status bnms_validate(const bnms *p, prt_msg *err)
@@ -304,39 +308,52 @@ static prt_status bnms_deserialize(const prt_plugin_creator *c, const void *blob
 static const int32_t bnms_one = 1, bnms_sixteen = 16;
 
 static const prt_field_schema bnms_schema[] = {
-    {"shareLocation", PRT_FIELD_INT32, 1, 1, 1, NULL, 0, PRT_BOUND_MIN | PRT_BOUND_MAX, 0, 0, 1,
-     "1: one box per anchor for all classes; 0: boxes per class"},
-    {"backgroundLabelId", PRT_FIELD_INT32, 1, 1, 1, NULL, 0, PRT_BOUND_MIN, 0, -1, 0,
-     "class that never produces detections; -1: none"},
-    {"numClasses", PRT_FIELD_INT32, 1, 1, 1, NULL, 0, PRT_BOUND_MIN, 0, 1, 0, "number of classes C"},
-    {"topK", PRT_FIELD_INT32, 1, 1, 1, NULL, 0, PRT_BOUND_MIN | PRT_BOUND_MAX, 0, 1,
-     PRT_NMS_BATCHED_MAX_TOPK, "best candidates per class that enter NMS"},
-    {"keepTopK", PRT_FIELD_INT32, 1, 1, 1, NULL, 0, PRT_BOUND_MIN | PRT_BOUND_MAX, 0, 1,
-     PRT_NMS_BATCHED_MAX_TOPK, "detections per image after NMS (<= topK)"},
-    {"scoreThreshold", PRT_FIELD_FLOAT32, 1, 1, 1, NULL, 0, PRT_BOUND_NONE, 0, 0, 0,
-     "candidate iff score > threshold"},
-    {"iouThreshold", PRT_FIELD_FLOAT32, 1, 1, 1, NULL, 0, PRT_BOUND_MIN, 0, 0, 0,
-     "suppress iff IoU > threshold"},
-    {"isNormalized", PRT_FIELD_INT32, 0, 1, 1, &bnms_one, 1, PRT_BOUND_MIN | PRT_BOUND_MAX, 0, 0, 1,
-     "1: coordinates in [0, 1]"},
-    {"clipBoxes", PRT_FIELD_INT32, 0, 1, 1, &bnms_one, 1, PRT_BOUND_MIN | PRT_BOUND_MAX, 0, 0, 1,
-     "saturate output boxes to [0, 1] (only with isNormalized)"},
-    {"scoreBits", PRT_FIELD_INT32, 0, 1, 1, &bnms_sixteen, 1, PRT_BOUND_MIN | PRT_BOUND_MAX, 0, 1, 32,
-     "accepted for compatibility; has no effect"},
-    {"caffeSemantics", PRT_FIELD_INT32, 0, 1, 1, &bnms_one, 1, PRT_BOUND_MIN | PRT_BOUND_MAX, 0, 0, 1,
-     "pixel boxes: +1 on widths and heights"},
+    {.name = "shareLocation", .type = PRT_FIELD_INT32, .required = 1, .min_count = 1, .max_count = 1,
+     .bounds = PRT_BOUND_MIN | PRT_BOUND_MAX, .max = 1,
+     .doc = "1: one box per anchor for all classes; 0: boxes per class"},
+    {.name = "backgroundLabelId", .type = PRT_FIELD_INT32, .required = 1, .min_count = 1, .max_count = 1,
+     .bounds = PRT_BOUND_MIN, .min = -1, .doc = "class that never produces detections; -1: none"},
+    {.name = "numClasses", .type = PRT_FIELD_INT32, .required = 1, .min_count = 1, .max_count = 1,
+     .bounds = PRT_BOUND_MIN, .min = 1, .doc = "number of classes C"},
+    {.name = "topK", .type = PRT_FIELD_INT32, .required = 1, .min_count = 1, .max_count = 1,
+     .bounds = PRT_BOUND_MIN | PRT_BOUND_MAX, .min = 1, .max = PRT_NMS_BATCHED_MAX_TOPK,
+     .doc = "best candidates per class that enter NMS"},
+    {.name = "keepTopK", .type = PRT_FIELD_INT32, .required = 1, .min_count = 1, .max_count = 1,
+     .bounds = PRT_BOUND_MIN | PRT_BOUND_MAX, .min = 1, .max = PRT_NMS_BATCHED_MAX_TOPK,
+     .doc = "detections per image after NMS (<= topK)"},
+    {.name = "scoreThreshold", .type = PRT_FIELD_FLOAT32, .required = 1, .min_count = 1, .max_count = 1,
+     .doc = "candidate iff score > threshold"},
+    {.name = "iouThreshold", .type = PRT_FIELD_FLOAT32, .required = 1, .min_count = 1, .max_count = 1,
+     .bounds = PRT_BOUND_MIN, .doc = "suppress iff IoU > threshold"},
+    {.name = "isNormalized", .type = PRT_FIELD_INT32, .min_count = 1, .max_count = 1, .default_data = &bnms_one,
+     .default_count = 1, .bounds = PRT_BOUND_MIN | PRT_BOUND_MAX, .max = 1, .doc = "1: coordinates in [0, 1]"},
+    {.name = "clipBoxes", .type = PRT_FIELD_INT32, .min_count = 1, .max_count = 1, .default_data = &bnms_one,
+     .default_count = 1, .bounds = PRT_BOUND_MIN | PRT_BOUND_MAX, .max = 1,
+     .doc = "saturate output boxes to [0, 1] (only with isNormalized)"},
+    {.name = "scoreBits", .type = PRT_FIELD_INT32, .min_count = 1, .max_count = 1, .default_data = &bnms_sixteen,
+     .default_count = 1, .bounds = PRT_BOUND_MIN | PRT_BOUND_MAX, .min = 1, .max = 32,
+     .doc = "accepted for compatibility; has no effect"},
+    {.name = "caffeSemantics", .type = PRT_FIELD_INT32, .min_count = 1, .max_count = 1, .default_data = &bnms_one,
+     .default_count = 1, .bounds = PRT_BOUND_MIN | PRT_BOUND_MAX, .max = 1,
+     .doc = "pixel boxes: +1 on widths and heights"},
 };
 
 const prt_plugin_creator prt__nms_batched_creator = {
-    sizeof(prt_plugin_creator), PRT_ABI_VERSION, "BatchedNMS_TRT", "1", "", PRT_STYLE_BLOB,
-    (int32_t)(sizeof bnms_schema / sizeof bnms_schema[0]), bnms_schema, sizeof(prt_field_schema), 0,
-    bnms_create, bnms_deserialize, NULL,
-    "Batched per-class NMS with topK/keepTopK (explicit batch shapes)", NULL};
+    .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = "BatchedNMS_TRT",
+    .version = "1", .plugin_namespace = "", .style = PRT_STYLE_BLOB,
+    .nb_fields = (int32_t)(sizeof bnms_schema / sizeof bnms_schema[0]), .fields = bnms_schema,
+    .field_schema_size = sizeof(prt_field_schema), .create_blob = bnms_create,
+    .deserialize_blob = bnms_deserialize,
+    .doc = "Batched per-class NMS with topK/keepTopK (explicit batch shapes)",
+};
 
 const prt_plugin_creator prt__nms_batched_dynamic_creator = {
-    sizeof(prt_plugin_creator), PRT_ABI_VERSION, "BatchedNMSDynamic_TRT", "1", "", PRT_STYLE_BLOB,
-    (int32_t)(sizeof bnms_schema / sizeof bnms_schema[0]), bnms_schema, sizeof(prt_field_schema), 0,
-    bnms_create, bnms_deserialize, NULL, "Batched per-class NMS with topK/keepTopK", NULL};
+    .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = "BatchedNMSDynamic_TRT",
+    .version = "1", .plugin_namespace = "", .style = PRT_STYLE_BLOB,
+    .nb_fields = (int32_t)(sizeof bnms_schema / sizeof bnms_schema[0]), .fields = bnms_schema,
+    .field_schema_size = sizeof(prt_field_schema), .create_blob = bnms_create,
+    .deserialize_blob = bnms_deserialize, .doc = "Batched per-class NMS with topK/keepTopK",
+};
 
 PRT_REGISTER_CREATOR(prt__nms_batched_creator)
 PRT_REGISTER_CREATOR(prt__nms_batched_dynamic_creator)

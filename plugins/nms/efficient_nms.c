@@ -242,9 +242,13 @@ static prt_status enms_clone(const prt_blob_plugin *pp, prt_blob_plugin **out, p
 }
 
 static const prt_blob_plugin_ops enms_ops = {
-    sizeof(prt_blob_plugin_ops), PRT_ABI_VERSION, prt__nms_det_nb_outputs, enms_output_types,
-    enms_output_dims, enms_supports, enms_configure, enms_workspace, NULL, NULL, enms_enqueue,
-    enms_ser_size, enms_serialize, enms_clone, prt__nms_blob_destroy, NULL, NULL};
+    .struct_size = sizeof(prt_blob_plugin_ops), .abi_version = PRT_ABI_VERSION,
+    .get_nb_outputs = prt__nms_det_nb_outputs, .get_output_data_types = enms_output_types,
+    .get_output_dims = enms_output_dims, .supports_format_combination = enms_supports,
+    .configure_plugin = enms_configure, .get_workspace_size = enms_workspace, .enqueue = enms_enqueue,
+    .get_serialization_size = enms_ser_size, .serialize = enms_serialize, .clone = enms_clone,
+    .destroy = prt__nms_blob_destroy,
+};
 
 static prt_status enms_finish(const enms *t, prt_blob_plugin **out, prt_msg *err)
 {
@@ -309,26 +313,31 @@ static prt_status enms_deserialize(const prt_plugin_creator *c, const void *blob
 static const int32_t enms_zero = 0, enms_minus_one = -1;
 
 static const prt_field_schema enms_schema[] = {
-    {"score_threshold", PRT_FIELD_FLOAT32, 1, 1, 1, NULL, 0, PRT_BOUND_MIN, 0, 0, 0,
-     "candidate iff score >= threshold"},
-    {"iou_threshold", PRT_FIELD_FLOAT32, 1, 1, 1, NULL, 0, PRT_BOUND_MIN_EXCL, 0, 0, 0,
-     "suppress iff IoU >= threshold"},
-    {"max_output_boxes", PRT_FIELD_INT32, 1, 1, 1, NULL, 0, PRT_BOUND_MIN_EXCL, 0, 0, 0,
-     "detections per image"},
-    {"background_class", PRT_FIELD_INT32, 0, 1, 1, &enms_minus_one, 1, PRT_BOUND_NONE, 0, 0, 0,
-     "class ignored entirely; -1: none"},
-    {"score_activation", PRT_FIELD_INT32, 0, 1, 1, &enms_zero, 1, PRT_BOUND_MIN | PRT_BOUND_MAX, 0, 0, 1,
-     "1: scores are logits; outputs are sigmoid(score)"},
-    {"class_agnostic", PRT_FIELD_INT32, 0, 1, 1, &enms_zero, 1, PRT_BOUND_MIN | PRT_BOUND_MAX, 0, 0, 1,
-     "1: suppress across classes"},
-    {"box_coding", PRT_FIELD_INT32, 0, 1, 1, &enms_zero, 1, PRT_BOUND_MIN | PRT_BOUND_MAX, 0, 0, 1,
-     "0: corners [x1, y1, x2, y2]; 1: centre-size [xc, yc, w, h]"},
+    {.name = "score_threshold", .type = PRT_FIELD_FLOAT32, .required = 1, .min_count = 1, .max_count = 1,
+     .bounds = PRT_BOUND_MIN, .doc = "candidate iff score >= threshold"},
+    {.name = "iou_threshold", .type = PRT_FIELD_FLOAT32, .required = 1, .min_count = 1, .max_count = 1,
+     .bounds = PRT_BOUND_MIN_EXCL, .doc = "suppress iff IoU >= threshold"},
+    {.name = "max_output_boxes", .type = PRT_FIELD_INT32, .required = 1, .min_count = 1, .max_count = 1,
+     .bounds = PRT_BOUND_MIN_EXCL, .doc = "detections per image"},
+    {.name = "background_class", .type = PRT_FIELD_INT32, .min_count = 1, .max_count = 1,
+     .default_data = &enms_minus_one, .default_count = 1, .doc = "class ignored entirely; -1: none"},
+    {.name = "score_activation", .type = PRT_FIELD_INT32, .min_count = 1, .max_count = 1,
+     .default_data = &enms_zero, .default_count = 1, .bounds = PRT_BOUND_MIN | PRT_BOUND_MAX, .max = 1,
+     .doc = "1: scores are logits; outputs are sigmoid(score)"},
+    {.name = "class_agnostic", .type = PRT_FIELD_INT32, .min_count = 1, .max_count = 1, .default_data = &enms_zero,
+     .default_count = 1, .bounds = PRT_BOUND_MIN | PRT_BOUND_MAX, .max = 1, .doc = "1: suppress across classes"},
+    {.name = "box_coding", .type = PRT_FIELD_INT32, .min_count = 1, .max_count = 1, .default_data = &enms_zero,
+     .default_count = 1, .bounds = PRT_BOUND_MIN | PRT_BOUND_MAX, .max = 1,
+     .doc = "0: corners [x1, y1, x2, y2]; 1: centre-size [xc, yc, w, h]"},
 };
 
 const prt_plugin_creator prt__nms_efficient_creator = {
-    sizeof(prt_plugin_creator), PRT_ABI_VERSION, ENMS_NAME, "1", "", PRT_STYLE_BLOB,
-    (int32_t)(sizeof enms_schema / sizeof enms_schema[0]), enms_schema, sizeof(prt_field_schema), 0,
-    enms_create, enms_deserialize, NULL,
-    "Class-aware or class-agnostic NMS over the top candidates of each image", NULL};
+    .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = ENMS_NAME, .version = "1",
+    .plugin_namespace = "", .style = PRT_STYLE_BLOB,
+    .nb_fields = (int32_t)(sizeof enms_schema / sizeof enms_schema[0]), .fields = enms_schema,
+    .field_schema_size = sizeof(prt_field_schema), .create_blob = enms_create,
+    .deserialize_blob = enms_deserialize,
+    .doc = "Class-aware or class-agnostic NMS over the top candidates of each image",
+};
 
 PRT_REGISTER_CREATOR(prt__nms_efficient_creator)

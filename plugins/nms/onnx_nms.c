@@ -318,16 +318,24 @@ static prt_status onms_clone(const prt_field_plugin *pp, prt_field_plugin **out,
 
 static void onms_destroy(prt_field_plugin *p) { prt_plugin_free(p); }
 
-static const prt_plugin_core_ops onms_core = {sizeof(prt_plugin_core_ops), PRT_ABI_VERSION, onms_name,
-                                              onms_version, onms_namespace};
+static const prt_plugin_core_ops onms_core = {
+    .struct_size = sizeof(prt_plugin_core_ops), .abi_version = PRT_ABI_VERSION, .get_name = onms_name,
+    .get_version = onms_version, .get_namespace = onms_namespace,
+};
 static const prt_plugin_build_ops onms_build = {
-    sizeof(prt_plugin_build_ops), PRT_ABI_VERSION, onms_nb_outputs, onms_output_types,
-    onms_output_shapes, onms_supports, onms_configure, onms_workspace, NULL};
-static const prt_plugin_runtime_ops onms_runtime = {sizeof(prt_plugin_runtime_ops), PRT_ABI_VERSION,
-                                                    NULL, onms_shape_change, onms_enqueue, onms_attach,
-                                                    onms_fields};
-static const prt_field_plugin_ops onms_ops = {sizeof(prt_field_plugin_ops), PRT_ABI_VERSION, &onms_core,
-                                              &onms_build, &onms_runtime, onms_clone, onms_destroy};
+    .struct_size = sizeof(prt_plugin_build_ops), .abi_version = PRT_ABI_VERSION, .get_nb_outputs = onms_nb_outputs,
+    .get_output_data_types = onms_output_types, .get_output_shapes = onms_output_shapes,
+    .supports_format_combination = onms_supports, .configure = onms_configure,
+    .get_workspace_size = onms_workspace,
+};
+static const prt_plugin_runtime_ops onms_runtime = {
+    .struct_size = sizeof(prt_plugin_runtime_ops), .abi_version = PRT_ABI_VERSION, .on_shape_change = onms_shape_change, .enqueue = onms_enqueue,
+    .attach_to_context = onms_attach, .get_fields_to_serialize = onms_fields,
+};
+static const prt_field_plugin_ops onms_ops = {
+    .struct_size = sizeof(prt_field_plugin_ops), .abi_version = PRT_ABI_VERSION, .core = &onms_core,
+    .build = &onms_build, .runtime = &onms_runtime, .clone = onms_clone, .destroy = onms_destroy,
+};
 
 static prt_status onms_create(const prt_plugin_creator *c, const prt_fields *fc, prt_phase phase,
                               prt_field_plugin **out, prt_msg *err)
@@ -350,13 +358,16 @@ static prt_status onms_create(const prt_plugin_creator *c, const prt_fields *fc,
 
 static const int64_t onms_zero = 0;
 static const prt_field_schema onms_schema[] = {
-    {"center_point_box", PRT_FIELD_INT64, 0, 1, 1, &onms_zero, 1, PRT_BOUND_MIN | PRT_BOUND_MAX, 0, 0, 1,
-     "0: [y1, x1, y2, x2] corners; 1: [x_center, y_center, width, height]"},
+    {.name = "center_point_box", .type = PRT_FIELD_INT64, .min_count = 1, .max_count = 1,
+     .default_data = &onms_zero, .default_count = 1, .bounds = PRT_BOUND_MIN | PRT_BOUND_MAX, .max = 1,
+     .doc = "0: [y1, x1, y2, x2] corners; 1: [x_center, y_center, width, height]"},
 };
 
 const prt_plugin_creator prt__nms_onnx_creator = {
-    sizeof(prt_plugin_creator), PRT_ABI_VERSION, ONMS_NAME, "1", "", PRT_STYLE_FIELD, 1, onms_schema,
-    sizeof(prt_field_schema), 0, NULL, NULL, onms_create,
-    "ONNX NonMaxSuppression (opsets 10 and 11): selected (batch, class, box) rows", NULL};
+    .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = ONMS_NAME, .version = "1",
+    .plugin_namespace = "", .style = PRT_STYLE_FIELD, .nb_fields = 1, .fields = onms_schema,
+    .field_schema_size = sizeof(prt_field_schema), .create_field = onms_create,
+    .doc = "ONNX NonMaxSuppression (opsets 10 and 11): selected (batch, class, box) rows",
+};
 
 PRT_REGISTER_CREATOR(prt__nms_onnx_creator)

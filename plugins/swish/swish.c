@@ -345,26 +345,59 @@ static prt_status v1_deserialize(const prt_plugin_creator *c, const void *blob, 
 static const float swish_beta_default = 1.0f;
 
 static const prt_field_schema swish_v1_fields[] = {
-    {"beta", PRT_FIELD_FLOAT32, 0, 1, 1, &swish_beta_default, 1, PRT_BOUND_NONE, 0, 0.0, 0.0,
-     "slope inside the sigmoid: y = x * sigmoid(beta * x)"},
+    {.name = "beta", .type = PRT_FIELD_FLOAT32, .min_count = 1, .max_count = 1,
+     .default_data = &swish_beta_default, .default_count = 1,
+     .doc = "slope inside the sigmoid: y = x * sigmoid(beta * x)"},
 };
 
+/* ---- float64 reference (both versions) ------------------------------------ */
+
+/* y = w[c] * x / (1 + exp(-beta * x)) in double; beta defaults to 1, w[c] = 1
+ * without "weights", c = dim 1. */
+static prt_status swish_reference(const prt_plugin_creator *c, const prt_fields *fc, prt_reference_io *io,
+                                  prt_msg *err)
+{
+    const prt_field *w = prt_fields_find(fc, "weights");
+    double beta = prt_fields_f64(fc, "beta", 0, 1.0);
+    const prt_dims *d;
+    int64_t n, i, ch = 1, inner = 1;
+    int32_t k;
+    (void)c;
+    if (io->nb_inputs < 1 || !io->inputs[0] || io->nb_outputs != 1) {
+        prt_msg_set(err, "Swish reference: needs input x and one output, got %d inputs and %d outputs",
+                    (int)io->nb_inputs, (int)io->nb_outputs);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    d = &io->input_dims[0];
+    n = prt_dims_volume(d);
+    if (w && w->count > 0) {
+        if (d->nb < 2 || d->d[1] != w->count) {
+            prt_msg_set(err, "Swish reference: \"weights\" has %lld values; expected dim 1 of x",
+                        (long long)w->count);
+            return PRT_STATUS_SHAPE_MISMATCH;
+        }
+        ch = d->d[1];
+        for (k = 2; k < d->nb; k++) inner *= d->d[k];
+    }
+    io->outputs[0] = io->alloc(io, sizeof(double) * (size_t)(n ? n : 1));
+    if (!io->outputs[0]) return PRT_STATUS_OUT_OF_MEMORY;
+    for (i = 0; i < n; i++) {
+        double x = io->inputs[0][i], y = x / (1.0 + exp(-beta * x));
+        if (w && w->count > 0 && inner > 0) y *= prt_fields_f64(fc, "weights", (i / inner) % ch, 1.0);
+        io->outputs[0][i] = y;
+    }
+    io->output_dims[0] = *d;
+    return PRT_OK;
+}
+
+#define SWISH_REFERENCE_DOC "float64: y = w[c] * x / (1 + exp(-beta * x)) (plugins/swish/swish.c)"
+
 static const prt_plugin_creator swish_v1_creator = {
-    sizeof(prt_plugin_creator),
-    PRT_ABI_VERSION,
-    "Swish",
-    "1",
-    "",
-    PRT_STYLE_BLOB,
-    1,
-    swish_v1_fields,
-    sizeof(prt_field_schema),
-    0,
-    v1_create,
-    v1_deserialize,
-    NULL,
-    "y = x * sigmoid(beta * x); f32/f16; CPU and CUDA",
-    NULL,
+    .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = "Swish", .version = "1",
+    .plugin_namespace = "", .style = PRT_STYLE_BLOB, .nb_fields = 1, .fields = swish_v1_fields,
+    .field_schema_size = sizeof(prt_field_schema), .create_blob = v1_create, .deserialize_blob = v1_deserialize,
+    .doc = "y = x * sigmoid(beta * x); f32/f16; CPU and CUDA",
+    .reference = swish_reference, .reference_doc = SWISH_REFERENCE_DOC,
 };
 PRT_REGISTER_CREATOR(swish_v1_creator)
 
@@ -532,19 +565,21 @@ static void v2_destroy(prt_field_plugin *p)
 }
 
 static const prt_plugin_core_ops swish_v2_core = {
-    sizeof(prt_plugin_core_ops), PRT_ABI_VERSION, v2_name, v2_version, v2_namespace,
+    .struct_size = sizeof(prt_plugin_core_ops), .abi_version = PRT_ABI_VERSION, .get_name = v2_name,
+    .get_version = v2_version, .get_namespace = v2_namespace,
 };
 static const prt_plugin_build_ops swish_v2_build = {
     sizeof(prt_plugin_build_ops), PRT_ABI_VERSION, v2_nb_outputs, v2_types, v2_shapes, v2_supports,
     v2_configure, v2_workspace, NULL, /* no tactics */
 };
 static const prt_plugin_runtime_ops swish_v2_runtime = {
-    sizeof(prt_plugin_runtime_ops), PRT_ABI_VERSION, NULL, /* set_tactic */
-    v2_on_shape_change, v2_enqueue, v2_attach, v2_fields,
+    .struct_size = sizeof(prt_plugin_runtime_ops), .abi_version = PRT_ABI_VERSION,
+    .on_shape_change = v2_on_shape_change, .enqueue = v2_enqueue, .attach_to_context = v2_attach,
+    .get_fields_to_serialize = v2_fields,
 };
 static const prt_field_plugin_ops swish_v2_ops = {
-    sizeof(prt_field_plugin_ops), PRT_ABI_VERSION, &swish_v2_core, &swish_v2_build, &swish_v2_runtime,
-    v2_clone, v2_destroy,
+    .struct_size = sizeof(prt_field_plugin_ops), .abi_version = PRT_ABI_VERSION, .core = &swish_v2_core,
+    .build = &swish_v2_build, .runtime = &swish_v2_runtime, .clone = v2_clone, .destroy = v2_destroy,
 };
 
 static prt_status v2_create(const prt_plugin_creator *c, const prt_fields *fc, prt_phase phase,
@@ -580,27 +615,18 @@ static prt_status v2_create(const prt_plugin_creator *c, const prt_fields *fc, p
 }
 
 static const prt_field_schema swish_v2_fields[] = {
-    {"beta", PRT_FIELD_FLOAT32, 0, 1, 1, &swish_beta_default, 1, PRT_BOUND_NONE, 0, 0.0, 0.0,
-     "slope inside the sigmoid: y = w[c] * x * sigmoid(beta * x)"},
-    {"weights", PRT_FIELD_FLOAT32, 0, 1, PRT_COUNT_UNBOUNDED, NULL, 0, PRT_BOUND_NONE, 0, 0.0, 0.0,
-     "optional per-channel scale w[c], one per channel (dim 1 of the input)"},
+    {.name = "beta", .type = PRT_FIELD_FLOAT32, .min_count = 1, .max_count = 1,
+     .default_data = &swish_beta_default, .default_count = 1,
+     .doc = "slope inside the sigmoid: y = w[c] * x * sigmoid(beta * x)"},
+    {.name = "weights", .type = PRT_FIELD_FLOAT32, .min_count = 1, .max_count = PRT_COUNT_UNBOUNDED,
+     .doc = "optional per-channel scale w[c], one per channel (dim 1 of the input)"},
 };
 
 static const prt_plugin_creator swish_v2_creator = {
-    sizeof(prt_plugin_creator),
-    PRT_ABI_VERSION,
-    "Swish",
-    "2",
-    "",
-    PRT_STYLE_FIELD,
-    2,
-    swish_v2_fields,
-    sizeof(prt_field_schema),
-    0,
-    NULL,
-    NULL,
-    v2_create,
-    "y = w[c] * x * sigmoid(beta * x); f32/f16; CPU and CUDA",
-    NULL,
+    .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = "Swish", .version = "2",
+    .plugin_namespace = "", .style = PRT_STYLE_FIELD, .nb_fields = 2, .fields = swish_v2_fields,
+    .field_schema_size = sizeof(prt_field_schema), .create_field = v2_create,
+    .doc = "y = w[c] * x * sigmoid(beta * x); f32/f16; CPU and CUDA",
+    .reference = swish_reference, .reference_doc = SWISH_REFERENCE_DOC,
 };
 PRT_REGISTER_CREATOR(swish_v2_creator)

@@ -154,17 +154,27 @@ static void scale_destroy(prt_field_plugin *p)
     prt_plugin_free(p);
 }
 
-/* NULL members are optional: the host uses its default. */
-static const prt_plugin_core_ops scale_core = {sizeof(prt_plugin_core_ops), PRT_ABI_VERSION, scale_name,
-                                               scale_version, scale_namespace};
-static const prt_plugin_build_ops scale_build = {sizeof(prt_plugin_build_ops), PRT_ABI_VERSION, scale_nb_outputs,
-                                                 scale_types, scale_shapes, scale_supports, scale_configure,
-                                                 NULL /* workspace: 0 */, NULL /* tactics: none */};
-static const prt_plugin_runtime_ops scale_runtime = {sizeof(prt_plugin_runtime_ops), PRT_ABI_VERSION,
-                                                     NULL /* set_tactic */, NULL /* on_shape_change */,
-                                                     scale_enqueue, scale_attach, scale_fields};
-static const prt_field_plugin_ops scale_ops = {sizeof(prt_field_plugin_ops), PRT_ABI_VERSION, &scale_core,
-                                               &scale_build, &scale_runtime, scale_clone, scale_destroy};
+/* Members left out (get_workspace_size: 0 bytes, get_valid_tactics: none,
+ * set_tactic, on_shape_change: nothing to do) are optional: the host uses
+ * its default. Designated initializers keep this right when members are
+ * appended. */
+static const prt_plugin_core_ops scale_core = {
+    .struct_size = sizeof(prt_plugin_core_ops), .abi_version = PRT_ABI_VERSION, .get_name = scale_name,
+    .get_version = scale_version, .get_namespace = scale_namespace,
+};
+static const prt_plugin_build_ops scale_build = {
+    .struct_size = sizeof(prt_plugin_build_ops), .abi_version = PRT_ABI_VERSION,
+    .get_nb_outputs = scale_nb_outputs, .get_output_data_types = scale_types, .get_output_shapes = scale_shapes,
+    .supports_format_combination = scale_supports, .configure = scale_configure,
+};
+static const prt_plugin_runtime_ops scale_runtime = {
+    .struct_size = sizeof(prt_plugin_runtime_ops), .abi_version = PRT_ABI_VERSION, .enqueue = scale_enqueue,
+    .attach_to_context = scale_attach, .get_fields_to_serialize = scale_fields,
+};
+static const prt_field_plugin_ops scale_ops = {
+    .struct_size = sizeof(prt_field_plugin_ops), .abi_version = PRT_ABI_VERSION, .core = &scale_core,
+    .build = &scale_build, .runtime = &scale_runtime, .clone = scale_clone, .destroy = scale_destroy,
+};
 
 /* ---- the creator: schema and create ---------------------------------------- */
 static prt_status scale_create(const prt_plugin_creator *c, const prt_fields *fc, prt_phase phase,
@@ -192,14 +202,14 @@ static const float scale_alpha_default = 1.0f;
 /* EDIT: one entry per field: name, type, required, min/max count, default,
  * bounds, doc. The host checks every collection against it. */
 static const prt_field_schema scale_schema[] = {
-    {"alpha", PRT_FIELD_FLOAT32, 0, 1, 1, &scale_alpha_default, 1, PRT_BOUND_NONE, 0, 0.0, 0.0,
-     "the factor: y = alpha * x"},
+    {.name = "alpha", .type = PRT_FIELD_FLOAT32, .min_count = 1, .max_count = 1,
+     .default_data = &scale_alpha_default, .default_count = 1, .doc = "the factor: y = alpha * x"},
 };
 
 static const prt_plugin_creator scale_creator = {
-    sizeof(prt_plugin_creator), PRT_ABI_VERSION, "Scale", "1", "template", PRT_STYLE_FIELD,
-    1, scale_schema, sizeof(prt_field_schema), 0,
-    NULL, NULL, /* blob style only */
-    scale_create, "template plugin: y = alpha * x (f32, CPU)", NULL,
+    .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = "Scale", .version = "1",
+    .plugin_namespace = "template", .style = PRT_STYLE_FIELD, .nb_fields = 1, .fields = scale_schema,
+    .field_schema_size = sizeof(prt_field_schema), .create_field = scale_create,
+    .doc = "template plugin: y = alpha * x (f32, CPU)",
 };
 PRT_REGISTER_CREATOR(scale_creator)

@@ -126,3 +126,12 @@ PRT_API const char *prt_last_error(const void *obj)
 {
     return prt__err_get(obj);
 }
+
+int prt__config_read(void *dst, size_t dst_size, const void *src, size_t min_size)
+{
+    uint32_t size;
+    memcpy(&size, src, sizeof size);
+    if (size < min_size || size < sizeof size) return -1;
+    memcpy(dst, src, size < dst_size ? size : dst_size);
+    return 0;
+}

@@ -29,6 +29,14 @@ void prt__err_set(const void *obj, const char *fmt, ...) PRT_PRINTF(2, 3);
 void prt__err_vset(const void *obj, const char *fmt, va_list ap);
 const char *prt__err_get(const void *obj);
 void prt__err_clear(const void *obj);
+/* A caller's config struct (opening with uint32_t struct_size) read member by
+ * member: `dst` holds the defaults (dst_size bytes) and takes the first
+ * min(struct_size, dst_size) bytes of `src`, so a caller built against an
+ * older, shorter struct keeps working and the members it lacks keep their
+ * defaults. Returns 0, or -1 when struct_size is below `min_size` (the
+ * members every version has). */
+int prt__config_read(void *dst, size_t dst_size, const void *src, size_t min_size);
+
 /* Set the message and return `s`, for `return prt__err(obj, s, ...)`. */
 prt_status prt__err(const void *obj, prt_status s, const char *fmt, ...) PRT_PRINTF(3, 4);
 

@@ -900,10 +900,13 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
     b.err = err;
     b.cap = cap;
     if (!net || !out) return bfail(&b, PRT_STATUS_INVALID_ARGUMENT, "no network or no output pointer given");
-    if (!cfg) {
-        prt_builder_config_init(&defcfg);
-        cfg = &defcfg;
-    }
+    /* Read member by member up to the caller's struct_size (older callers keep working). */
+    prt_builder_config_init(&defcfg);
+    if (cfg && prt__config_read(&defcfg, sizeof defcfg, cfg, offsetof(prt_builder_config, precision)) != 0)
+        return bfail(&b, PRT_STATUS_INVALID_ARGUMENT, "builder config struct_size is %u; expected at least %zu "
+                     "(use prt_builder_config_init)", cfg->struct_size, offsetof(prt_builder_config, precision));
+    defcfg.struct_size = (uint32_t)sizeof defcfg;
+    cfg = &defcfg;
     b.net = net;
     b.cfg = cfg;
     b.reg = r ? r : net->registry;

@@ -352,13 +352,13 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
 
     if (!e || !out) return PRT_STATUS_INVALID_ARGUMENT;
     p = e->plan;
-    if (!cfg) {
-        prt_context_config_init(&def);
-        cfg = &def;
-    }
-    if (cfg->struct_size < sizeof *cfg)
-        return prt__err(e, PRT_STATUS_INVALID_ARGUMENT, "context config struct_size is %u; expected %zu",
-                        cfg->struct_size, sizeof *cfg);
+    /* Read member by member up to the caller's struct_size (older callers keep working). */
+    prt_context_config_init(&def);
+    if (cfg && prt__config_read(&def, sizeof def, cfg, offsetof(prt_context_config, device)) != 0)
+        return prt__err(e, PRT_STATUS_INVALID_ARGUMENT, "context config struct_size is %u; expected at least %zu "
+                        "(use prt_context_config_init)", cfg->struct_size, offsetof(prt_context_config, device));
+    def.struct_size = (uint32_t)sizeof def;
+    cfg = &def;
     if (cfg->nb_threads < 0)
         return prt__err(e, PRT_STATUS_INVALID_ARGUMENT, "context config asks for %d threads", (int)cfg->nb_threads);
     c = prt__calloc(1, sizeof *c);

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/core.h"
+#include "engine/jsonfield.h"
 #include "engine/netdef.h"
 #include "plugrt/npy.h"
 #include "registry/schema.h"
@@ -94,14 +95,7 @@ static int parse_field_type(const char *s, prt_field_type *out)
 
 static const char *jtype(const cJSON *v)
 {
-    if (!v) return "nothing";
-    if (cJSON_IsString(v)) return "a string";
-    if (cJSON_IsNumber(v)) return "a number";
-    if (cJSON_IsBool(v)) return "a boolean";
-    if (cJSON_IsArray(v)) return "an array";
-    if (cJSON_IsObject(v)) return "an object";
-    if (cJSON_IsNull(v)) return "null";
-    return "something else";
+    return prt__jsonfield_jtype(v);
 }
 
 /* A JSON number that is an exact integer in int64 range. */
@@ -144,8 +138,10 @@ static prt_status put_number(jctx *j, const char *what, prt_field_type type, con
 {
     int64_t iv = 0;
     double dv;
-    if (cJSON_IsBool(v) && type == PRT_FIELD_BOOL) {
-        ((uint8_t *)data)[i] = cJSON_IsTrue(v) ? 1 : 0;
+    if (cJSON_IsBool(v) && type != PRT_FIELD_FLOAT16 && type != PRT_FIELD_FLOAT32 && type != PRT_FIELD_FLOAT64) {
+        /* true/false for bool fields and for integer 0/1 flags alike */
+        memset((char *)data + (size_t)i * prt_field_type_size(type), 0, prt_field_type_size(type));
+        *((uint8_t *)data + (size_t)i * prt_field_type_size(type)) = cJSON_IsTrue(v) ? 1 : 0;
         return PRT_OK;
     }
     if (!cJSON_IsNumber(v))
@@ -200,6 +196,7 @@ static prt_status typed_value(jctx *j, const char *what, prt_field_type type, co
     prt_status s;
     const cJSON *e;
 
+    if (prt__jsonfield_handles(type, v)) return prt__jsonfield_value(what, type, v, j->base_dir, data, count, j->err, j->cap);
     if (type == PRT_FIELD_CHAR || (type == PRT_FIELD_BYTES && cJSON_IsString(v))) {
         size_t len;
         if (!cJSON_IsString(v))
@@ -271,6 +268,8 @@ static prt_status infer_type(jctx *j, const char *what, const prt_plugin_creator
     }
     if (cJSON_IsString(v)) {
         *out = PRT_FIELD_CHAR;
+    } else if (cJSON_IsString(first)) {
+        *out = PRT_FIELD_STRINGS;
     } else if (cJSON_IsArray(v) && !first) {
         *out = PRT_FIELD_INT64;
     } else if (cJSON_IsBool(first)) {
@@ -578,7 +577,7 @@ static prt_status add_layer(jctx *j, prt_network *net, const cJSON *l, int idx)
         const cJSON *val = f;
         int64_t count = 0;
         snprintf(fwhat, sizeof fwhat, "%s: field \"%.256s\"", what, f->string);
-        if (cJSON_IsObject(f)) {
+        if (cJSON_IsObject(f) && cJSON_GetObjectItemCaseSensitive(f, "type")) {
             const cJSON *t = cJSON_GetObjectItemCaseSensitive(f, "type");
             static const char *const known[] = {"type", "value", NULL};
             val = cJSON_GetObjectItemCaseSensitive(f, "value");
@@ -586,7 +585,7 @@ static prt_status add_layer(jctx *j, prt_network *net, const cJSON *l, int idx)
             if (!cJSON_IsString(t) || !parse_field_type(t->valuestring, &type)) {
                 s = jfail(j, PRT_STATUS_BAD_FORMAT,
                           "%s: \"type\" must be one of int8, int16, int32, int64, float16, float32, float64, char, "
-                          "dims, bool, bytes; got %s%s%s",
+                          "dims, bool, bytes, strings, tensor, graph; got %s%s%s",
                           fwhat, cJSON_IsString(t) ? "\"" : "", cJSON_IsString(t) ? t->valuestring : jtype(t),
                           cJSON_IsString(t) ? "\"" : "");
                 goto done;

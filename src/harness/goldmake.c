@@ -116,7 +116,9 @@ static prt_status gm_case(const prt_goldmake_opts *o, const prt_pcfg *cfg, const
     prt__attrset as;
     prt_status s;
     cJSON *jcase = NULL, *ji, *ja, *jo;
-    const prt__ref *ref = o->use_plugin ? NULL : prt__ref_find(cfg->name, v->version);
+    prt_registry *reg = o->registry ? o->registry : prt_registry_global();
+    const prt_plugin_creator *cr = NULL;
+    const char *ref = NULL;
     int i;
     uint64_t seed = o->seed ^ gm_hash(c->name) ^ (uint64_t)case_i * 0xd1b54a32d192ed03ull;
 
@@ -133,6 +135,12 @@ static prt_status gm_case(const prt_goldmake_opts *o, const prt_pcfg *cfg, const
 
     s = prt__attrset_from_config(c, seed, &ar, &as, err, cap);
     if (s != PRT_OK) goto fail;
+    s = prt_registry_find(reg, cfg->name, v->version, cfg->plugin_namespace ? cfg->plugin_namespace : "", &cr, NULL);
+    if (s != PRT_OK) {
+        snprintf(err, cap, "%s", prt_registry_last_error(reg));
+        goto fail;
+    }
+    ref = o->use_plugin ? NULL : prt__ref_doc(cr);
 
     for (i = 0; i < v->nb_inputs; i++) {
         const char *name = v->inputs[i];
@@ -225,7 +233,7 @@ static prt_status gm_case(const prt_goldmake_opts *o, const prt_pcfg *cfg, const
             if (!in64[i]) goto oom;
             for (j = 0; j < n; j++) in64[i][j] = prt__elem_get(in.data[i], in.desc[i].dtype, j);
         }
-        s = ref->fn(&in, in64, &as, &ar, v->nb_outputs, out64, od, err, cap);
+        s = prt__ref_run(cr, &in, in64, &as, &ar, v->nb_outputs, out64, od, err, cap);
         if (s != PRT_OK) goto fail;
         for (i = 0; i < v->nb_outputs; i++) {
             const char *tn = prt__pcfg_pair_get(c->output_types, c->nb_output_types, v->outputs[i]);
@@ -249,14 +257,7 @@ static prt_status gm_case(const prt_goldmake_opts *o, const prt_pcfg *cfg, const
     } else {
         prt_fields fc;
         prt_op *op = NULL;
-        const prt_plugin_creator *cr = NULL;
         prt__run_out ro;
-        prt_registry *reg = o->registry ? o->registry : prt_registry_global();
-        s = prt_registry_find(reg, cfg->name, v->version, "", &cr, NULL);
-        if (s != PRT_OK) {
-            snprintf(err, cap, "%s", prt_registry_last_error(reg));
-            goto fail;
-        }
         s = prt__attrset_to_fields(cr, &as, &ar, &fc, NULL, 0, err, cap);
         if (s != PRT_OK) goto fail;
         s = prt_op_create(reg, cr->name, cr->version, cr->plugin_namespace, &fc, &op);
@@ -289,7 +290,7 @@ static prt_status gm_case(const prt_goldmake_opts *o, const prt_pcfg *cfg, const
             fprintf(o->log, " %s %s %s", in.names[i], prt__dtype_yaml_name(in.desc[i].dtype),
                     prt_dims_str(&in.desc[i].dims, ds, sizeof ds));
         fprintf(o->log, "; attributes %s; outputs from %s\n", at,
-                ref ? ref->what : "the plugin's CPU path");
+                ref ? ref : "the plugin's CPU path");
     }
     cJSON_AddItemToArray(cases, jcase);
     prt__arena_free(&ar);

@@ -10,7 +10,7 @@
  * input with none of these, or one that the config's input_types (when it
  * has any) does not list, is left out (optional). Attributes: the config's values, written as arrays of
  * the YAML's attribute type. Outputs: the plugin's float64 reference when
- * plugrun.h knows one (refs.c), computed from the rounded inputs and rounded
+ * its creator registers one (refs.c), computed from the rounded inputs and rounded
  * once to the config's output type; otherwise, or with use_plugin, the
  * plugin's own CPU result.
  */

@@ -143,6 +143,10 @@ typedef struct prt_pcfg_config {
     prt_pcfg_config_attr *attrs;
     int nb_output_types; /* 0: compare every output */
     prt_pcfg_pair *output_types;
+    /* Constraints that hold for this config's cases on top of the version's
+     * (e.g. a channel count that must divide by this config's group). */
+    int nb_input_dim_constraints;
+    const char **input_dim_constraints;
 } prt_pcfg_config;
 
 /* Tolerances that a file leaves out are NAN. */
@@ -192,6 +196,7 @@ typedef struct prt_pcfg {
     const char *dir;  /* folder of path ("." when it has none) */
     const char *name;
     const char *interface; /* top-level interface, may be NULL */
+    const char *plugin_namespace; /* top-level "namespace", NULL when absent */
     int nb_versions;
     prt_pcfg_version *versions;
     int nb_warnings;

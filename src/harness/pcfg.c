@@ -601,6 +601,8 @@ static int config_of(loader *L, const node *n, const char *path, prt_pcfg_config
             if (pair_map(L, v, sub, &c->nb_input_types, &c->input_types) < 0) return -1;
         } else if (key_is(k, "output_types")) {
             if (pair_map(L, v, sub, &c->nb_output_types, &c->output_types) < 0) return -1;
+        } else if (key_is(k, "input_dim_constraints")) {
+            if (str_list(L, v, sub, &c->nb_input_dim_constraints, &c->input_dim_constraints) < 0) return -1;
         } else if (key_is(k, "attribute_options")) {
             int m = 0;
             if (is_null(v) || is_empty_seq(v)) continue;
@@ -613,7 +615,8 @@ static int config_of(loader *L, const node *n, const char *path, prt_pcfg_config
             if (map_items(L, v, sub, 300, c->attrs, sizeof *c->attrs, &m, config_attr_value) < 0) return -1;
             c->nb_attrs = m;
         } else {
-            warn(L, k, "%s: unknown key (expected input_types, attribute_options, output_types)", sub);
+            warn(L, k, "%s: unknown key (expected input_types, attribute_options, output_types, "
+                 "input_dim_constraints)", sub);
         }
         if (L->ld.status != PRT_OK) return -1;
     }
@@ -738,6 +741,8 @@ static int top_of(loader *L, const node *root)
             if (!(cfg->name = text_of(L, val, "name"))) return -1;
         } else if (key_is(key, "interface")) {
             if (!(cfg->interface = text_of(L, val, "interface"))) return -1;
+        } else if (key_is(key, "namespace")) {
+            if (!(cfg->plugin_namespace = text_of(L, val, "namespace"))) return -1;
         } else if (key_is(key, "versions")) {
             versions = val;
         } else {

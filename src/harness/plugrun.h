@@ -3,7 +3,7 @@
  * maker (goldmake.c) share: attribute values of one case and their mapping
  * onto a creator's field schema, input tensors of one case, running a prt_op
  * once on the CPU or on CUDA with host buffers in and out, element access
- * in any dtype, the float64 references of the bundled plugins (refs.c), and
+ * in any dtype, calling a creator's float64 reference (refs.c), and
  * writing a golden-IO JSON (goldwrite.c).
  *
  * Contract
@@ -103,19 +103,15 @@ prt_status prt__plugrun_run(prt_op *op, prt_device device, int nb_threads, const
 
 /* ---- float64 references (refs.c) ------------------------------------------- */
 
-/* Inputs as double (absent: data NULL), attributes as in a case; outputs
- * allocated from the arena with their dims. */
-typedef prt_status (*prt__ref_fn)(const prt__inputs *in, double *const *in_f64, const prt__attrset *attrs,
-                                  prt__arena *ar, int nb_out, double **out, prt_dims *out_dims, char *err,
-                                  size_t cap);
-typedef struct prt__ref {
-    const char *name;    /* plugin name */
-    const char *version; /* NULL: every version */
-    prt__ref_fn fn;
-    const char *what;    /* one line: where the reference comes from */
-} prt__ref;
-/* The float64 reference for a plugin, or NULL. */
-const prt__ref *prt__ref_find(const char *name, const char *version);
+/* What the creator's float64 reference computes (its reference_doc), or NULL
+ * when the creator registers none (prt_plugin_creator.reference). */
+const char *prt__ref_doc(const prt_plugin_creator *c);
+/* Run it on a case: inputs as double in the plugin's order (in_f64), the
+ * case's attributes validated against the creator's schema; outputs and
+ * their dims from the arena. */
+prt_status prt__ref_run(const prt_plugin_creator *c, const prt__inputs *in, double *const *in_f64,
+                        const prt__attrset *attrs, prt__arena *ar, int nb_out, double **out, prt_dims *out_dims,
+                        char *err, size_t cap);
 
 /* ---- writing golden-IO JSON (goldwrite.c) ----------------------------------- */
 

@@ -748,6 +748,23 @@ static prt_status case_attrs(runner *R, const prt_pcfg_config *c, const prt_gold
     return prt__attrset_from_config(c, R->seed, ar, out, err, cap);
 }
 
+/* Non-zero (message in err) when the inputs break one of the config's own
+ * input_dim_constraints; constraints naming an input the case leaves out
+ * are skipped, as at version level. */
+static int config_constraints_broken(runner *R, const prt_pcfg_config *c, const prt__inputs *in,
+                                     const prt__attrset *at, char *err, size_t cap)
+{
+    prt_pcfg_version only;
+    symtab t;
+    if (c->nb_input_dim_constraints == 0) return 0;
+    memset(&only, 0, sizeof only);
+    only.version = R->v->version;
+    only.nb_input_dim_constraints = c->nb_input_dim_constraints;
+    only.input_dim_constraints = c->input_dim_constraints;
+    syms_build(&t, in, at);
+    return prt__pcfg_check_inputs(&only, t.s, t.nb, NULL, err, cap) != PRT_OK;
+}
+
 static void run_config(runner *R, const prt_pcfg_config *c, cfg_result *res_cpu, cfg_result *res_cuda)
 {
     const prt_golden_config *gc = R->golden ? prt__golden_find_config(R->golden, c->name) : NULL;
@@ -791,12 +808,15 @@ static void run_config(runner *R, const prt_pcfg_config *c, cfg_result *res_cpu,
             prt__inputs in;
             prt__attrset at;
             int rc;
+            const char *check = "run", *why = "";
             if (case_inputs(R->v, k, c->input_types, c->nb_input_types, &ar, &in, e, sizeof e) != PRT_OK ||
-                case_attrs(R, c, k, &ar, &at, e, sizeof e) != PRT_OK) {
-                row_init(&r, "run", c->name, "-", dev_name(dev));
+                case_attrs(R, c, k, &ar, &at, e, sizeof e) != PRT_OK ||
+                (config_constraints_broken(R, c, &in, &at, e, sizeof e) &&
+                 (check = "constraint", why = " breaks the config's input_dim_constraints"))) {
+                row_init(&r, check, c->name, "-", dev_name(dev));
                 r.case_i = j;
                 r.status = ST_FAIL;
-                row_msg(&r, "golden case %d: %s", j, e);
+                row_msg(&r, "golden case %d%s: %s", j, why, e);
                 emit(R, &r);
                 res->golden_ran = 1;
                 res->golden_failed = 1;
@@ -1430,6 +1450,46 @@ static prt_status union_attrs(runner *R, const prt__attrset *base, prt__arena *a
     return PRT_OK;
 }
 
+/* The creator a version tests: in the namespace --namespace or the YAML's
+ * "namespace" names; without either, in the default namespace, else in the
+ * one namespace that has (name, version). Several: an error listing them. */
+static prt_status find_creator(runner *R, const prt_pcfg_version *v, const prt_plugin_creator **out, char *err,
+                               size_t cap)
+{
+    const char *ns = R->o->plugin_namespace ? R->o->plugin_namespace : R->cfg->plugin_namespace;
+    prt_creator_info *all = NULL;
+    int32_t nb = 0, i, hits = 0;
+    size_t n = 0;
+    if (ns || prt_registry_find(R->reg, R->cfg->name, v->version, "", out, NULL) == PRT_OK) {
+        if (!ns) return PRT_OK;
+        if (prt_registry_find(R->reg, R->cfg->name, v->version, ns, out, NULL) == PRT_OK) return PRT_OK;
+        snprintf(err, cap, "%s", prt_registry_last_error(R->reg));
+        return PRT_STATUS_NOT_FOUND;
+    }
+    snprintf(err, cap, "%s", prt_registry_last_error(R->reg));
+    if (prt_registry_list(R->reg, NULL, 0, &nb) != PRT_OK || nb == 0 ||
+        !(all = calloc((size_t)nb, sizeof *all)) || prt_registry_list(R->reg, all, nb, &nb) != PRT_OK) {
+        free(all);
+        return PRT_STATUS_NOT_FOUND;
+    }
+    for (i = 0; i < nb; i++) {
+        const prt_plugin_creator *c = all[i].creator;
+        if (all[i].shadowed || strcmp(c->name, R->cfg->name) != 0 || strcmp(c->version, v->version) != 0) continue;
+        if (hits++ == 0) *out = c;
+    }
+    if (hits > 1) {
+        n = (size_t)snprintf(err, cap, "%s v%s is registered in %d namespaces (", R->cfg->name, v->version, (int)hits);
+        for (i = 0; i < nb && n < cap; i++) {
+            const prt_plugin_creator *c = all[i].creator;
+            if (all[i].shadowed || strcmp(c->name, R->cfg->name) != 0 || strcmp(c->version, v->version) != 0) continue;
+            n += (size_t)snprintf(err + n, cap - n, "\"%s\" ", c->plugin_namespace ? c->plugin_namespace : "");
+        }
+        if (n < cap) snprintf(err + n, cap - n, "); say which with --namespace or a top-level \"namespace\" key");
+    }
+    free(all);
+    return hits == 1 ? PRT_OK : PRT_STATUS_NOT_FOUND;
+}
+
 static void run_version(runner *R, const prt_pcfg_version *v)
 {
     const prt_plugin_creator *c = NULL;
@@ -1448,15 +1508,17 @@ static void run_version(runner *R, const prt_pcfg_version *v)
         fprintf(R->out, "\n%s version %s%s%s\n", R->cfg->name, v->version, v->interface ? " - " : "",
                 v->interface ? v->interface : "");
     row_init(&r, "plugin", NULL, NULL, NULL);
-    if (prt_registry_find(R->reg, R->cfg->name, v->version, "", &c, NULL) != PRT_OK) {
+    if (find_creator(R, v, &c, e, sizeof e) != PRT_OK) {
         r.status = ST_FAIL;
-        row_msg(&r, "%s", prt_registry_last_error(R->reg));
+        row_msg(&r, "%s", e);
         emit(R, &r);
         return;
     }
     R->creator = c;
     r.status = ST_PASS;
-    row_msg(&r, "%s v%s, %s style", c->name, c->version, c->style == PRT_STYLE_BLOB ? "blob" : "field");
+    row_msg(&r, "%s%s%s v%s, %s style", c->plugin_namespace ? c->plugin_namespace : "",
+            c->plugin_namespace && c->plugin_namespace[0] ? "::" : "", c->name, c->version,
+            c->style == PRT_STYLE_BLOB ? "blob" : "field");
     emit(R, &r);
 
     /* golden file */
@@ -1485,6 +1547,21 @@ static void run_version(runner *R, const prt_pcfg_version *v)
         }
     }
     R->golden = g;
+    /* Golden configs that no version of the YAML declares (one golden file
+     * may serve several versions) are reported, not skipped. */
+    for (i = 0; g && i < g->nb_configs; i++) {
+        int k, m, known = 0;
+        for (m = 0; m < R->cfg->nb_versions && !known; m++)
+            for (k = 0; k < R->cfg->versions[m].nb_configs && !known; k++)
+                known = strcmp(R->cfg->versions[m].configs[k].name, g->configs[i].name) == 0;
+        if (known || !config_selected(R->o, g->configs[i].name)) continue;
+        row_init(&r, "golden-io", g->configs[i].name, NULL, NULL);
+        r.status = ST_FAIL;
+        row_msg(&r, "the golden file has config \"%s\" (%d case%s), which no version of the YAML declares under "
+                "configs: its cases were not run", g->configs[i].name, g->configs[i].nb_cases,
+                g->configs[i].nb_cases == 1 ? "" : "s");
+        emit(R, &r);
+    }
 
     check_schema(R);
 

@@ -22,6 +22,8 @@ typedef struct prt_runner_opts {
     const char *yaml_path;
     const char *golden_path;        /* NULL: each version's golden_io_path */
     const char *version;            /* NULL: every version */
+    const char *plugin_namespace;   /* NULL: the YAML's "namespace", else the default one, else the
+                                     * only namespace that has the plugin */
     int nb_configs;                 /* 0: every config */
     const char *const *configs;
     int cpu, cuda;                  /* devices to run on */

@@ -460,6 +460,17 @@ prt_status prt__plugin_read_record(prt_registry *r, prt_reader *rd, const char *
                  layer && layer[0] ? layer : name, prt_registry_last_error(r), owner);
         goto done;
     }
+    if (strcmp(owner, reg_owner) != 0 && prt_registry_owner_policy(r) != PRT_OWNER_ANY) {
+        if (prt_registry_owner_policy(r) == PRT_OWNER_REFUSE) {
+            snprintf(err, cap, "%s: the plan was built with %s v%s from \"%s\", but here \"%s\" provides it "
+                     "(the owner policy refuses a different provider; load the library \"%s\" with --load, or "
+                     "allow it)", layer && layer[0] ? layer : name, name, version, owner, reg_owner, owner);
+            s = PRT_STATUS_VERSION_MISMATCH;
+            goto done;
+        }
+        prt_log(PRT_SEVERITY_WARNING, "%s: the plan was built with %s v%s from \"%s\"; loading the one from \"%s\"",
+                layer && layer[0] ? layer : name, name, version, owner, reg_owner);
+    }
     if (c->style != (prt_plugin_style)style) {
         snprintf(err, cap, "%s: the record holds a %s-style %s v%s, but the registered creator is %s-style",
                  layer && layer[0] ? layer : name, style == PRT_STYLE_BLOB ? "blob" : "field", name,

@@ -12,13 +12,70 @@
 
 #include "core/core.h"
 #include "registry/fieldser.h"
+#include "registry/fieldval.h"
 #include "registry/schema.h"
 
-/* Bytes per element on the wire (DIMS: i32 nb, i32 0, 8 x i64). */
+#define DIMS_WIRE (4 + 4 + 8 * PRT_MAX_DIMS)
+
+/* Bytes per element on the wire (DIMS: i32 nb, i32 0, 8 x i64); for the
+ * compound types the least an element takes (STRINGS: u32 length; TENSOR:
+ * u32 dtype, u32 0, dims, u64 byte count; GRAPH: str name, u32 format, u32 0,
+ * u64 size). */
 static size_t wire_size(uint32_t type)
 {
-    if (type == PRT_FIELD_DIMS) return 4 + 4 + 8 * PRT_MAX_DIMS;
-    return type < PRT_FIELD_TYPE_COUNT_ ? prt_field_type_size((prt_field_type)type) : 0;
+    switch (type) {
+    case PRT_FIELD_DIMS: return DIMS_WIRE;
+    case PRT_FIELD_STRINGS: return 4;
+    case PRT_FIELD_TENSOR: return 4 + 4 + DIMS_WIRE + 8;
+    case PRT_FIELD_GRAPH: return 4 + 4 + 4 + 8;
+    default: return type < PRT_FIELD_TYPE_COUNT_ ? prt_field_type_size((prt_field_type)type) : 0;
+    }
+}
+
+static void write_dims(prt_writer *w, const prt_dims *d)
+{
+    int k;
+    prt_write_i32(w, d->nb);
+    prt_write_i32(w, 0);
+    for (k = 0; k < PRT_MAX_DIMS; k++) prt_write_i64(w, k < d->nb ? d->d[k] : 0);
+}
+
+/* Reads dims written by write_dims; non-zero if malformed (nb, reserved,
+ * extents < -1, non-zero unused extents). */
+static int read_dims(prt_reader *r, prt_dims *out)
+{
+    int32_t d, nb = prt_read_i32(r), res = prt_read_i32(r);
+    int bad = nb < 0 || nb > PRT_MAX_DIMS || res != 0;
+    memset(out, 0, sizeof *out);
+    for (d = 0; d < PRT_MAX_DIMS; d++) {
+        int64_t e = prt_read_i64(r);
+        if (!bad && ((d < nb && e < PRT_DIM_DYNAMIC) || (d >= nb && e != 0))) bad = 1;
+        if (d < PRT_MAX_DIMS) out->d[d] = e;
+    }
+    out->nb = bad ? 0 : nb;
+    return bad;
+}
+
+static void write_compound(prt_writer *w, prt_field_type type, const void *data, int64_t i)
+{
+    if (type == PRT_FIELD_STRINGS) {
+        prt_write_str(w, ((const char *const *)data)[i]);
+    } else if (type == PRT_FIELD_TENSOR) {
+        const prt_field_tensor *x = &((const prt_field_tensor *)data)[i];
+        int64_t n = prt__fieldval_tensor_bytes(x);
+        prt_write_u32(w, (uint32_t)x->dtype);
+        prt_write_u32(w, 0);
+        write_dims(w, &x->dims);
+        prt_write_u64(w, (uint64_t)n);
+        if (n > 0) prt_write_bytes(w, x->data, (size_t)n); /* little-endian hosts only */
+    } else {
+        const prt_field_graph *g = &((const prt_field_graph *)data)[i];
+        prt_write_str(w, g->name);
+        prt_write_u32(w, (uint32_t)g->format);
+        prt_write_u32(w, 0);
+        prt_write_u64(w, (uint64_t)g->size);
+        if (g->size > 0) prt_write_bytes(w, g->data, (size_t)g->size);
+    }
 }
 
 static void write_elem(prt_writer *w, prt_field_type type, const void *data, int64_t i)
@@ -51,13 +108,13 @@ static void write_elem(prt_writer *w, prt_field_type type, const void *data, int
     }
     case PRT_FIELD_DIMS: {
         prt_dims d;
-        int k;
         memcpy(&d, p + (size_t)i * sizeof(prt_dims), sizeof d);
-        prt_write_i32(w, d.nb);
-        prt_write_i32(w, 0);
-        for (k = 0; k < PRT_MAX_DIMS; k++) prt_write_i64(w, k < d.nb ? d.d[k] : 0);
+        write_dims(w, &d);
         break;
     }
+    case PRT_FIELD_STRINGS: case PRT_FIELD_TENSOR: case PRT_FIELD_GRAPH:
+        write_compound(w, type, data, i);
+        break;
     default:
         w->failed = 1;
         break;
@@ -95,6 +152,14 @@ prt_status prt__fields_write(prt_writer *w, const prt_fields *fc, char *err, siz
                 prt_dims d;
                 memcpy(&d, (const char *)f->data + (size_t)k * sizeof d, sizeof d);
                 if (d.nb < 0 || d.nb > PRT_MAX_DIMS) why = "has dims with an invalid number of extents";
+            }
+        } else if (prt__fieldval_is_compound(f->type)) {
+            char msg[PRT_ERR_CAP];
+            prt__text t = prt__text_init(msg, sizeof msg);
+            if (prt__fieldval_check(&t, "field", "value of", f->name, f->type, f->data, f->count)) {
+                if (err && cap) snprintf(err, cap, "cannot write field %d: %s", (int)i, msg);
+                w->failed = 1;
+                return PRT_STATUS_INVALID_ARGUMENT;
             }
         }
         if (why) {
@@ -149,6 +214,109 @@ static void read_elem(prt_reader *r, prt_field_type type, void *dst)
     }
 }
 
+/* The elements of a compound field. With dst == NULL checks them and adds
+ * the bytes of their owned copy (elements, then each payload 8-aligned, the
+ * layout of prt__fieldval_copy) to *bytes; otherwise decodes into dst
+ * (already checked) and sets *bytes to what it used. `head` names the field
+ * for messages. */
+static prt_status parse_compound(prt_reader *r, prt_field_type type, uint64_t count, uint8_t *dst,
+                                 size_t *bytes, const char *head, char *err, size_t cap)
+{
+    size_t es = prt_field_type_size(type), total = prt__schema_align8((size_t)count * es);
+    uint8_t *more = dst ? dst + total : NULL;
+    uint64_t k;
+    for (k = 0; k < count; k++) {
+        size_t eat = r->pos, payload = 0;
+        const char *why = NULL;
+        if (type == PRT_FIELD_STRINGS) {
+            uint32_t len;
+            const char *str = prt_read_str(r, &len);
+            if (r->failed) why = "runs past the end";
+            else if (memchr(str, 0, len)) why = "holds a NUL byte";
+            payload = (size_t)len + 1;
+            if (!why && dst) {
+                memcpy(more, str, len);
+                more[len] = 0;
+                ((const char **)(void *)dst)[k] = (const char *)more;
+            }
+        } else if (type == PRT_FIELD_TENSOR) {
+            prt_field_tensor x;
+            uint64_t n;
+            const uint8_t *p;
+            memset(&x, 0, sizeof x);
+            x.dtype = (prt_dtype)prt_read_u32(r);
+            x.reserved = (int32_t)prt_read_u32(r);
+            if (read_dims(r, &x.dims) && !r->failed) why = "has malformed dims";
+            n = prt_read_u64(r);
+            if (!why && !r->failed && (x.reserved != 0 || prt__fieldval_tensor_bytes(&x) < 0))
+                why = "has an unknown dtype, a non-zero reserved word or a dynamic or too large shape";
+            if (!why && !r->failed && n != (uint64_t)prt__fieldval_tensor_bytes(&x))
+                why = "has a byte count that does not match its dtype and shape";
+            p = why ? NULL : prt_read_bytes(r, (size_t)n);
+            if (r->failed) why = "runs past the end";
+            payload = why ? 0 : (size_t)n;
+            if (!why && dst) {
+                if (n) memcpy(more, p, (size_t)n);
+                x.data = n ? more : NULL;
+                memcpy(dst + k * es, &x, sizeof x);
+            }
+        } else {
+            prt_field_graph g;
+            uint32_t nl;
+            uint64_t n;
+            const char *name = prt_read_str(r, &nl);
+            const uint8_t *p;
+            memset(&g, 0, sizeof g);
+            g.format = (prt_graph_format)prt_read_u32(r);
+            g.reserved = (int32_t)prt_read_u32(r);
+            n = prt_read_u64(r);
+            if (!r->failed && (nl == 0 || memchr(name, 0, nl))) why = "has an empty or non-text name";
+            else if (!r->failed && ((g.format != PRT_GRAPH_NETWORK_JSON && g.format != PRT_GRAPH_ONNX) ||
+                                    g.reserved != 0 || n > (uint64_t)PRT__FIELDVAL_MAX_BYTES))
+                why = "has an unknown format, a non-zero reserved word or a size over the limit";
+            p = why ? NULL : prt_read_bytes(r, (size_t)n);
+            if (r->failed) why = "runs past the end";
+            payload = why ? 0 : prt__schema_align8((size_t)nl + 1) + (size_t)n;
+            if (!why && dst) {
+                memcpy(more, name, nl);
+                more[nl] = 0;
+                g.name = (const char *)more;
+                if (n) memcpy(more + prt__schema_align8((size_t)nl + 1), p, (size_t)n);
+                g.data = n ? more + prt__schema_align8((size_t)nl + 1) : NULL;
+                g.size = (int64_t)n;
+                memcpy(dst + k * es, &g, sizeof g);
+            }
+        }
+        if (why) {
+            prt_status st = r->failed ? PRT_STATUS_TRUNCATED : PRT_STATUS_BAD_FORMAT;
+            if (err && cap)
+                snprintf(err, cap, "%s: %s element %" PRIu64 " at byte %zu %s", head,
+                         prt_field_type_name(type), k, eat, why);
+            r->failed = 1;
+            return st;
+        }
+        total = prt__schema_add(total, prt__schema_align8(payload));
+        if (more) more += prt__schema_align8(payload);
+    }
+    *bytes = dst ? total : prt__schema_add(*bytes, total);
+    return PRT_OK;
+}
+
+/* Header of a decoded field; its name is copied to `names`. Returns where
+ * the next name goes. */
+static char *fill_field(prt_field *f, char *names, const char *name, uint32_t name_len, uint32_t type,
+                        uint64_t count, uint8_t *data)
+{
+    memcpy(names, name, name_len);
+    names[name_len] = 0;
+    f->name = names;
+    f->type = (prt_field_type)type;
+    f->reserved_ = 0;
+    f->count = (int64_t)count;
+    f->data = count ? data : NULL;
+    return names + name_len + 1;
+}
+
 /* One pass over a collection. With fields == NULL only checks and sizes;
  * otherwise decodes into fields[], *data and *names (already checked). */
 static prt_status parse(prt_reader *r, int32_t nb, prt_field *fields, uint8_t *data, char *names,
@@ -192,7 +360,20 @@ static prt_status parse(prt_reader *r, int32_t nb, prt_field *fields, uint8_t *d
                          count, prt_field_type_name((prt_field_type)type), esize, left);
             return count > (uint64_t)INT64_MAX ? PRT_STATUS_BAD_FORMAT : PRT_STATUS_TRUNCATED;
         }
-        if (!fields) {
+        if (prt__fieldval_is_compound((prt_field_type)type)) {
+            char head[128];
+            size_t used = 0;
+            prt_status st;
+            snprintf(head, sizeof head, "field %d (\"%.*s\")", (int)i, (int)(name_len > 64 ? 64 : name_len), name);
+            if (fields) names = fill_field(&fields[i], names, name, name_len, type, count, data);
+            st = parse_compound(r, (prt_field_type)type, count, fields ? data : NULL, fields ? &used : data_bytes,
+                                head, err, cap);
+            if (st != PRT_OK) return st;
+            if (fields)
+                data += used;
+            else
+                *name_bytes = prt__schema_add(*name_bytes, (size_t)name_len + 1);
+        } else if (!fields) {
             /* Check the values that have rules: bool 0/1, dims shape. */
             if (type != PRT_FIELD_BOOL && type != PRT_FIELD_DIMS &&
                 !prt_read_bytes(r, (size_t)count * esize))
@@ -229,16 +410,8 @@ static prt_status parse(prt_reader *r, int32_t nb, prt_field *fields, uint8_t *d
                                                                           prt_field_type_size(type)));
             *name_bytes = prt__schema_add(*name_bytes, (size_t)name_len + 1);
         } else {
-            prt_field *f = &fields[i];
             size_t ts = prt_field_type_size((prt_field_type)type);
-            memcpy(names, name, name_len);
-            names[name_len] = 0;
-            f->name = names;
-            names += name_len + 1;
-            f->type = (prt_field_type)type;
-            f->reserved_ = 0;
-            f->count = (int64_t)count;
-            f->data = count ? data : NULL;
+            names = fill_field(&fields[i], names, name, name_len, type, count, data);
             for (k = 0; k < count; k++) {
                 uint8_t *dst = data + k * ts;
                 if (type == PRT_FIELD_DIMS) {

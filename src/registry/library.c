@@ -15,8 +15,9 @@
 #include "core/core.h"
 #include "registry/registry_impl.h"
 
-/* sizeof(prt_library_desc) at abi_version 1. */
+/* sizeof(prt_library_desc) at abi_version 1, and with `registered` (2). */
 #define DESC_V1_SIZE (offsetof(prt_library_desc, creators) + sizeof(void *))
+#define DESC_V2_SIZE (offsetof(prt_library_desc, registered) + sizeof(void *))
 /* More creators than this in one library is taken as a corrupt descriptor. */
 #define MAX_LIB_CREATORS (1 << 20)
 
@@ -29,14 +30,6 @@ struct prt_library {
     int32_t nb_creators;
     const prt_plugin_creator **creators; /* our copy of the library's array */
 };
-
-static void host_log(prt_severity sev, const char *msg)
-{
-    prt_log(sev, "%s", msg ? msg : "");
-}
-
-static const prt_host_api host_api = {
-    (uint32_t)sizeof(prt_host_api), PRT_ABI_VERSION, host_log};
 
 static void library_free(prt_library *lib)
 {
@@ -84,7 +77,7 @@ static prt_status load_locked(prt_registry *r, const char *path, const char *rea
     prt_status st;
     void *handle, *sym;
     const char *dle;
-    int32_t i;
+    int32_t i, nb_reg;
 
     for (i = 0; i < r->nb_libs; i++) {
         if (strcmp(r->libs[i]->path, real) == 0) {
@@ -126,7 +119,7 @@ static prt_status load_locked(prt_registry *r, const char *path, const char *rea
     emsg[0] = 0;
     m.buf = emsg;
     m.cap = sizeof emsg;
-    st = entry(&host_api, &desc, &m);
+    st = entry(prt_host_api_get(), &desc, &m);
     emsg[sizeof emsg - 1] = 0;
     if (st != PRT_OK) {
         st = prt__err(r, PRT_STATUS_LIBRARY_ERROR, "plugin library \"%s\": %s failed with %s: %s", real,
@@ -161,13 +154,38 @@ static prt_status load_locked(prt_registry *r, const char *path, const char *rea
             return st;
         }
     }
-    lib = library_alloc(real, desc.name, desc.nb_creators);
+    /* Creators from PRT_REGISTER_CREATOR inside the library (ABI 2). */
+    nb_reg = 0;
+    if (desc.struct_size >= DESC_V2_SIZE) {
+        const prt_static_creator *node;
+        for (node = desc.registered; node && nb_reg <= MAX_LIB_CREATORS; node = node->next) nb_reg++;
+    }
+    if (nb_reg > MAX_LIB_CREATORS - desc.nb_creators) {
+        st = prt__err(r, PRT_STATUS_LIBRARY_ERROR, "plugin library \"%s\" (%s) registers more than %d creators",
+                      desc.name, real, MAX_LIB_CREATORS);
+        dlclose(handle);
+        return st;
+    }
+    lib = library_alloc(real, desc.name, desc.nb_creators + nb_reg);
     if (!lib) {
         st = prt__err(r, PRT_STATUS_OUT_OF_MEMORY, "out of memory loading plugin library \"%s\"", real);
         dlclose(handle);
         return st;
     }
     for (i = 0; i < desc.nb_creators; i++) lib->creators[i] = desc.creators[i];
+    if (nb_reg > 0) {
+        const prt_static_creator *node = desc.registered;
+        for (; i < lib->nb_creators; i++, node = node->next) {
+            lib->creators[i] = node->creator;
+            if (!node->creator) {
+                st = prt__err(r, PRT_STATUS_LIBRARY_ERROR, "plugin library \"%s\" (%s): a registered creator is NULL",
+                              desc.name, real);
+                dlclose(handle);
+                prt__free(lib);
+                return st;
+            }
+        }
+    }
     st = prt__registry_add_many(r, lib->creators, lib->nb_creators, lib->name, msg, sizeof msg);
     if (st != PRT_OK) {
         st = prt__err(r, st, "plugin library \"%s\" (%s): %s; nothing from it was registered", lib->name,

@@ -25,9 +25,11 @@
 
 /* ---- keys -------------------------------------------------------------------- */
 
+/* NULL and "" are the default namespace, and so is "ai.onnx": ONNX writes its
+ * own domain either way. */
 static const char *ns_of(const char *ns)
 {
-    return ns ? ns : "";
+    return !ns || strcmp(ns, "ai.onnx") == 0 ? "" : ns;
 }
 
 static int key_cmp(const char *ns_a, const char *name_a, const char *ver_a, const char *ns_b,
@@ -383,6 +385,13 @@ static void add_near_misses(prt__text *t, prt_registry *r, const char *ns, const
                       (int)total, total == 1 ? "" : "s");
 }
 
+/* Creators missing at lookup often live in a plugin library not loaded yet. */
+static void add_load_hint(prt__text *t)
+{
+    prt__text_add(t, " (is it in a plugin library? load it first: prt_registry_load_library, or --load LIB "
+                     "with the plugrt CLI)");
+}
+
 prt_status prt_registry_remove(prt_registry *r, const char *name, const char *version,
                                const char *plugin_namespace)
 {
@@ -454,6 +463,90 @@ prt_status prt_registry_find(prt_registry *r, const char *name, const char *vers
     add_key(&t, ns, name, version);
     if (!ns[0]) prt__text_add(&t, " (default namespace)");
     add_near_misses(&t, r, ns, name, version);
+    add_load_hint(&t);
+    return prt__err(r, PRT_STATUS_NOT_FOUND, "%s", msg);
+}
+
+static void add_latest_key(prt__text *t, const char *ns, const char *name, int64_t max_version)
+{
+    prt__text_add(t, "no plugin creator %s%s%s with a decimal version <= %" PRId64 "%s", ns, ns[0] ? "::" : "",
+                  name, max_version, ns[0] ? "" : " (default namespace)");
+}
+
+/* Value of a canonical decimal version ("0" or a non-zero digit then digits,
+ * at most 18 of them), or -1 for any other string. */
+static int64_t decimal_version(const char *v)
+{
+    int64_t x = 0;
+    size_t i, n = strlen(v);
+    if (n == 0 || n > 18 || (v[0] == '0' && n > 1)) return -1;
+    for (i = 0; i < n; i++) {
+        if (v[i] < '0' || v[i] > '9') return -1;
+        x = x * 10 + (v[i] - '0');
+    }
+    return x;
+}
+
+/* Entries of (ns, name) in p are contiguous: [*lo, return). Caller holds p's lock. */
+static int32_t name_range(const prt_registry *p, const char *ns, const char *name, int32_t *lo)
+{
+    int32_t at = search(p, ns, name, ""), end;
+    if (at < 0) at = -at - 1;
+    for (end = at; end < p->nb && strcmp(p->entries[end].ns, ns) == 0 && strcmp(p->entries[end].c->name, name) == 0;)
+        end++;
+    *lo = at;
+    return end;
+}
+
+prt_status prt_registry_find_latest(prt_registry *r, const char *name, const char *plugin_namespace,
+                                    int64_t max_version, const prt_plugin_creator **out,
+                                    const char **owner_out)
+{
+    const char *ns = ns_of(plugin_namespace);
+    const prt_plugin_creator *best = NULL;
+    const char *best_owner = NULL;
+    int64_t best_v = -1;
+    int32_t nb_seen = 0, i, lo, hi;
+    prt_registry *p;
+    char msg[MSG_CAP];
+    prt__text t = prt__text_init(msg, sizeof msg);
+    if (!r) return PRT_STATUS_INVALID_ARGUMENT;
+    if (!name || !out)
+        return prt__err(r, PRT_STATUS_INVALID_ARGUMENT, "prt_registry_find_latest: %s is NULL",
+                        !name ? "name" : "out");
+    if (max_version < 0)
+        return prt__err(r, PRT_STATUS_INVALID_ARGUMENT,
+                        "prt_registry_find_latest: version limit must be >= 0, got %" PRId64, max_version);
+    add_latest_key(&t, ns, name, max_version);
+    prt__text_add(&t, "; versions that exist: ");
+    /* Nearest registry first, so on equal versions the nearer one wins. */
+    for (p = r; p; p = p->parent) {
+        pthread_rwlock_rdlock(&p->lock);
+        hi = name_range(p, ns, name, &lo);
+        for (i = lo; i < hi; i++) {
+            const prt__reg_entry *e = &p->entries[i];
+            int64_t v = decimal_version(e->c->version);
+            prt__text_add(&t, "%s%s%s", nb_seen ? ", " : "", e->c->version, v < 0 ? " (not decimal)" : "");
+            nb_seen++;
+            if (v >= 0 && v <= max_version && v > best_v) {
+                best = e->c;
+                best_owner = e->owner;
+                best_v = v;
+            }
+        }
+        pthread_rwlock_unlock(&p->lock);
+    }
+    if (best) {
+        *out = best;
+        if (owner_out) *owner_out = best_owner;
+        return PRT_OK;
+    }
+    if (nb_seen == 0) {
+        t = prt__text_init(msg, sizeof msg);
+        add_latest_key(&t, ns, name, max_version);
+        add_near_misses(&t, r, ns, name, "");
+    }
+    add_load_hint(&t);
     return prt__err(r, PRT_STATUS_NOT_FOUND, "%s", msg);
 }
 
@@ -486,6 +579,22 @@ prt_status prt_registry_list(prt_registry *r, prt_creator_info *out, int32_t cap
     for (p = r; p; p = p->parent) pthread_rwlock_unlock(&p->lock);
     *nb = total;
     return PRT_OK;
+}
+
+prt_status prt_registry_set_owner_policy(prt_registry *r, prt_owner_policy policy)
+{
+    if (!r) return PRT_STATUS_INVALID_ARGUMENT;
+    if (policy != PRT_OWNER_WARN && policy != PRT_OWNER_REFUSE && policy != PRT_OWNER_ANY)
+        return prt__err(r, PRT_STATUS_INVALID_ARGUMENT,
+                        "prt_registry_set_owner_policy: policy %d is not PRT_OWNER_WARN (0), PRT_OWNER_REFUSE (1) "
+                        "or PRT_OWNER_ANY (2)", (int)policy);
+    atomic_store(&r->owner_policy, (int)policy);
+    return PRT_OK;
+}
+
+prt_owner_policy prt_registry_owner_policy(const prt_registry *r)
+{
+    return r ? (prt_owner_policy)atomic_load(&((prt_registry *)r)->owner_policy) : PRT_OWNER_WARN;
 }
 
 const char *prt_registry_last_error(const prt_registry *r)

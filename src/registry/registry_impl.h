@@ -11,6 +11,7 @@
 #define PLUGRT_REGISTRY_IMPL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "plugrt/registry.h"
 
@@ -35,6 +36,7 @@ struct prt_registry {
     prt_library **libs;
     int32_t nb_libs, cap_libs;
     int is_global;
+    _Atomic int owner_policy; /* prt_owner_policy for plans read through this registry */
 };
 
 /* Check and register `n` creators owned by `owner`, all or nothing, in one

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "registry/fieldval.h"
 #include "registry/schema.h"
 
 /* sizeof(prt_field_schema) at abi_version 1: the smallest entry we accept. */
@@ -149,6 +150,15 @@ static void add_elem(prt__text *t, const void *data, prt_field_type type, int64_
         char b[256];
         memcpy(&d, (const char *)data + (size_t)i * sizeof(prt_dims), sizeof d);
         prt__text_add(t, "%s", prt_dims_str(&d, b, sizeof b));
+    } else if (type == PRT_FIELD_STRINGS) {
+        prt__text_add(t, "\"%.64s\"", ((const char *const *)data)[i]);
+    } else if (type == PRT_FIELD_TENSOR) {
+        const prt_field_tensor *x = &((const prt_field_tensor *)data)[i];
+        char b[256];
+        prt__text_add(t, "%s %s", prt_dtype_name(x->dtype), prt_dims_str(&x->dims, b, sizeof b));
+    } else if (type == PRT_FIELD_GRAPH) {
+        const prt_field_graph *g = &((const prt_field_graph *)data)[i];
+        prt__text_add(t, "graph \"%.64s\"", g->name);
     } else {
         prt__text_add(t, "%" PRId64, elem_i64(data, type, i));
     }
@@ -239,6 +249,7 @@ static int check_values(prt__text *t, const char *label, const char *what, const
                         const void *data, prt_field_type type, int64_t count)
 {
     int64_t i;
+    if (prt__fieldval_check(t, label, what, s->name, type, data, count)) return 1;
     if (type == PRT_FIELD_BOOL) {
         for (i = 0; i < count; i++) {
             uint8_t v = ((const uint8_t *)data)[i];
@@ -524,7 +535,7 @@ static prt_status check_field(prt__text *t, const char *label, const prt_fields 
         prt__text_add(t, "%s: field \"%s\" needs ", label, f->name);
         add_count(t, s->min_count, s->max_count);
         prt__text_add(t, ", got %" PRId64, f->count);
-        if (f->count > 0 && f->type != PRT_FIELD_BYTES) {
+        if (f->count > 0 && f->type != PRT_FIELD_BYTES && !prt__fieldval_is_compound(f->type)) {
             prt__text_add(t, ": ");
             add_values(t, f->data, f->type, f->count);
         }
@@ -612,7 +623,8 @@ prt_status prt_fields_validate(const prt_plugin_creator *c, const prt_fields *in
         }
         nb_out++;
         data_bytes = prt__schema_add(data_bytes,
-                                     prt__schema_align8((size_t)count * prt_field_type_size(s->type)));
+                                     prt__fieldval_copy_size(s->type, k >= 0 ? in->fields[k].data : s->default_data,
+                                                             count));
         name_bytes = prt__schema_add(name_bytes, strlen(s->name) + 1);
     }
     of = prt__owned_fields_alloc(nb_out, data_bytes, name_bytes, &fields, &data, &names);
@@ -634,15 +646,14 @@ prt_status prt_fields_validate(const prt_plugin_creator *c, const prt_fields *in
         names += n;
         f->type = s->type;
         f->reserved_ = 0;
-        if (k >= 0) {
-            f->count = in->fields[k].count;
-            convert(data, s->type, in->fields[k].data, in->fields[k].type, f->count);
-        } else {
-            f->count = s->default_count;
-            convert(data, s->type, s->default_data, s->type, f->count);
-        }
+        const void *from = k >= 0 ? in->fields[k].data : s->default_data;
+        f->count = k >= 0 ? in->fields[k].count : s->default_count;
+        if (prt__fieldval_is_compound(s->type))
+            prt__fieldval_copy(s->type, from, f->count, data);
+        else
+            convert(data, s->type, from, k >= 0 ? in->fields[k].type : s->type, f->count);
         f->data = f->count ? data : NULL;
-        data += prt__schema_align8((size_t)f->count * prt_field_type_size(s->type));
+        data += prt__fieldval_copy_size(s->type, from, f->count);
     }
     *out = of;
     return PRT_OK;

@@ -19,8 +19,7 @@ struct prt_owned_fields {
 /* Schema entry i of a creator (entries are field_schema_size bytes apart). */
 static inline const prt_field_schema *prt__schema_entry(const prt_plugin_creator *c, int32_t i)
 {
-    return (const prt_field_schema *)(const void *)((const char *)c->fields +
-                                                    (size_t)i * c->field_schema_size);
+    return prt_creator_schema_entry(c, i);
 }
 
 /* "Name v1", or "ns::Name v1" outside the default namespace. */

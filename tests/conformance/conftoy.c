@@ -210,6 +210,29 @@ static prt_status toy_deserialize(const prt_plugin_creator *c, const void *blob,
     return PRT_OK;
 }
 
+/* The float64 reference, registered with the creators (plugin ABI 2):
+ * y = alpha * x + beta (+ b[c]). */
+static prt_status toy_reference(const prt_plugin_creator *c, const prt_fields *fc, prt_reference_io *io,
+                                prt_msg *err)
+{
+    double alpha = prt_fields_f64(fc, "alpha", 0, 1.0), beta = prt_fields_f64(fc, "beta", 0, 0.0);
+    int64_t n, ch, i;
+    (void)c;
+    if (io->nb_inputs < 1 || io->input_dims[0].nb != 2 || io->nb_outputs != 1) {
+        prt_msg_set(err, "ConfAffine reference: needs x [N, C] and one output");
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    n = prt_dims_volume(&io->input_dims[0]);
+    ch = io->input_dims[0].d[1];
+    io->outputs[0] = io->alloc(io, sizeof(double) * (size_t)(n ? n : 1));
+    if (!io->outputs[0]) return PRT_STATUS_OUT_OF_MEMORY;
+    for (i = 0; i < n; i++)
+        io->outputs[0][i] = alpha * io->inputs[0][i] + beta +
+                            (io->nb_inputs > 1 && io->inputs[1] && ch > 0 ? io->inputs[1][i % ch] : 0.0);
+    io->output_dims[0] = io->input_dims[0];
+    return PRT_OK;
+}
+
 static const float toy_beta_default = 0.0f;
 
 static const prt_field_schema toy_fields[] = {
@@ -229,7 +252,7 @@ static const int toy_modes[7] = {TOY_RIGHT,     TOY_NO_BETA,       TOY_ULP1,   T
     static const prt_plugin_creator var = {                                                              \
         sizeof(prt_plugin_creator), PRT_ABI_VERSION, "ConfAffine", ver, "", PRT_STYLE_BLOB, 2, schema,   \
         sizeof(prt_field_schema), 0, toy_create, toy_deserialize, NULL, "conformance test plugin",       \
-        (void *)&toy_modes[idx]}
+        (void *)&toy_modes[idx], toy_reference, "float64: alpha * x + beta (+ b[c]), from conftoy"}
 
 TOY_CREATOR(toy_v1, "1", 0, toy_fields);
 TOY_CREATOR(toy_v2, "2", 1, toy_fields);

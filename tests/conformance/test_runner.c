@@ -143,23 +143,22 @@ static void setup(void)
     prt_registry_destroy(r);
 }
 
-/* Run the runner on the toy YAML; the report goes to `report`. */
-static prt_runner_summary run_toy(const char *version, const char *config, int json, char **report)
+/* Run `version` of `yaml` through registry r; the report goes to *report. */
+static prt_runner_summary run_opts(const char *yaml, prt_registry *r, const char *version, const char *ns,
+                                   const char *config, int json, int verbose, char **report)
 {
     prt_runner_opts o;
     prt_runner_summary sum;
     const char *configs[1];
-    prt_registry *r = toy_registry();
     char err[1024];
     size_t len = 0;
     FILE *f;
     memset(&o, 0, sizeof o);
     memset(&sum, 0, sizeof sum);
-    *report = NULL;
     f = open_memstream(report, &len);
-    CHECK(f != NULL);
-    o.yaml_path = yaml_path;
+    o.yaml_path = yaml;
     o.version = version;
+    o.plugin_namespace = ns;
     if (config) {
         configs[0] = config;
         o.configs = configs;
@@ -168,10 +167,26 @@ static prt_runner_summary run_toy(const char *version, const char *config, int j
     o.cpu = 1;
     o.registry = r;
     o.nb_threads = 1;
+    o.verbose = verbose;
     o.json = json;
     o.out = f;
     if (prt__runner_run(&o, &sum, err, sizeof err) != PRT_OK) CHECK_MSG(0, "runner: %s", err);
     fclose(f);
+    return sum;
+}
+
+static prt_runner_summary run_with(const char *yaml, prt_registry *r, const char *ns, const char *config, char **report)
+{
+    return run_opts(yaml, r, "1", ns, config, 0, 1, report);
+}
+
+/* Run the runner on the toy YAML; the report goes to `report`. */
+static prt_runner_summary run_toy(const char *version, const char *config, int json, char **report)
+{
+    prt_registry *r = toy_registry();
+    prt_runner_summary sum;
+    *report = NULL;
+    sum = run_opts(yaml_path, r, version, NULL, config, json, 0, report);
     prt_registry_destroy(r);
     return sum;
 }
@@ -518,7 +533,149 @@ TEST(uncovered_type_combination_runs)
     o.out = f;
     CHECK_OK(prt__runner_run(&o, &s, err, sizeof err));
     fclose(f);
-    CHECK_MSG(s.failed == 0, "report:\n%s", rep);
+    /* The golden configs the cut YAML no longer declares are reported, not skipped. */
+    CHECK_MSG(s.failed == 3, "report:\n%s", rep);
+    CHECK_STR_CONTAINS(rep, "the golden file has config \"beta_neg_f16\" (1 case), which no version of the YAML "
+                            "declares under configs: its cases were not run");
+    CHECK_STR_CONTAINS(rep, "config \"weights\"");
+    CHECK_STR_CONTAINS(rep, "config \"weights_f16\"");
     CHECK_STR_CONTAINS(rep, "types      combination2       float16   cpu");
     free(rep);
+}
+
+/* The plugin may live in any namespace: the only one that has it, or the
+ * one --namespace (or the YAML's "namespace") names. */
+TEST(plugin_in_another_namespace)
+{
+    prt_registry *lib_reg, *r;
+    const prt_plugin_creator *c = NULL;
+    prt_plugin_creator in_a, in_b;
+    prt_runner_summary s;
+    char *rep = NULL;
+    setup();
+    lib_reg = toy_registry();
+    CHECK_OK(prt_registry_find(lib_reg, "ConfAffine", "1", "", &c, NULL));
+    in_a = *c;
+    in_a.plugin_namespace = "toy_a";
+    in_b = *c;
+    in_b.plugin_namespace = "toy_b";
+    CHECK_OK(prt_registry_create(NULL, &r));
+    CHECK_OK(prt_registry_add(r, &in_a, "tests"));
+    s = run_with(yaml_path, r, NULL, "plain", &rep);
+    CHECK_MSG(s.failed == 0 && s.passed > 0, "report:\n%s", rep);
+    CHECK_STR_CONTAINS(rep, "toy_a::ConfAffine v1, blob style");
+    free(rep);
+    /* two namespaces: say which */
+    CHECK_OK(prt_registry_add(r, &in_b, "tests"));
+    s = run_with(yaml_path, r, NULL, "plain", &rep);
+    CHECK(s.failed == 1);
+    CHECK_STR_CONTAINS(rep, "ConfAffine v1 is registered in 2 namespaces (\"toy_a\" \"toy_b\" ); say which with "
+                            "--namespace");
+    free(rep);
+    s = run_with(yaml_path, r, "toy_b", "plain", &rep);
+    CHECK_MSG(s.failed == 0 && s.passed > 0, "report:\n%s", rep);
+    CHECK_STR_CONTAINS(rep, "toy_b::ConfAffine v1");
+    free(rep);
+    /* a namespace that lacks it */
+    s = run_with(yaml_path, r, "toy_c", "plain", &rep);
+    CHECK(s.failed == 1);
+    CHECK_STR_CONTAINS(rep, "no plugin creator toy_c::ConfAffine v1");
+    free(rep);
+    prt_registry_destroy(r);
+    prt_registry_destroy(lib_reg);
+}
+
+/* A config's own input_dim_constraints hold for its golden cases. */
+TEST(config_dimension_constraints)
+{
+    char *text, *at, y[300], *rep = NULL, out[40000];
+    prt_registry *r;
+    prt_runner_summary s;
+    static const char marker[] = "      plain:\n";
+    setup();
+    text = read_text(yaml_path);
+    if (!text) return;
+    at = strstr(text, marker);
+    CHECK(at != NULL);
+    if (!at) return;
+    at += strlen(marker);
+    snprintf(out, sizeof out, "%.*s        input_dim_constraints:\n          - \"x_1 == 5\"\n%s", (int)(at - text), text,
+             at);
+    free(text);
+    snprintf(y, sizeof y, "%s/ConfAffine_constrained.yaml", tmpdir);
+    write_text(y, out);
+    r = toy_registry();
+    s = run_with(y, r, NULL, "plain", &rep);
+    CHECK(s.failed >= 1);
+    CHECK_STR_CONTAINS(rep, "golden case 0 breaks the config's input_dim_constraints: constraint \"x_1 == 5\" is false");
+    free(rep);
+    /* the other config is not bound by it */
+    s = run_with(y, r, NULL, "shifted", &rep);
+    CHECK_MSG(s.failed == 0, "report:\n%s", rep);
+    free(rep);
+    prt_registry_destroy(r);
+}
+
+/* golden make takes outputs from the float64 reference a plugin library
+ * registers with its creator; the right plugin then passes against them. */
+TEST(golden_make_from_a_library_reference)
+{
+    prt_goldmake_opts o;
+    prt_goldmake_input ins[2];
+    prt_registry *r;
+    char out[300], err[1024], *log = NULL, *rep = NULL;
+    size_t len = 0;
+    prt_runner_summary s;
+    const char *configs[1] = {"plain"};
+    FILE *f;
+    setup();
+    r = toy_registry();
+    memset(ins, 0, sizeof ins);
+    ins[0].input = "x";
+    ins[0].has_dims = 1;
+    ins[0].dims.nb = 2;
+    ins[0].dims.d[0] = 3;
+    ins[0].dims.d[1] = 4;
+    ins[1].input = "b";
+    ins[1].has_dims = 1;
+    ins[1].dims.nb = 1;
+    ins[1].dims.d[0] = 4;
+    memset(&o, 0, sizeof o);
+    snprintf(out, sizeof out, "%s/from_reference.json", tmpdir);
+    o.yaml_path = yaml_path;
+    o.out_path = out;
+    o.version = "1";
+    o.configs = configs;
+    o.nb_configs = 1;
+    o.inputs = ins;
+    o.nb_inputs = 2;
+    o.cases = 2;
+    o.lo = 1;
+    o.hi = 2;
+    o.registry = r;
+    f = open_memstream(&log, &len);
+    o.log = f;
+    CHECK_MSG(prt__goldmake(&o, err, sizeof err) == PRT_OK, "%s", err);
+    fclose(f);
+    CHECK_STR_CONTAINS(log, "outputs from float64: alpha * x + beta (+ b[c]), from conftoy");
+    free(log);
+    {
+        prt_runner_opts ro;
+        memset(&ro, 0, sizeof ro);
+        ro.yaml_path = yaml_path;
+        ro.golden_path = out;
+        ro.version = "1";
+        ro.configs = configs;
+        ro.nb_configs = 1;
+        ro.cpu = 1;
+        ro.registry = r;
+        ro.nb_threads = 1;
+        f = open_memstream(&rep, &len);
+        ro.out = f;
+        CHECK_MSG(prt__runner_run(&ro, &s, err, sizeof err) == PRT_OK, "%s", err);
+        fclose(f);
+        CHECK_MSG(s.failed == 0 && s.passed > 0, "report:\n%s", rep);
+        free(rep);
+    }
+    prt_registry_destroy(r);
 }

@@ -66,14 +66,72 @@ static prt_status toy_field_fields(prt_field_plugin *p, prt_fields *out, prt_msg
 
 static void toy_field_destroy(prt_field_plugin *p) { free(p); }
 
+/* Shape and type rules shared by both styles: one f32 output shaped as the input. */
+static prt_status toy_types(const prt_dtype *in, int32_t nb_in, prt_dtype *out, int32_t nb_out, prt_msg *err)
+{
+    if (nb_in != 1 || nb_out != 1) {
+        prt_msg_set(err, "RegToyScale takes 1 input and gives 1 output, got %d and %d", (int)nb_in, (int)nb_out);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    out[0] = in[0];
+    return PRT_OK;
+}
+
+static int toy_supports(const prt_tensor_desc *d)
+{
+    return d->dtype == PRT_DTYPE_F32 && d->format == PRT_FORMAT_LINEAR;
+}
+
+static prt_status toy_field_types(const prt_field_plugin *p, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
+                                  int32_t nb_out, prt_msg *err)
+{
+    (void)p;
+    return toy_types(in, nb_in, out, nb_out, err);
+}
+
+static prt_status toy_field_shapes(prt_field_plugin *p, const prt_dims_expr *in, int32_t nb_in, prt_dims_expr *out,
+                                   int32_t nb_out, prt_expr_builder *eb, prt_msg *err)
+{
+    (void)p; (void)nb_in; (void)nb_out; (void)eb; (void)err;
+    out[0] = in[0];
+    return PRT_OK;
+}
+
+static int toy_field_supports(prt_field_plugin *p, int32_t pos, const prt_dyn_tensor_desc *io, int32_t nb_in,
+                              int32_t nb_out)
+{
+    (void)p; (void)nb_in; (void)nb_out;
+    return toy_supports(&io[pos].desc);
+}
+
+static prt_status toy_field_clone(const prt_field_plugin *p, prt_field_plugin **out, prt_msg *err)
+{
+    toy_field *t = malloc(sizeof *t);
+    if (!t) {
+        prt_msg_set(err, "RegToyScale v2: out of memory");
+        return PRT_STATUS_OUT_OF_MEMORY;
+    }
+    memcpy(t, p, sizeof *t);
+    *out = &t->base;
+    return PRT_OK;
+}
+
+static prt_status toy_field_attach(prt_field_plugin *p, prt_plugin_context *ctx, prt_field_plugin **out,
+                                   prt_msg *err)
+{
+    (void)ctx;
+    return toy_field_clone(p, out, err);
+}
+
 static const prt_plugin_core_ops toy_core = {sizeof(prt_plugin_core_ops), PRT_ABI_VERSION, toy_name,
                                              toy_version, toy_namespace};
 static const prt_plugin_build_ops toy_build = {sizeof(prt_plugin_build_ops), PRT_ABI_VERSION,
-                                               toy_field_nb_outputs, NULL, NULL, NULL, NULL, NULL, NULL};
+                                               toy_field_nb_outputs, toy_field_types, toy_field_shapes,
+                                               toy_field_supports, NULL, NULL, NULL};
 static const prt_plugin_runtime_ops toy_runtime = {sizeof(prt_plugin_runtime_ops), PRT_ABI_VERSION, NULL,
-                                                   NULL, toy_field_enqueue, NULL, toy_field_fields};
+                                                   NULL, toy_field_enqueue, toy_field_attach, toy_field_fields};
 static const prt_field_plugin_ops toy_field_ops = {sizeof(prt_field_plugin_ops), PRT_ABI_VERSION, &toy_core,
-                                                   &toy_build, &toy_runtime, NULL, toy_field_destroy};
+                                                   &toy_build, &toy_runtime, toy_field_clone, toy_field_destroy};
 
 static prt_status toy_create_field(const prt_plugin_creator *c, const prt_fields *fc, prt_phase phase,
                                    prt_field_plugin **out, prt_msg *err)
@@ -116,9 +174,39 @@ static prt_status toy_blob_serialize(const prt_blob_plugin *p, void *buf, size_t
 
 static void toy_blob_destroy(prt_blob_plugin *p) { free(p); }
 
+static prt_status toy_blob_types(const prt_blob_plugin *p, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
+                                 int32_t nb_out, prt_msg *err)
+{
+    (void)p;
+    return toy_types(in, nb_in, out, nb_out, err);
+}
+
+static prt_status toy_blob_dims(prt_blob_plugin *p, int32_t oi, const prt_dims_expr *in, int32_t nb_in,
+                                prt_expr_builder *eb, prt_dims_expr *out, prt_msg *err)
+{
+    (void)p; (void)oi; (void)nb_in; (void)eb; (void)err;
+    *out = in[0];
+    return PRT_OK;
+}
+
+static int toy_blob_supports(prt_blob_plugin *p, int32_t pos, const prt_tensor_desc *io, int32_t nb_in,
+                             int32_t nb_out)
+{
+    (void)p; (void)nb_in; (void)nb_out;
+    return toy_supports(&io[pos]);
+}
+
+static prt_status toy_blob_new(float scale, prt_blob_plugin **out, prt_msg *err);
+
+static prt_status toy_blob_clone(const prt_blob_plugin *p, prt_blob_plugin **out, prt_msg *err)
+{
+    return toy_blob_new(((const toy_blob *)p)->scale, out, err);
+}
+
 static const prt_blob_plugin_ops toy_blob_ops = {
-    sizeof(prt_blob_plugin_ops), PRT_ABI_VERSION, toy_blob_nb_outputs, NULL, NULL, NULL, NULL, NULL, NULL,
-    NULL, toy_blob_enqueue, toy_blob_size, toy_blob_serialize, NULL, toy_blob_destroy, NULL, NULL};
+    sizeof(prt_blob_plugin_ops), PRT_ABI_VERSION, toy_blob_nb_outputs, toy_blob_types, toy_blob_dims,
+    toy_blob_supports, NULL, NULL, NULL, NULL, toy_blob_enqueue, toy_blob_size, toy_blob_serialize,
+    toy_blob_clone, toy_blob_destroy, NULL, NULL};
 
 static prt_status toy_blob_new(float scale, prt_blob_plugin **out, prt_msg *err)
 {

@@ -22,6 +22,11 @@ static const uint8_t def_flag = 1;
 static const uint8_t def_bytes[3] = {0xde, 0xad, 0x01};
 static const int32_t def_pad[2] = {0, -1};
 static prt_dims def_shape = {2, 0, {3, -1, 0, 0, 0, 0, 0, 0}};
+static const char *const def_labels[2] = {"cat", "dog"};
+static const float def_table_data[4] = {1, 2, 3, 4};
+static const prt_field_tensor def_table = {.dtype = PRT_DTYPE_F32, .dims = {2, 0, {2, 2}}, .data = def_table_data};
+static const prt_field_graph def_body = {.name = "then_branch", .format = PRT_GRAPH_NETWORK_JSON, .data = "{}",
+                                         .size = 2};
 
 static const prt_field_schema cli_fields[] = {
     {.name = "mode", .type = PRT_FIELD_CHAR, .min_count = 1, .max_count = 16, .default_data = def_mode,
@@ -35,6 +40,12 @@ static const prt_field_schema cli_fields[] = {
     {.name = "shape", .type = PRT_FIELD_DIMS, .min_count = 1, .max_count = 1, .default_data = &def_shape,
      .default_count = 1},
     {.name = "k", .type = PRT_FIELD_INT64, .required = 1, .min_count = 1, .max_count = 1},
+    {.name = "labels", .type = PRT_FIELD_STRINGS, .min_count = 0, .max_count = 4, .default_data = def_labels,
+     .default_count = 2},
+    {.name = "table", .type = PRT_FIELD_TENSOR, .min_count = 1, .max_count = 1, .default_data = &def_table,
+     .default_count = 1},
+    {.name = "body", .type = PRT_FIELD_GRAPH, .min_count = 1, .max_count = 1, .default_data = &def_body,
+     .default_count = 1},
 };
 
 static const prt_plugin_creator cli_static = {
@@ -179,6 +190,18 @@ TEST(cli_plugins_json_with_library)
         CHECK(d && cJSON_GetArraySize(d) == 2 && cJSON_GetArrayItem(d, 1)->valuedouble == -1);
         f = field_of(c, "k");
         CHECK(f && cJSON_IsTrue(cJSON_GetObjectItem(f, "required")) && cJSON_IsNull(cJSON_GetObjectItem(f, "doc")));
+        f = field_of(c, "labels");
+        d = f ? cJSON_GetObjectItem(f, "default") : NULL;
+        CHECK(f && strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "type")), "strings") == 0);
+        CHECK(d && cJSON_GetArraySize(d) == 2 && strcmp(cJSON_GetStringValue(cJSON_GetArrayItem(d, 1)), "dog") == 0);
+        f = field_of(c, "table");
+        d = f ? cJSON_GetArrayItem(cJSON_GetObjectItem(f, "default"), 0) : NULL;
+        CHECK(d && strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(d, "dtype")), "f32") == 0 &&
+              cJSON_GetArraySize(cJSON_GetObjectItem(d, "dims")) == 2);
+        f = field_of(c, "body");
+        d = f ? cJSON_GetArrayItem(cJSON_GetObjectItem(f, "default"), 0) : NULL;
+        CHECK(d && strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(d, "name")), "then_branch") == 0 &&
+              strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(d, "format")), "network-json") == 0);
     }
     d = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "libraries"), 0);
     CHECK(d && strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(d, "name")), "regtoy") == 0);
@@ -202,6 +225,9 @@ TEST(cli_plugins_text)
     CHECK_STR_CONTAINS(out, "  shape            dims     1      default [3, -1]");
     CHECK_STR_CONTAINS(out, "  flag             bool     1      default true");
     CHECK_STR_CONTAINS(out, "  k                int64    1      required");
+    CHECK_STR_CONTAINS(out, "  labels           strings  0..4   default [\"cat\", \"dog\"]");
+    CHECK_STR_CONTAINS(out, "  table            tensor   1      default f32[2, 2]");
+    CHECK_STR_CONTAINS(out, "  body             graph    1      default graph \"then_branch\"");
     CHECK_STR_CONTAINS(out, "regtoy::RegToyScale v2  [field style, owner \"static\"]\n  no fields\n");
     CHECK(err && err[0] == 0);
     free(out);

@@ -3,6 +3,7 @@
  * errors (never crashes), bad input to the writer, allocation failures. */
 #include "core/core.h"
 #include "plugrt/plugrt.h"
+#include "fld.h"
 #include "prt_test.h"
 #include "registry/fieldser.h"
 #include "registry/schema.h"
@@ -14,16 +15,6 @@
 #define CHECK_NO_LEAKS() ((void)0)
 #endif
 
-static prt_field fld(const char *name, prt_field_type type, const void *data, int64_t count)
-{
-    prt_field f;
-    memset(&f, 0, sizeof f);
-    f.name = name;
-    f.type = type;
-    f.data = data;
-    f.count = count;
-    return f;
-}
 
 static const int8_t v_i8[3] = {-128, 0, 127};
 static const int16_t v_i16[3] = {-32768, 1, 32767};
@@ -37,7 +28,41 @@ static float v_f32[4];
 static double v_f64[4];
 static prt_dims v_dims[3];
 
-static prt_field all_fields[13];
+static const char *const v_strings[3] = {"relu", "", "tanh with spaces"};
+static const float v_tensor0[6] = {1.5f, -2.0f, 0.0f, 3.25f, 1e-30f, -7.0f};
+static const int64_t v_tensor1[1] = {-42};
+static prt_field_tensor v_tensors[3];
+static const char v_graph_body[] = "{\"inputs\": [], \"layers\": [], \"outputs\": []}";
+static const uint8_t v_onnx_body[3] = {0x0a, 0x00, 0xff};
+static prt_field_graph v_graphs[2];
+
+static prt_field all_fields[16];
+
+/* Tensors: a 2x3 float32, a 0-d int64, an empty [0, 4] float16. Graphs: a
+ * JSON body, an ONNX body. */
+static void compound_values(void)
+{
+    memset(v_tensors, 0, sizeof v_tensors);
+    v_tensors[0].dtype = PRT_DTYPE_F32;
+    v_tensors[0].dims.nb = 2;
+    v_tensors[0].dims.d[0] = 2;
+    v_tensors[0].dims.d[1] = 3;
+    v_tensors[0].data = v_tensor0;
+    v_tensors[1].dtype = PRT_DTYPE_I64;
+    v_tensors[1].data = v_tensor1;
+    v_tensors[2].dtype = PRT_DTYPE_F16;
+    v_tensors[2].dims.nb = 2;
+    v_tensors[2].dims.d[1] = 4;
+    memset(v_graphs, 0, sizeof v_graphs);
+    v_graphs[0].name = "then_branch";
+    v_graphs[0].format = PRT_GRAPH_NETWORK_JSON;
+    v_graphs[0].data = v_graph_body;
+    v_graphs[0].size = (int64_t)strlen(v_graph_body);
+    v_graphs[1].name = "body";
+    v_graphs[1].format = PRT_GRAPH_ONNX;
+    v_graphs[1].data = v_onnx_body;
+    v_graphs[1].size = 3;
+}
 
 /* One field of every type (some with several elements, one empty, one with
  * a NaN payload) whose bytes must come back bit for bit. */
@@ -76,8 +101,12 @@ static prt_fields every_type(void)
     all_fields[10] = fld("bytes", PRT_FIELD_BYTES, v_bytes, 6);
     all_fields[11] = fld("empty", PRT_FIELD_INT32, NULL, 0);
     all_fields[12] = fld("a longer name with spaces", PRT_FIELD_INT8, v_i8, 1);
+    compound_values();
+    all_fields[13] = fld("strings", PRT_FIELD_STRINGS, v_strings, 3);
+    all_fields[14] = fld("tensors", PRT_FIELD_TENSOR, v_tensors, 3);
+    all_fields[15] = fld("graphs", PRT_FIELD_GRAPH, v_graphs, 2);
     fc.fields = all_fields;
-    fc.nb = 13;
+    fc.nb = 16;
     fc.reserved_ = 0;
     return fc;
 }
@@ -97,9 +126,33 @@ static uint8_t *serialize(const prt_fields *fc, size_t *len)
     return buf;
 }
 
+/* Element i of two compound fields holds the same values. */
+static int same_compound(const prt_field *a, const prt_field *b, int64_t i)
+{
+    if (a->type == PRT_FIELD_STRINGS)
+        return strcmp(prt_field_get_string(a, i), prt_field_get_string(b, i)) == 0;
+    if (a->type == PRT_FIELD_TENSOR) {
+        const prt_field_tensor *x = prt_field_get_tensor(a, i), *y = prt_field_get_tensor(b, i);
+        int64_t n = prt_dims_volume(&x->dims) * (int64_t)prt_dtype_size(x->dtype);
+        return x->dtype == y->dtype && prt_dims_equal(&x->dims, &y->dims) &&
+               (n == 0 ? y->data == NULL : memcmp(x->data, y->data, (size_t)n) == 0 && (uintptr_t)y->data % 8 == 0);
+    }
+    {
+        const prt_field_graph *x = prt_field_get_graph(a, i), *y = prt_field_get_graph(b, i);
+        return strcmp(x->name, y->name) == 0 && x->format == y->format && x->size == y->size &&
+               (x->size == 0 || memcmp(x->data, y->data, (size_t)x->size) == 0);
+    }
+}
+
 static int same_field(const prt_field *a, const prt_field *b)
 {
     if (strcmp(a->name, b->name) != 0 || a->type != b->type || a->count != b->count) return 0;
+    if (a->type == PRT_FIELD_STRINGS || a->type == PRT_FIELD_TENSOR || a->type == PRT_FIELD_GRAPH) {
+        int64_t i;
+        for (i = 0; i < a->count; i++)
+            if (!same_compound(a, b, i)) return 0;
+        return 1;
+    }
     if (a->type == PRT_FIELD_DIMS) {
         int64_t i;
         for (i = 0; i < a->count; i++) {
@@ -367,7 +420,7 @@ TEST(fieldser_writer_refuses_bad_fields)
     fc.fields = f;
     fc.nb = 1;
     fc.reserved_ = 0;
-    f[0] = fld("x", (prt_field_type)11, &v, 1);
+    f[0] = fld("x", (prt_field_type)99, &v, 1);
     w = prt_writer_init(buf, sizeof buf);
     CHECK_EQ_INT(prt__fields_write(&w, &fc, err, sizeof err), PRT_STATUS_INVALID_ARGUMENT);
     CHECK(w.failed && w.len == 0);

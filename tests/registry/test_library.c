@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "plugrt/engine.h"
 #include "plugrt/plugrt.h"
 #include "prt_test.h"
 
@@ -234,7 +235,7 @@ TEST(library_newer_abi_refused)
     prt_library *lib = (prt_library *)(uintptr_t)0x10;
     CHECK_EQ_INT(prt_registry_load_library(r, REGTOY_NEWABI_PATH, &lib), PRT_STATUS_VERSION_MISMATCH);
     CHECK(lib == (prt_library *)(uintptr_t)0x10);
-    CHECK_STR_CONTAINS(prt_registry_last_error(r), "is built for plugin ABI 2, this host supports up to 1");
+    CHECK_STR_CONTAINS(prt_registry_last_error(r), "is built for plugin ABI 3, this host supports up to 2");
     CHECK_STR_CONTAINS(prt_registry_last_error(r), "libprt_regtoy_newabi");
     CHECK_EQ_INT(count_of(r), 0);
     prt_registry_destroy(r);
@@ -372,6 +373,212 @@ TEST(library_load_alloc_failure)
     }
     CHECK(ok);
     CHECK(nb_fail >= 3); /* library array, library record, entry array, owner */
+    prt_registry_destroy(r);
+    CHECK_NO_LEAKS();
+}
+
+/* ---- ABI versions, libraries built from static sources, host services ---- */
+
+/* x [2, 3] -> plugin -> y through a built engine (CPU); fields as given. */
+static prt_status run_one_layer(prt_registry *r, const char *plugin, const char *version, const char *ns,
+                                const prt_fields *fc, const float *x, float *y, char *err, size_t cap)
+{
+    prt_network *net = NULL;
+    prt_engine *e = NULL;
+    prt_context *ctx = NULL;
+    prt_dims d = {.nb = 2, .d = {2, 3}};
+    const char *in = "x", *out = "y";
+    prt_status st;
+    if ((st = prt_network_create(r, &net)) != PRT_OK) return st;
+    st = prt_network_add_input(net, "x", PRT_DTYPE_F32, &d);
+    if (st == PRT_OK) st = prt_network_add_layer(net, "l", plugin, version, ns, fc, &in, 1, &out, 1);
+    if (st != PRT_OK) snprintf(err, cap, "%s", prt_network_last_error(net));
+    if (st == PRT_OK) st = prt_network_mark_output(net, "y");
+    if (st == PRT_OK) st = prt_engine_build(net, NULL, r, &e, err, cap);
+    if (st == PRT_OK) st = prt_context_create(e, NULL, &ctx);
+    if (st == PRT_OK) st = prt_context_set_tensor(ctx, "x", (void *)x);
+    if (st == PRT_OK) st = prt_context_set_tensor(ctx, "y", y);
+    if (st == PRT_OK) st = prt_context_execute(ctx);
+    if (st != PRT_OK && ctx) snprintf(err, cap, "%s", prt_context_last_error(ctx));
+    prt_context_destroy(ctx);
+    prt_engine_destroy(e);
+    prt_network_destroy(net);
+    return st;
+}
+
+static const float k_x[6] = {1, -2, 3, -4, 5, 0.5f};
+
+TEST(library_built_against_abi1_headers_loads_and_runs)
+{
+    prt_registry *r = new_reg(prt_registry_global());
+    prt_library *lib = NULL;
+    const prt_plugin_creator *c = NULL;
+    float scale = 3, bias = 1, y[6];
+    prt_field f[2];
+    prt_fields fc = {f, 2, 0};
+    char err[1024] = "";
+    int i;
+    CHECK_MSG(prt_registry_load_library(r, PRT_REGTOY_V1ABI_PATH, &lib) == PRT_OK, "%s", prt_registry_last_error(r));
+    CHECK_OK(prt_registry_find(r, "RegToyScale", "2", "regtoy", &c, NULL));
+    CHECK(c && c->abi_version == 1);
+    CHECK(c && c->struct_size == offsetof(prt_plugin_creator, user) + sizeof(void *));
+    memset(f, 0, sizeof f);
+    f[0].name = "scale"; f[0].type = PRT_FIELD_FLOAT32; f[0].data = &scale; f[0].count = 1;
+    f[1].name = "bias"; f[1].type = PRT_FIELD_FLOAT32; f[1].data = &bias; f[1].count = 1;
+    CHECK_MSG(run_one_layer(r, "RegToyScale", "2", "regtoy", &fc, k_x, y, err, sizeof err) == PRT_OK, "%s", err);
+    for (i = 0; i < 6; i++) CHECK_NEAR(y[i], 3.0f * k_x[i] + 1.0f, 0);
+    /* The blob-style creator of the same library too. */
+    fc.nb = 1;
+    CHECK_MSG(run_one_layer(r, "RegToyScale", "1", "regtoy", &fc, k_x, y, err, sizeof err) == PRT_OK, "%s", err);
+    for (i = 0; i < 6; i++) CHECK_NEAR(y[i], 3.0f * k_x[i], 0);
+    prt_registry_destroy(r);
+    CHECK_NO_LEAKS();
+}
+
+TEST(library_same_source_as_static_plugin)
+{
+    prt_registry *r = new_reg(prt_registry_global());
+    prt_library *lib = NULL;
+    const prt_plugin_creator *c = NULL, *cs = NULL;
+    const char *owner = NULL;
+    float beta = 1.5f, y_lib[6], y_static[6];
+    prt_field f[1];
+    prt_fields fc = {f, 1, 0};
+    char err[1024] = "";
+    int32_t nb = 0;
+    memset(f, 0, sizeof f);
+    f[0].name = "beta"; f[0].type = PRT_FIELD_FLOAT32; f[0].data = &beta; f[0].count = 1;
+    CHECK_MSG(prt_registry_load_library(r, PRT_SWISH_LIB_PATH, &lib) == PRT_OK, "%s", prt_registry_last_error(r));
+    CHECK(lib && strcmp(prt_library_name(lib), "prt_swish_lib") == 0);
+    /* Both versions came through PRT_REGISTER_CREATOR inside the library. */
+    CHECK_OK(prt_registry_list(r, NULL, 0, &nb));
+    CHECK_OK(prt_registry_find(r, "Swish", "2", "", &c, &owner));
+    CHECK(owner && strcmp(owner, "prt_swish_lib") == 0);
+    CHECK_OK(prt_registry_find(prt_registry_global(), "Swish", "2", "", &cs, &owner));
+    CHECK(owner && strcmp(owner, "static") == 0 && cs != c);
+    CHECK_OK(prt_registry_find(r, "Swish", "1", "", &c, &owner));
+    CHECK(owner && strcmp(owner, "prt_swish_lib") == 0);
+    CHECK_MSG(run_one_layer(r, "Swish", "2", "", &fc, k_x, y_lib, err, sizeof err) == PRT_OK, "%s", err);
+    CHECK_MSG(run_one_layer(prt_registry_global(), "Swish", "2", "", &fc, k_x, y_static, err, sizeof err) == PRT_OK,
+              "%s", err);
+    CHECK(memcmp(y_lib, y_static, sizeof y_lib) == 0);
+    CHECK_NEAR(y_lib[0], 1.0 / (1.0 + exp(-1.5)), 1e-6);
+    prt_registry_destroy(r);
+    CHECK_NO_LEAKS();
+}
+
+static char host_log_buf[4096];
+static void capture_host_log(void *user, prt_severity sev, const char *msg)
+{
+    (void)user; (void)sev;
+    if (strlen(host_log_buf) + strlen(msg) + 2 < sizeof host_log_buf) {
+        strcat(host_log_buf, msg);
+        strcat(host_log_buf, "\n");
+    }
+}
+
+TEST(library_uses_host_services_and_device_memory)
+{
+    prt_registry *r = new_reg(prt_registry_global());
+    prt_library *lib = NULL;
+    float bias[3] = {10, 20, 30}, y[6];
+    prt_field f[1];
+    prt_fields fc = {f, 1, 0};
+    char err[1024] = "";
+    int i;
+    memset(f, 0, sizeof f);
+    f[0].name = "bias"; f[0].type = PRT_FIELD_FLOAT32; f[0].data = bias; f[0].count = 3;
+    host_log_buf[0] = 0;
+    prt_set_logger(capture_host_log, NULL, PRT_SEVERITY_VERBOSE);
+    CHECK_MSG(prt_registry_load_library(r, PRT_HOSTUSE_LIB_PATH, &lib) == PRT_OK, "%s", prt_registry_last_error(r));
+    CHECK(lib && strcmp(prt_library_name(lib), "prt_hostuse_lib") == 0);
+    CHECK_MSG(run_one_layer(r, "HostUse", "1", "hostuse", &fc, k_x, y, err, sizeof err) == PRT_OK, "%s", err);
+    for (i = 0; i < 6; i++) CHECK_NEAR(y[i], k_x[i] + bias[i % 3], 0);
+    CHECK_STR_CONTAINS(host_log_buf, "HostUse: creating with 3 bias values (build phase), host status 2 is \"not found\"");
+    CHECK_STR_CONTAINS(host_log_buf, "HostUse: configured for [2, 3]");
+    prt_set_logger(NULL, NULL, PRT_SEVERITY_WARNING);
+    prt_registry_destroy(r);
+    CHECK_NO_LEAKS();
+}
+
+TEST(host_table_members_and_device_memory)
+{
+    const prt_host_api *h = prt_host_api_get();
+    void *p = NULL;
+    char b[64], e[128];
+    prt_msg m = {e, sizeof e};
+    prt_dims d = {.nb = 2, .d = {4, -1}};
+    CHECK(h->struct_size == sizeof(prt_host_api) && h->abi_version == PRT_ABI_VERSION);
+    CHECK(PRT_HOST_HAS(h, device_count));
+    CHECK_EQ_INT(prt_host_device_count(PRT_DEVICE_CPU), 1);
+    CHECK(prt_host_device_count(PRT_DEVICE_CUDA) >= 0 && prt_host_device_count((prt_device)9) == 0);
+    CHECK(strcmp(prt_host_dims_str(&d, b, sizeof b), "[4, -1]") == 0);
+    CHECK(strcmp(prt_host_status_name(PRT_STATUS_NOT_FOUND), "PRT_STATUS_NOT_FOUND") == 0);
+    CHECK_OK(prt_host_device_alloc(PRT_DEVICE_CPU, 0, 100, &p, &m));
+    CHECK(p && (uintptr_t)p % 64 == 0);
+    memset(p, 1, 100);
+    prt_host_device_free(PRT_DEVICE_CPU, 0, p);
+    if (prt_host_device_alloc(PRT_DEVICE_CUDA, 999, 16, &p, &m) == PRT_OK) {
+        CHECK(0);
+    } else {
+        CHECK_STR_CONTAINS(e, "CUDA device 999 does not exist");
+    }
+    CHECK_EQ_INT(prt_host_device_alloc((prt_device)7, 0, 16, &p, &m), PRT_STATUS_INVALID_ARGUMENT);
+    CHECK_NO_LEAKS();
+}
+
+/* A plan built with the static Swish, read where a library provides Swish. */
+TEST(plan_owner_differs_warns_or_refuses)
+{
+    prt_registry *r = new_reg(prt_registry_global());
+    prt_library *lib = NULL;
+    prt_network *net = NULL;
+    prt_engine *e = NULL, *back = NULL;
+    prt_dims d = {.nb = 1, .d = {4}};
+    const char *in = "x", *out = "y";
+    char err[1024] = "";
+    size_t len = 0;
+    void *plan;
+    CHECK_OK(prt_network_create(prt_registry_global(), &net));
+    CHECK_OK(prt_network_add_input(net, "x", PRT_DTYPE_F32, &d));
+    CHECK_OK(prt_network_add_layer(net, "act", "Swish", "2", "", NULL, &in, 1, &out, 1));
+    CHECK_OK(prt_network_mark_output(net, "y"));
+    CHECK_MSG(prt_engine_build(net, NULL, prt_registry_global(), &e, err, sizeof err) == PRT_OK, "%s", err);
+    CHECK_OK(prt_engine_serialize(e, NULL, 0, &len));
+    plan = malloc(len);
+    CHECK_OK(prt_engine_serialize(e, plan, len, &len));
+    CHECK_OK(prt_registry_load_library(r, PRT_SWISH_LIB_PATH, &lib));
+    /* default: a warning naming both owners */
+    host_log_buf[0] = 0;
+    prt_set_logger(capture_host_log, NULL, PRT_SEVERITY_WARNING);
+    CHECK_EQ_INT(prt_registry_owner_policy(r), PRT_OWNER_WARN);
+    CHECK_MSG(prt_engine_deserialize(r, plan, len, &back, err, sizeof err) == PRT_OK, "%s", err);
+    CHECK_STR_CONTAINS(host_log_buf, "act: the plan was built with Swish v2 from \"static\"; loading the one from "
+                                     "\"prt_swish_lib\"");
+    prt_engine_destroy(back);
+    back = NULL;
+    /* refuse */
+    CHECK_OK(prt_registry_set_owner_policy(r, PRT_OWNER_REFUSE));
+    CHECK_EQ_INT(prt_engine_deserialize(r, plan, len, &back, err, sizeof err), PRT_STATUS_VERSION_MISMATCH);
+    CHECK(back == NULL);
+    CHECK_STR_CONTAINS(err, "the plan was built with Swish v2 from \"static\", but here \"prt_swish_lib\" provides it");
+    /* any: silent */
+    CHECK_OK(prt_registry_set_owner_policy(r, PRT_OWNER_ANY));
+    host_log_buf[0] = 0;
+    CHECK_OK(prt_engine_deserialize(r, plan, len, &back, err, sizeof err));
+    CHECK(strstr(host_log_buf, "plan was built") == NULL);
+    CHECK_EQ_INT(prt_registry_set_owner_policy(r, (prt_owner_policy)9), PRT_STATUS_INVALID_ARGUMENT);
+    /* the same owner: silent under every policy */
+    CHECK_OK(prt_registry_set_owner_policy(prt_registry_global(), PRT_OWNER_REFUSE));
+    prt_engine_destroy(back);
+    back = NULL;
+    CHECK_OK(prt_engine_deserialize(prt_registry_global(), plan, len, &back, err, sizeof err));
+    CHECK_OK(prt_registry_set_owner_policy(prt_registry_global(), PRT_OWNER_WARN));
+    prt_set_logger(NULL, NULL, PRT_SEVERITY_WARNING);
+    prt_engine_destroy(back);
+    prt_engine_destroy(e);
+    prt_network_destroy(net);
+    free(plan);
     prt_registry_destroy(r);
     CHECK_NO_LEAKS();
 }

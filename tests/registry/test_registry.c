@@ -282,8 +282,8 @@ TEST(registry_bad_creators_refused)
     expect_refused(&c, PRT_STATUS_INVALID_ARGUMENT, "creator struct_size is 40, expected at least 96");
     c = foo1;
     c.abi_version = PRT_ABI_VERSION + 1;
-    expect_refused(&c, PRT_STATUS_VERSION_MISMATCH, "Foo v1: creator is built for plugin ABI 2, this host "
-                                                    "supports 1 to 1");
+    expect_refused(&c, PRT_STATUS_VERSION_MISMATCH, "Foo v1: creator is built for plugin ABI 3, this host "
+                                                    "supports 1 to 2");
     c.abi_version = 0;
     expect_refused(&c, PRT_STATUS_INVALID_ARGUMENT, "plugin ABI 0");
     c = foo1;
@@ -593,5 +593,115 @@ TEST(registry_lookups_do_not_allocate)
     CHECK_OK(prt_registry_remove_owner(r, "a", &removed));
     prt__alloc_fail_after(-1);
     CHECK_EQ_INT(removed, 1);
+    prt_registry_destroy(r);
+}
+
+/* ---- versioned lookup ------------------------------------------------------ */
+
+CREATOR(op1, "Op", "1", "");
+CREATOR(op11, "Op", "11", "");
+CREATOR(op13, "Op", "13", "ai.onnx");
+CREATOR(op_v20, "Op", "v20", "");
+CREATOR(op_dotted, "Op", "14.1", "");
+CREATOR(op_zero_lead, "Op", "012", "");
+CREATOR(op15_parent, "Op", "15", "");
+CREATOR(op13_parent, "Op", "13", "");
+CREATOR(op16_ns, "Op", "16", "custom");
+
+TEST(registry_find_latest_picks_largest_at_most)
+{
+    prt_registry *r = new_reg(NULL);
+    const prt_plugin_creator *c = NULL;
+    const char *owner = NULL;
+    CHECK_OK(prt_registry_add(r, &op1, "app"));
+    CHECK_OK(prt_registry_add(r, &op11, "app"));
+    CHECK_OK(prt_registry_add(r, &op13, "onnx"));
+    CHECK_OK(prt_registry_add(r, &op_v20, "app"));
+    CHECK_OK(prt_registry_add(r, &op_dotted, "app"));
+    CHECK_OK(prt_registry_add(r, &op_zero_lead, "app"));
+    CHECK_OK(prt_registry_add(r, &op16_ns, "app"));
+    CHECK_OK(prt_registry_find_latest(r, "Op", "", 17, &c, &owner));
+    CHECK(c == &op13);
+    CHECK(owner && strcmp(owner, "onnx") == 0);
+    CHECK_OK(prt_registry_find_latest(r, "Op", "ai.onnx", 13, &c, NULL));
+    CHECK(c == &op13);
+    CHECK_OK(prt_registry_find_latest(r, "Op", NULL, 12, &c, NULL));
+    CHECK(c == &op11); /* "012" is not a decimal version */
+    CHECK_OK(prt_registry_find_latest(r, "Op", "", 1, &c, NULL));
+    CHECK(c == &op1);
+    CHECK_OK(prt_registry_find_latest(r, "Op", "custom", 100, &c, NULL));
+    CHECK(c == &op16_ns);
+    /* The exact lookup treats "ai.onnx" and "" alike too. */
+    CHECK_OK(prt_registry_find(r, "Op", "13", NULL, &c, NULL));
+    CHECK(c == &op13);
+    CHECK_OK(prt_registry_find(r, "Op", "1", "ai.onnx", &c, NULL));
+    CHECK(c == &op1);
+    prt_registry_destroy(r);
+    CHECK_NO_LEAKS();
+}
+
+TEST(registry_find_latest_refuses_with_versions)
+{
+    prt_registry *r = new_reg(NULL);
+    const prt_plugin_creator *c = (const prt_plugin_creator *)(uintptr_t)0x42;
+    const char *owner = "untouched";
+    const char *msg;
+    CHECK_OK(prt_registry_add(r, &op11, "app"));
+    CHECK_OK(prt_registry_add(r, &op13, "app"));
+    CHECK_OK(prt_registry_add(r, &op_v20, "app"));
+    CHECK_EQ_INT(prt_registry_find_latest(r, "Op", "", 10, &c, &owner), PRT_STATUS_NOT_FOUND);
+    CHECK(c == (const prt_plugin_creator *)(uintptr_t)0x42);
+    CHECK(strcmp(owner, "untouched") == 0);
+    msg = prt_registry_last_error(r);
+    CHECK_STR_CONTAINS(msg, "no plugin creator Op with a decimal version <= 10 (default namespace)");
+    CHECK_STR_CONTAINS(msg, "versions that exist: 11, 13, v20 (not decimal)");
+    CHECK_STR_CONTAINS(msg, "--load");
+    CHECK_OK(prt_registry_add(r, &op1, "app"));
+    CHECK_EQ_INT(prt_registry_find_latest(r, "Op", "", 0, &c, NULL), PRT_STATUS_NOT_FOUND);
+    CHECK_STR_CONTAINS(prt_registry_last_error(r), "versions that exist: 1, 11, 13, v20 (not decimal)");
+    /* v20 is never chosen, however large the limit. */
+    CHECK_OK(prt_registry_find_latest(r, "Op", "", 1000, &c, NULL));
+    CHECK(c == &op13);
+    CHECK_OK(prt_registry_remove(r, "Op", "1", ""));
+    CHECK_OK(prt_registry_remove(r, "Op", "11", ""));
+    CHECK_OK(prt_registry_remove(r, "Op", "13", ""));
+    CHECK_EQ_INT(prt_registry_find_latest(r, "Op", "", 1000, &c, NULL), PRT_STATUS_NOT_FOUND);
+    CHECK_STR_CONTAINS(prt_registry_last_error(r), "versions that exist: v20 (not decimal)");
+    CHECK_OK(prt_registry_add(r, &op13, "app"));
+    /* Wrong namespace: none there, near misses named. */
+    CHECK_EQ_INT(prt_registry_find_latest(r, "Op", "other", 17, &c, NULL), PRT_STATUS_NOT_FOUND);
+    msg = prt_registry_last_error(r);
+    CHECK_STR_CONTAINS(msg, "no plugin creator other::Op with a decimal version <= 17; near misses: ");
+    CHECK_STR_CONTAINS(msg, "Op v13 (owner \"app\")");
+    CHECK_EQ_INT(prt_registry_find_latest(r, "Op", "", -1, &c, NULL), PRT_STATUS_INVALID_ARGUMENT);
+    CHECK_EQ_INT(prt_registry_find_latest(r, NULL, "", 1, &c, NULL), PRT_STATUS_INVALID_ARGUMENT);
+    prt_registry_destroy(r);
+    CHECK_NO_LEAKS();
+}
+
+TEST(registry_find_latest_across_parents)
+{
+    prt_registry *parent = new_reg(NULL);
+    prt_registry *r = new_reg(parent);
+    const prt_plugin_creator *c = NULL;
+    const char *owner = NULL;
+    CHECK_OK(prt_registry_add(r, &op13, "child"));
+    CHECK_OK(prt_registry_add(parent, &op13_parent, "parent"));
+    CHECK_OK(prt_registry_add(parent, &op15_parent, "parent"));
+    CHECK_OK(prt_registry_find_latest(r, "Op", "", 14, &c, &owner));
+    CHECK(c == &op13 && strcmp(owner, "child") == 0); /* the nearer one wins a tie */
+    CHECK_OK(prt_registry_find_latest(r, "Op", "", 17, &c, &owner));
+    CHECK(c == &op15_parent && strcmp(owner, "parent") == 0);
+    prt_registry_destroy(r);
+    prt_registry_destroy(parent);
+}
+
+TEST(registry_ai_onnx_is_the_default_namespace)
+{
+    prt_registry *r = new_reg(NULL);
+    CHECK_OK(prt_registry_add(r, &op13, "a"));
+    CHECK_EQ_INT(prt_registry_add(r, &op13_parent, "b"), PRT_STATUS_ALREADY_EXISTS);
+    CHECK_OK(prt_registry_remove(r, "Op", "13", ""));
+    CHECK_EQ_INT(count_of(r), 0);
     prt_registry_destroy(r);
 }

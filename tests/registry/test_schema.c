@@ -5,6 +5,7 @@
 
 #include "core/core.h"
 #include "plugrt/plugrt.h"
+#include "fld.h"
 #include "prt_test.h"
 #include "registry/schema.h"
 
@@ -55,16 +56,6 @@ static const prt_plugin_creator conv = {
     (int32_t)(sizeof conv_fields / sizeof conv_fields[0]), conv_fields, sizeof(prt_field_schema), 0,
     NULL, NULL, dummy_create, "test creator", NULL};
 
-static prt_field fld(const char *name, prt_field_type type, const void *data, int64_t count)
-{
-    prt_field f;
-    memset(&f, 0, sizeof f);
-    f.name = name;
-    f.type = type;
-    f.data = data;
-    f.count = count;
-    return f;
-}
 
 static const int32_t good_stride[2] = {1, 2};
 

@@ -76,6 +76,28 @@ TEST(build_inspect_run_swish_network)
     sh("rm -rf %s%s", dir, "");
 }
 
+/* A plan built with the bundled Swish, run with --load of a library that
+ * provides Swish too: a warning naming both owners, or exit 1 with
+ * --strict-owner. */
+TEST(run_load_warns_or_refuses_another_owner)
+{
+    char net[1024], dir[64] = "/tmp/prt_cli_XXXXXX", plan[1200], args[4096], log[1200];
+    snprintf(net, sizeof net, "%s/networks/swish_small.json", prt_test_data_dir());
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(plan, sizeof plan, "%s/m.plan", dir);
+    snprintf(log, sizeof log, "%s/err.txt", dir);
+    snprintf(args, sizeof args, "%s -o %s --profile x:1x3x4x5,2x3x4x5,4x3x4x5 >/dev/null", net, plan);
+    CHECK_EQ_INT(sh("%s build %s", cli(), args), 0);
+    snprintf(args, sizeof args, "%s --load %s --iterations 1 --warmup 0 >/dev/null 2>%s", plan, PRT_SWISH_LIB_PATH,
+             log);
+    CHECK_EQ_INT(sh("%s run %s", cli(), args), 0);
+    CHECK(file_contains(log, "from \"static\"; loading the one from \"prt_swish_lib\""));
+    snprintf(args, sizeof args, "%s --load %s --strict-owner >/dev/null 2>%s", plan, PRT_SWISH_LIB_PATH, log);
+    CHECK_EQ_INT(sh("%s run %s", cli(), args), 1);
+    CHECK(file_contains(log, "but here \"prt_swish_lib\" provides it"));
+    sh("rm -rf %s%s", dir, "");
+}
+
 /* `plugrt demo` with no arguments (CPU; CUDA where a GPU is found) and with
  * a plan path given: exit 0 and every section printed; the plan it wrote
  * loads with `plugrt inspect` and names the demo's plugins. */

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend/cuda/device.h"
 #include "cli.h"
+#include "clidev.h"
 #include "cliutil.h"
 #include "plugrt/engine.h"
 #include "plugrt/plugrt.h"
@@ -75,7 +75,7 @@ static void demo_run_free(demo_run *r)
     int32_t i;
     for (i = 0; i < r->nio; i++) {
         free(r->io[i].host);
-        prt__cuda_free(r->io[i].dev);
+        prt__clidev_free(r->io[i].dev);
     }
     memset(r, 0, sizeof *r);
 }
@@ -138,8 +138,8 @@ static int run_on(prt_engine *e, prt_device dev, int iters, demo_run *r)
         else memset(b->host, 0xff, b->bytes); /* poison: a missing write shows */
         if (dev == PRT_DEVICE_CUDA) {
             err[0] = 0;
-            if (prt__cuda_malloc(b->bytes ? b->bytes : 1, &b->dev, err, sizeof err) != PRT_OK ||
-                (b->bytes && prt__cuda_copy(b->dev, b->host, b->bytes, PRT__H2D, err, sizeof err) != PRT_OK)) {
+            if (prt__clidev_alloc(b->bytes ? b->bytes : 1, &b->dev, err, sizeof err) != PRT_OK ||
+                (b->bytes && prt__clidev_copy(b->dev, b->host, b->bytes, 1, err, sizeof err) != PRT_OK)) {
                 fprintf(stderr, "plugrt demo: %s\n", err);
                 goto done;
             }
@@ -168,7 +168,7 @@ static int run_on(prt_engine *e, prt_device dev, int iters, demo_run *r)
         if (prt_context_get_shape(ctx, b->desc.name, &b->dims) != PRT_OK) b->dims = b->desc.dims;
         err[0] = 0;
         if (dev == PRT_DEVICE_CUDA && b->desc.mode == PRT_IO_OUTPUT && b->bytes &&
-            prt__cuda_copy(b->host, b->dev, b->bytes, PRT__D2H, err, sizeof err) != PRT_OK) {
+            prt__clidev_copy(b->host, b->dev, b->bytes, 0, err, sizeof err) != PRT_OK) {
             fprintf(stderr, "plugrt demo: %s\n", err);
             goto done;
         }
@@ -390,11 +390,11 @@ int prt_cli_demo(int argc, char **argv)
     print_outputs(&cpu);
     print_timing(&cpu, iters);
 
-    ngpu = prt__cuda_device_count();
+    ngpu = prt__clidev_count();
     if (ngpu <= 0) {
         printf("\nCUDA: no GPU found\n");
     } else {
-        printf("\nCUDA (%s):\n", prt__cuda_device_name(0, name, sizeof name));
+        printf("\nCUDA (%s):\n", prt__clidev_name(0, name, sizeof name));
         if (run_on(loaded, PRT_DEVICE_CUDA, iters, &gpu) != 0) goto done;
         print_outputs(&gpu);
         print_timing(&gpu, iters);

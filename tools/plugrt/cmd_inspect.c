@@ -1,7 +1,7 @@
 /* tools/plugrt/cmd_inspect.c - `plugrt inspect model.plan [--json]`.
  *
- * Reads the plan without re-creating its plugins, so a plan can be described
- * on a machine that lacks them. */
+ * Describes the plan through the public plugrt/inspect.h, which re-creates
+ * no plugin, so a plan can be described on a machine that lacks them. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,41 +12,12 @@
 #include "cli.h"
 #include "clionnx.h"
 #include "cliutil.h"
-#include "core/core.h"
-#include "engine/plan.h"
+#include "plugrt/inspect.h"
 
-typedef struct rec_info {
-    int style;
-    char name[128], version[64], ns[128], owner[128];
-    size_t payload;
-} rec_info;
-
-static void take_str(prt_reader *r, char *out, size_t cap)
-{
-    uint32_t n = 0;
-    const char *s = prt_read_str(r, &n);
-    size_t k = n < cap - 1 ? n : cap - 1;
-    if (s && k) memcpy(out, s, k);
-    out[s ? k : 0] = 0;
-}
-
-static void record_info(const prt__precord *rc, rec_info *ri)
-{
-    prt_reader r = prt_reader_init(rc->data, rc->len);
-    memset(ri, 0, sizeof *ri);
-    ri->style = prt_read_u8(&r);
-    take_str(&r, ri->name, sizeof ri->name);
-    take_str(&r, ri->version, sizeof ri->version);
-    take_str(&r, ri->ns, sizeof ri->ns);
-    take_str(&r, ri->owner, sizeof ri->owner);
-    ri->payload = prt_reader_left(&r);
-    if (r.failed) snprintf(ri->name, sizeof ri->name, "(unreadable record)");
-}
-
-static const char *role_name(uint32_t r)
+static const char *role_name(prt_tensor_role r)
 {
     static const char *const n[] = {"input", "output", "activation", "constant"};
-    return r < 4 ? n[r] : "?";
+    return (unsigned)r < 4 ? n[r] : "?";
 }
 
 static cJSON *dims_json(const prt_dims *d)
@@ -57,65 +28,87 @@ static cJSON *dims_json(const prt_dims *d)
     return a;
 }
 
-static int print_json(const prt__plan *p, const uint8_t *b)
+static prt_plan_tensor tensor_at(const prt_plan_info *pi, int32_t i)
+{
+    prt_plan_tensor t;
+    memset(&t, 0, sizeof t);
+    t.struct_size = (uint32_t)sizeof t;
+    if (prt_plan_info_tensor(pi, i, &t) != PRT_OK) t.name = "?";
+    return t;
+}
+
+static prt_plan_layer layer_at(const prt_plan_info *pi, int32_t i)
+{
+    prt_plan_layer l;
+    memset(&l, 0, sizeof l);
+    l.struct_size = (uint32_t)sizeof l;
+    if (prt_plan_info_layer(pi, i, &l) != PRT_OK) l.name = "?";
+    return l;
+}
+
+static const char *tensor_name(const prt_plan_info *pi, int32_t i)
+{
+    return tensor_at(pi, i).name;
+}
+
+static int print_json(const prt_plan_info *pi, const prt_plan_summary *s)
 {
     cJSON *root = cJSON_CreateObject(), *arr, *o;
     int32_t i, j;
     char *txt;
-    cJSON_AddNumberToObject(root, "read_version", (double)(b[8] | b[9] << 8 | b[10] << 16 | (uint32_t)b[11] << 24));
-    cJSON_AddNumberToObject(root, "write_version", (double)(b[12] | b[13] << 8 | b[14] << 16 | (uint32_t)b[15] << 24));
-    cJSON_AddStringToObject(root, "library_version", p->lib_version);
-    cJSON_AddStringToObject(root, "precision", p->precision ? "fp16" : "fp32");
-    cJSON_AddStringToObject(root, "device", p->device ? "cuda" : "cpu");
-    cJSON_AddNumberToObject(root, "workspace_limit", (double)p->workspace_limit);
+    cJSON_AddNumberToObject(root, "read_version", (double)s->read_version);
+    cJSON_AddNumberToObject(root, "write_version", (double)s->write_version);
+    cJSON_AddStringToObject(root, "library_version", s->library_version);
+    cJSON_AddStringToObject(root, "precision", s->precision ? "fp16" : "fp32");
+    cJSON_AddStringToObject(root, "device", s->device ? "cuda" : "cpu");
+    cJSON_AddNumberToObject(root, "workspace_limit", (double)s->workspace_limit);
     arr = cJSON_AddArrayToObject(root, "tensors");
-    for (i = 0; i < p->nb_tensors; i++) {
-        const prt__ptensor *t = &p->tensors[i];
+    for (i = 0; i < s->nb_tensors; i++) {
+        prt_plan_tensor t = tensor_at(pi, i);
         o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", t->name);
-        cJSON_AddStringToObject(o, "role", role_name(t->role));
-        cJSON_AddStringToObject(o, "dtype", prt_dtype_name(t->dtype));
-        cJSON_AddStringToObject(o, "format", prt_format_name(t->format));
-        cJSON_AddItemToObject(o, "dims", dims_json(&t->dims));
-        cJSON_AddItemToObject(o, "min", dims_json(&t->min));
-        cJSON_AddItemToObject(o, "opt", dims_json(&t->opt));
-        cJSON_AddItemToObject(o, "max", dims_json(&t->max));
-        cJSON_AddNumberToObject(o, "offset", (double)t->offset);
-        cJSON_AddNumberToObject(o, "bytes", (double)t->bytes);
+        cJSON_AddStringToObject(o, "name", t.name);
+        cJSON_AddStringToObject(o, "role", role_name(t.role));
+        cJSON_AddStringToObject(o, "dtype", prt_dtype_name(t.dtype));
+        cJSON_AddStringToObject(o, "format", prt_format_name(t.format));
+        cJSON_AddItemToObject(o, "dims", dims_json(&t.dims));
+        cJSON_AddItemToObject(o, "min", dims_json(&t.min));
+        cJSON_AddItemToObject(o, "opt", dims_json(&t.opt));
+        cJSON_AddItemToObject(o, "max", dims_json(&t.max));
+        cJSON_AddNumberToObject(o, "offset", (double)t.offset);
+        cJSON_AddNumberToObject(o, "bytes", (double)t.bytes);
         cJSON_AddItemToArray(arr, o);
     }
     arr = cJSON_AddArrayToObject(root, "layers");
-    for (i = 0; i < p->nb_layers; i++) {
-        const prt__player *l = &p->layers[i];
+    for (i = 0; i < s->nb_layers; i++) {
+        prt_plan_layer l = layer_at(pi, i);
         cJSON *ins, *outs;
         o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", l->name);
-        if (l->kind == PRT__LAYER_PLUGIN) {
-            rec_info ri;
-            record_info(&p->records[l->plugin], &ri);
+        cJSON_AddStringToObject(o, "name", l.name);
+        if (l.kind == PRT_LAYER_PLUGIN) {
             cJSON_AddStringToObject(o, "kind", "plugin");
-            cJSON_AddStringToObject(o, "plugin", ri.name);
-            cJSON_AddStringToObject(o, "version", ri.version);
-            cJSON_AddStringToObject(o, "namespace", ri.ns);
-            cJSON_AddStringToObject(o, "style", ri.style == PRT_STYLE_BLOB ? "blob" : "field");
-            cJSON_AddStringToObject(o, "library", ri.owner);
-            cJSON_AddNumberToObject(o, "record_bytes", (double)p->records[l->plugin].len);
+            cJSON_AddStringToObject(o, "plugin", l.plugin);
+            cJSON_AddStringToObject(o, "version", l.version);
+            cJSON_AddStringToObject(o, "namespace", l.plugin_namespace);
+            cJSON_AddStringToObject(o, "style", l.style == PRT_STYLE_BLOB ? "blob" : "field");
+            cJSON_AddStringToObject(o, "library", l.owner);
+            cJSON_AddNumberToObject(o, "record_bytes", (double)l.record_bytes);
         } else {
             cJSON_AddStringToObject(o, "kind", "cast");
-            cJSON_AddStringToObject(o, "from", prt_dtype_name(l->cast_from));
-            cJSON_AddStringToObject(o, "to", prt_dtype_name(l->cast_to));
+            cJSON_AddStringToObject(o, "from", prt_dtype_name(l.cast_from));
+            cJSON_AddStringToObject(o, "to", prt_dtype_name(l.cast_to));
         }
         ins = cJSON_AddArrayToObject(o, "inputs");
-        for (j = 0; j < l->nb_in; j++) cJSON_AddItemToArray(ins, cJSON_CreateString(p->tensors[l->in[j]].name));
+        for (j = 0; j < l.nb_inputs; j++) cJSON_AddItemToArray(ins, cJSON_CreateString(tensor_name(pi, l.inputs[j])));
         outs = cJSON_AddArrayToObject(o, "outputs");
-        for (j = 0; j < l->nb_out; j++) cJSON_AddItemToArray(outs, cJSON_CreateString(p->tensors[l->out[j]].name));
-        cJSON_AddNumberToObject(o, "workspace", (double)l->workspace);
+        for (j = 0; j < l.nb_outputs; j++)
+            cJSON_AddItemToArray(outs, cJSON_CreateString(tensor_name(pi, l.outputs[j])));
+        cJSON_AddNumberToObject(o, "workspace", (double)l.workspace);
         cJSON_AddItemToArray(arr, o);
     }
     o = cJSON_AddObjectToObject(root, "memory");
-    cJSON_AddNumberToObject(o, "arena_bytes", (double)p->arena_size);
-    cJSON_AddNumberToObject(o, "workspace_bytes", (double)p->workspace_size);
-    cJSON_AddNumberToObject(o, "weight_bytes", (double)p->weights_len);
+    cJSON_AddNumberToObject(o, "arena_bytes", (double)s->arena_bytes);
+    cJSON_AddNumberToObject(o, "workspace_bytes", (double)s->workspace_bytes);
+    cJSON_AddNumberToObject(o, "weight_bytes", (double)s->weight_bytes);
     txt = cJSON_Print(root);
     if (!txt) {
         cJSON_Delete(root);
@@ -130,52 +123,49 @@ static int print_json(const prt__plan *p, const uint8_t *b)
 
 #define ESC prt__cliutil_esc
 
-static void print_text(const prt__plan *p, const uint8_t *b, const char *path, size_t len)
+static void print_text(const prt_plan_info *pi, const prt_plan_summary *s, const char *path)
 {
     int32_t i, j;
     char d0[160], d1[160], d2[160], d3[160];
-    printf("plan %s: %zu bytes, format read version %u, write version %u, written by plugrt %s\n", ESC(path), len,
-           (unsigned)(b[8] | b[9] << 8), (unsigned)(b[12] | b[13] << 8), ESC(p->lib_version));
-    printf("builder: precision %s, device %s, workspace limit ", p->precision ? "fp16" : "fp32",
-           p->device ? "cuda" : "cpu");
-    if (p->workspace_limit) printf("%" PRIu64 " bytes\n", p->workspace_limit);
+    printf("plan %s: %" PRIu64 " bytes, format read version %u, write version %u, written by plugrt %s\n", ESC(path),
+           s->plan_bytes, (unsigned)s->read_version, (unsigned)s->write_version, ESC(s->library_version));
+    printf("builder: precision %s, device %s, workspace limit ", s->precision ? "fp16" : "fp32",
+           s->device ? "cuda" : "cpu");
+    if (s->workspace_limit) printf("%" PRIu64 " bytes\n", s->workspace_limit);
     else printf("none\n");
     printf("\ninputs and outputs (dims; profile min / opt / max):\n");
-    for (i = 0; i < p->nb_tensors; i++) {
-        const prt__ptensor *t = &p->tensors[i];
-        if (t->role != PRT__ROLE_INPUT && t->role != PRT__ROLE_OUTPUT) continue;
-        printf("  %-6s %-20s %-4s %s  %s / %s / %s\n", role_name(t->role), ESC(t->name), prt_dtype_name(t->dtype),
-               prt_dims_str(&t->dims, d0, sizeof d0), prt_dims_str(&t->min, d1, sizeof d1),
-               prt_dims_str(&t->opt, d2, sizeof d2), prt_dims_str(&t->max, d3, sizeof d3));
+    for (i = 0; i < s->nb_tensors; i++) {
+        prt_plan_tensor t = tensor_at(pi, i);
+        if (t.role != PRT_TENSOR_INPUT && t.role != PRT_TENSOR_OUTPUT) continue;
+        printf("  %-6s %-20s %-4s %s  %s / %s / %s\n", role_name(t.role), ESC(t.name), prt_dtype_name(t.dtype),
+               prt_dims_str(&t.dims, d0, sizeof d0), prt_dims_str(&t.min, d1, sizeof d1),
+               prt_dims_str(&t.opt, d2, sizeof d2), prt_dims_str(&t.max, d3, sizeof d3));
     }
     printf("\nlayers (execution order):\n");
-    for (i = 0; i < p->nb_layers; i++) {
-        const prt__player *l = &p->layers[i];
-        if (l->kind == PRT__LAYER_PLUGIN) {
-            rec_info ri;
-            record_info(&p->records[l->plugin], &ri);
-            printf("  %2d %-20s %s%s%s v%s (%s style, from \"%s\", record %zu bytes)", (int)i, ESC(l->name), ESC(ri.ns),
-                   ri.ns[0] ? "::" : "", ESC(ri.name), ESC(ri.version), ri.style == PRT_STYLE_BLOB ? "blob" : "field",
-                   ESC(ri.owner),
-                   p->records[l->plugin].len);
+    for (i = 0; i < s->nb_layers; i++) {
+        prt_plan_layer l = layer_at(pi, i);
+        if (l.kind == PRT_LAYER_PLUGIN) {
+            printf("  %2d %-20s %s%s%s v%s (%s style, from \"%s\", record %" PRIu64 " bytes)", (int)i, ESC(l.name),
+                   ESC(l.plugin_namespace), l.plugin_namespace[0] ? "::" : "", ESC(l.plugin), ESC(l.version),
+                   l.style == PRT_STYLE_BLOB ? "blob" : "field", ESC(l.owner), l.record_bytes);
         } else {
-            printf("  %2d %-20s cast %s -> %s", (int)i, ESC(l->name), prt_dtype_name(l->cast_from), prt_dtype_name(l->cast_to));
+            printf("  %2d %-20s cast %s -> %s", (int)i, ESC(l.name), prt_dtype_name(l.cast_from), prt_dtype_name(l.cast_to));
         }
         printf("\n       in:");
-        for (j = 0; j < l->nb_in; j++) printf(" %s", ESC(p->tensors[l->in[j]].name));
+        for (j = 0; j < l.nb_inputs; j++) printf(" %s", ESC(tensor_name(pi, l.inputs[j])));
         printf("  out:");
-        for (j = 0; j < l->nb_out; j++) printf(" %s", ESC(p->tensors[l->out[j]].name));
-        if (l->workspace) printf("  workspace %" PRIu64 " bytes", l->workspace);
+        for (j = 0; j < l.nb_outputs; j++) printf(" %s", ESC(tensor_name(pi, l.outputs[j])));
+        if (l.workspace) printf("  workspace %" PRIu64 " bytes", l.workspace);
         printf("\n");
     }
     printf("\nmemory plan: arena %" PRIu64 " bytes, workspace %" PRIu64 " bytes, weights %" PRIu64 " bytes\n",
-           p->arena_size, p->workspace_size, p->weights_len);
-    for (i = 0; i < p->nb_tensors; i++) {
-        const prt__ptensor *t = &p->tensors[i];
-        if (t->role != PRT__ROLE_ACTIVATION && t->role != PRT__ROLE_CONSTANT) continue;
-        printf("  %-10s %-20s %-4s max %-16s %s offset %8" PRIu64 ", %8" PRIu64 " bytes\n", role_name(t->role), ESC(t->name),
-               prt_dtype_name(t->dtype), prt_dims_str(&t->max, d0, sizeof d0),
-               t->role == PRT__ROLE_CONSTANT ? "weights" : "arena  ", t->offset, t->bytes);
+           s->arena_bytes, s->workspace_bytes, s->weight_bytes);
+    for (i = 0; i < s->nb_tensors; i++) {
+        prt_plan_tensor t = tensor_at(pi, i);
+        if (t.role != PRT_TENSOR_ACTIVATION && t.role != PRT_TENSOR_CONSTANT) continue;
+        printf("  %-10s %-20s %-4s max %-16s %s offset %8" PRIu64 ", %8" PRIu64 " bytes\n", role_name(t.role), ESC(t.name),
+               prt_dtype_name(t.dtype), prt_dims_str(&t.max, d0, sizeof d0),
+               t.role == PRT_TENSOR_CONSTANT ? "weights" : "arena  ", t.offset, t.bytes);
     }
 }
 
@@ -187,9 +177,8 @@ int prt_cli_inspect(int argc, char **argv)
 {
     const char *path = NULL;
     int json = 0, i, rc = 1, nb_ranges = 0;
-    void *data = NULL;
-    size_t len = 0;
-    prt__plan *p = NULL;
+    prt_plan_info *pi = NULL;
+    prt_plan_summary sum;
     char err[2048];
     prt_registry *reg = NULL;
     prt_profile_range *ranges = calloc((size_t)argc + 1, sizeof *ranges);
@@ -239,23 +228,21 @@ int prt_cli_inspect(int argc, char **argv)
         goto done;
     }
     err[0] = 0;
-    if (prt__read_file(path, &data, &len, err, sizeof err) != PRT_OK) {
+    if (prt_plan_info_load(path, &pi, err, sizeof err) != PRT_OK) {
         fprintf(stderr, "plugrt inspect: %s\n", err);
         goto done;
     }
-    if (prt__plan_read(data, len, &p, err, sizeof err) != PRT_OK) {
-        fprintf(stderr, "plugrt inspect: %s: %s\n", path, err);
-        goto done;
-    }
+    memset(&sum, 0, sizeof sum);
+    sum.struct_size = (uint32_t)sizeof sum;
+    if (prt_plan_info_summary(pi, &sum) != PRT_OK) goto done;
     if (json) {
-        rc = print_json(p, data);
+        rc = print_json(pi, &sum);
     } else {
-        print_text(p, data, path, len);
+        print_text(pi, &sum, path);
         rc = 0;
     }
 done:
-    prt__plan_free(p);
-    prt__free(data);
+    prt_plan_info_destroy(pi);
     prt_registry_destroy(reg);
     free(ranges);
     return rc;

@@ -19,7 +19,6 @@
 #include "cli.h"
 #include "cliutil.h"
 #include "plugrt/plugrt.h"
-#include "registry/schema.h"
 
 static void usage(FILE *f)
 {
@@ -138,6 +137,14 @@ static void sb_default(sbuf *sb, const prt_field_schema *s)
             sb_add(sb, "%s", prt_dims_str(&d, b, sizeof b));
         } else if (s->type == PRT_FIELD_BOOL) {
             sb_add(sb, "%s", elem_i64(s, i) ? "true" : "false");
+        } else if (s->type == PRT_FIELD_STRINGS) {
+            sb_add(sb, "\"%.32s\"", ((const char *const *)s->default_data)[i]);
+        } else if (s->type == PRT_FIELD_TENSOR) {
+            const prt_field_tensor *x = &((const prt_field_tensor *)s->default_data)[i];
+            char b[256];
+            sb_add(sb, "%s%s", prt_dtype_name(x->dtype), prt_dims_str(&x->dims, b, sizeof b));
+        } else if (s->type == PRT_FIELD_GRAPH) {
+            sb_add(sb, "graph \"%.32s\"", ((const prt_field_graph *)s->default_data)[i].name);
         } else if (is_float_type(s->type)) {
             sb_num(sb, elem_f64(s, i));
         } else {
@@ -187,7 +194,7 @@ static void print_text(FILE *f, const prt_creator_info *info, int32_t nb)
         fprintf(f, "  %-16s %-8s %-6s %-22s %-14s %s\n", "field", "type", "count", "required/default", "bounds",
                 "doc");
         for (j = 0; j < c->nb_fields; j++) {
-            const prt_field_schema *s = prt__schema_entry(c, j);
+            const prt_field_schema *s = prt_creator_schema_entry(c, j);
             sbuf count = {{0}, 0}, req = {{0}, 0}, bounds = {{0}, 0};
             sb_count(&count, s);
             if (s->required) {
@@ -206,6 +213,22 @@ static void print_text(FILE *f, const prt_creator_info *info, int32_t nb)
 }
 
 /* ---- JSON ---------------------------------------------------------------------- */
+
+/* [2, 3] as a JSON array; NULL when out of memory. */
+static cJSON *dims_array(const prt_dims *d)
+{
+    cJSON *e = cJSON_CreateArray();
+    int32_t k;
+    for (k = 0; e && k < d->nb && k < PRT_MAX_DIMS; k++) {
+        cJSON *x = cJSON_CreateNumber((double)d->d[k]);
+        if (!x || !cJSON_AddItemToArray(e, x)) {
+            cJSON_Delete(x);
+            cJSON_Delete(e);
+            e = NULL;
+        }
+    }
+    return e;
+}
 
 static cJSON *json_default(const prt_field_schema *s)
 {
@@ -237,19 +260,29 @@ static cJSON *json_default(const prt_field_schema *s)
         cJSON *e;
         if (s->type == PRT_FIELD_DIMS) {
             prt_dims d;
-            int32_t k;
             memcpy(&d, (const char *)s->default_data + (size_t)i * sizeof d, sizeof d);
-            e = cJSON_CreateArray();
-            for (k = 0; e && k < d.nb && k < PRT_MAX_DIMS; k++) {
-                cJSON *x = cJSON_CreateNumber((double)d.d[k]);
-                if (!x || !cJSON_AddItemToArray(e, x)) {
-                    cJSON_Delete(x);
-                    cJSON_Delete(e);
-                    e = NULL;
-                }
-            }
+            e = dims_array(&d);
         } else if (s->type == PRT_FIELD_BOOL) {
             e = cJSON_CreateBool(elem_i64(s, i) != 0);
+        } else if (s->type == PRT_FIELD_STRINGS) {
+            e = cJSON_CreateString(((const char *const *)s->default_data)[i]);
+        } else if (s->type == PRT_FIELD_TENSOR) {
+            /* Described, not dumped: dtype and dims. */
+            const prt_field_tensor *x = &((const prt_field_tensor *)s->default_data)[i];
+            e = cJSON_CreateObject();
+            if (e && (!cJSON_AddStringToObject(e, "dtype", prt_dtype_name(x->dtype)) ||
+                      !cJSON_AddItemToObject(e, "dims", dims_array(&x->dims)))) {
+                cJSON_Delete(e);
+                e = NULL;
+            }
+        } else if (s->type == PRT_FIELD_GRAPH) {
+            const prt_field_graph *g = &((const prt_field_graph *)s->default_data)[i];
+            e = cJSON_CreateObject();
+            if (e && (!cJSON_AddStringToObject(e, "name", g->name) ||
+                      !cJSON_AddStringToObject(e, "format", g->format == PRT_GRAPH_ONNX ? "onnx" : "network-json"))) {
+                cJSON_Delete(e);
+                e = NULL;
+            }
         } else {
             e = cJSON_CreateNumber(elem_f64(s, i));
         }
@@ -341,7 +374,7 @@ static cJSON *json_creators(const prt_creator_info *info, int32_t nb, prt_librar
         fields = cJSON_AddArrayToObject(o, "fields");
         if (!fields) ok = 0;
         for (j = 0; ok && j < c->nb_fields; j++) {
-            cJSON *fo = json_field(prt__schema_entry(c, j), &ok);
+            cJSON *fo = json_field(prt_creator_schema_entry(c, j), &ok);
             if (!fo || !cJSON_AddItemToArray(fields, fo)) {
                 cJSON_Delete(fo);
                 ok = 0;

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "backend/cuda/device.h"
 #include "cli.h"
 #include "clionnx.h"
+#include "clidev.h"
 #include "cliutil.h"
 #include "core/checked.h"
 #include "plugrt/engine.h"
@@ -25,12 +25,15 @@ static void run_usage(FILE *f)
             "usage: plugrt run model.plan|model.onnx [--input name=file.npy ...] [--output name=file.npy ...]\n"
             "                  [--shape name=AxBxC ...] [--device cpu|cuda] [--iterations N] [--warmup N]\n"
             "                  [--threads N] [--json] [--load LIB ...] [--profile name:MIN,OPT,MAX ...]\n"
+            "                  [--strict-owner]\n"
             "  An ONNX model (told apart by content) is imported and built in memory first, for the\n"
             "  --device given (default cpu), with the --profile ranges of its dynamic inputs.\n"
             "  Inputs without --input get uniform random values in [-1, 1) (fixed seed). An --input .npy file\n"
             "  sets its input's shape and is converted to its type (integer and bool inputs need exact values);\n"
             "  --output writes that output, with the extents of the last run, as a .npy file.\n"
             "  --shape sets a dynamic input's extents (default: the profile's opt).\n"
+            "  --load loads a plugin library first; a plugin that a different library (or the built-in set)\n"
+            "  provides than the one the plan was built with is a warning, or an error with --strict-owner.\n"
             "  Prints the outputs' shapes and a few values, then latency min / median / p90 / p99 / mean\n"
             "  and throughput over --iterations runs after --warmup runs (CUDA: GPU time from events too).\n");
 }
@@ -253,6 +256,9 @@ int prt_cli_run(int argc, char **argv)
                 fprintf(stderr, "plugrt run: %s\n", prt_registry_last_error(reg));
                 goto done;
             }
+        } else if (strcmp(a, "--strict-owner") == 0) {
+            /* Plans are read through reg, and so through the global registry it falls back to. */
+            if (prt_registry_set_owner_policy(reg, PRT_OWNER_REFUSE) != PRT_OK) goto done;
         } else if (a[0] == '-') {
             fprintf(stderr, "plugrt run: unknown or incomplete option \"%s\"\n", a);
             run_usage(stderr);
@@ -404,9 +410,9 @@ int prt_cli_run(int argc, char **argv)
             }
         }
         if (device == PRT_DEVICE_CUDA) {
-            if (prt__cuda_malloc(b->bytes ? b->bytes : 1, &b->dev, err, sizeof err) != PRT_OK ||
+            if (prt__clidev_alloc(b->bytes ? b->bytes : 1, &b->dev, err, sizeof err) != PRT_OK ||
                 (b->desc.mode == PRT_IO_INPUT && b->bytes &&
-                 prt__cuda_copy(b->dev, b->host, b->bytes, PRT__H2D, err, sizeof err) != PRT_OK)) {
+                 prt__clidev_copy(b->dev, b->host, b->bytes, 1, err, sizeof err) != PRT_OK)) {
                 fprintf(stderr, "plugrt run: %s\n", err);
                 goto done;
             }
@@ -452,7 +458,7 @@ int prt_cli_run(int argc, char **argv)
     for (i = 0; i < nio; i++) {
         io_buf *b = &bufs[i];
         if (b->desc.mode == PRT_IO_OUTPUT && device == PRT_DEVICE_CUDA && b->bytes &&
-            prt__cuda_copy(b->host, b->dev, b->bytes, PRT__D2H, err, sizeof err) != PRT_OK) {
+            prt__clidev_copy(b->host, b->dev, b->bytes, 0, err, sizeof err) != PRT_OK) {
             fprintf(stderr, "plugrt run: %s\n", err);
             goto done;
         }
@@ -520,7 +526,7 @@ done:
     if (bufs)
         for (i = 0; i < nio; i++) {
             free(bufs[i].host);
-            prt__cuda_free(bufs[i].dev);
+            prt__clidev_free(bufs[i].dev);
         }
     free(bufs);
     if (in_arr)

@@ -23,12 +23,14 @@
 static void tp_usage(FILE *f)
 {
     fprintf(f,
-            "usage: plugrt test-plugin CONFIG.yaml [--golden FILE.json] [--version V] [--config NAME ...]\n"
+            "usage: plugrt test-plugin CONFIG.yaml [--golden FILE.json] [--version V] [--namespace NS] [--config NAME ...]\n"
             "                          [--device cpu|cuda|all] [--load LIB.so ...] [--threads N] [--json] [--verbose]\n"
             "  checks the plugin the PluginConfig YAML names (every version, or --version) against the YAML and\n"
             "  its golden-IO JSON: schema, golden outputs, output shapes, serialize/clone, attribute ranges,\n"
             "  input constraints and type combinations (docs/conformance.md)\n"
             "  --golden FILE   use this golden-IO JSON instead of the YAML's golden_io_path\n"
+            "  --namespace NS  the plugin's namespace (default: the YAML's \"namespace\", else \"\", else the only\n"
+            "                  namespace that has the plugin)\n"
             "  --config NAME   only this config (repeatable)\n"
             "  --device D      cpu, cuda or all (default all: CUDA too when a GPU is found; cuda: a GPU is required)\n"
             "  --load LIB.so   load a plugin library first (repeatable)\n"
@@ -63,6 +65,7 @@ int prt_cli_test_plugin(int argc, char **argv)
         } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
             o.verbose = 1;
         } else if (strcmp(a, "--golden") == 0 || strcmp(a, "--version") == 0 || strcmp(a, "--config") == 0 ||
+                   strcmp(a, "--namespace") == 0 ||
                    strcmp(a, "--device") == 0 || strcmp(a, "--load") == 0 || strcmp(a, "--threads") == 0) {
             const char *val;
             if (!has_val) {
@@ -74,6 +77,8 @@ int prt_cli_test_plugin(int argc, char **argv)
                 o.golden_path = val;
             } else if (strcmp(a, "--version") == 0) {
                 o.version = val;
+            } else if (strcmp(a, "--namespace") == 0) {
+                o.plugin_namespace = val;
             } else if (strcmp(a, "--config") == 0) {
                 if (o.nb_configs == TP_MAX_LIST) {
                     fprintf(stderr, "plugrt test-plugin: at most %d --config options\n", TP_MAX_LIST);

@@ -1,0 +1,402 @@
+/*
+ * plugrt/plugin.h - the plugin ABI. The only header a plugin needs.
+ *
+ * Contract
+ *   Versioning (docs/plugin-abi.md): every ops struct and every host table
+ *   opens with `uint32_t struct_size; uint32_t abi_version;`. Members are only
+ *   ever appended. A reader uses a member only when `struct_size` covers it,
+ *   and a NULL function member means "optional: use the default". A changed
+ *   signature becomes a new `_v2` member; the old one stays. The layouts of
+ *   abi_version 1 are frozen by the _Static_asserts at the end of this file.
+ *
+ *   Ownership: whoever creates an object destroys it. A plugin object is
+ *   created by its creator (create / deserialize) or by clone / attach, and is
+ *   freed only by its own `destroy`. Pointers a host passes into a plugin call
+ *   are borrowed for the duration of that call unless stated otherwise.
+ *   Pointers a plugin returns (names, field lists) stay valid until the next
+ *   call on the same object or its destroy.
+ *
+ *   Errors: fallible calls return prt_status and may write a message into the
+ *   prt_msg they are given ("what was expected, what was found"). enqueue
+ *   reports through prt_exec.set_error. No plugin call may exit or abort.
+ *
+ *   Threads: the host never calls into one plugin object from two threads at
+ *   once. Different objects (clones) may run concurrently. Creators must be
+ *   stateless: create calls may run concurrently on one creator.
+ *
+ *   Two styles, both first-class:
+ *     blob style  (prt_blob_plugin)  - serialize/deserialize an opaque blob,
+ *                                      initialize/terminate, clone.
+ *     field style (prt_field_plugin) - core/build/runtime capabilities; the
+ *                                      plugin is saved as its fields and
+ *                                      re-created from them.
+ */
+#ifndef PLUGRT_PLUGIN_H
+#define PLUGRT_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blob.h"
+#include "field.h"
+#include "status.h"
+#include "tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ABI version of this header. A plugin library built against a header whose
+ * PRT_ABI_VERSION is greater than the host's is refused. */
+#define PRT_ABI_VERSION 1u
+
+typedef enum prt_plugin_style {
+    PRT_STYLE_BLOB = 1,  /* TensorRT IPluginV2DynamicExt-like */
+    PRT_STYLE_FIELD = 2  /* TensorRT IPluginV3-like */
+} prt_plugin_style;
+
+typedef enum prt_device {
+    PRT_DEVICE_CPU = 0,
+    PRT_DEVICE_CUDA = 1
+} prt_device;
+
+typedef enum prt_phase {
+    PRT_PHASE_BUILD = 0,  /* created from user fields to build an engine */
+    PRT_PHASE_RUNTIME = 1 /* re-created from a plan's fields to run it */
+} prt_phase;
+
+/* ------------------------------------------------------------------------ */
+/* Symbolic shapes                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* An expression over input extents, owned by the builder that made it and
+ * valid until the shape call that received the builder returns. */
+typedef struct prt_expr prt_expr;
+
+typedef enum prt_expr_op {
+    PRT_EXPR_SUM = 0,
+    PRT_EXPR_PROD = 1,
+    PRT_EXPR_MAX = 2,
+    PRT_EXPR_MIN = 3,
+    PRT_EXPR_SUB = 4,
+    PRT_EXPR_EQUAL = 5,     /* 1 if equal, else 0 */
+    PRT_EXPR_LESS = 6,      /* 1 if a < b, else 0 */
+    PRT_EXPR_FLOOR_DIV = 7, /* floor(a / b); b == 0 makes the shape invalid */
+    PRT_EXPR_CEIL_DIV = 8
+} prt_expr_op;
+
+typedef struct prt_expr_builder prt_expr_builder;
+struct prt_expr_builder {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    const prt_expr *(*constant)(prt_expr_builder *eb, int64_t value);
+    const prt_expr *(*operation)(prt_expr_builder *eb, prt_expr_op op, const prt_expr *a,
+                                 const prt_expr *b);
+    /* 1 and *value set if `e` is known without concrete input shapes. */
+    int (*get_constant)(prt_expr_builder *eb, const prt_expr *e, int64_t *value);
+    /* An extent known only after execution (data-dependent output such as the
+     * number of NMS selections). `upper` bounds it and sizes the buffer; the
+     * plugin reports the actual value from enqueue with
+     * prt_exec.set_output_dims. */
+    const prt_expr *(*data_dependent)(prt_expr_builder *eb, const prt_expr *upper);
+    void *host_;
+};
+
+typedef struct prt_dims_expr {
+    int32_t nb;
+    int32_t reserved_;
+    const prt_expr *d[PRT_MAX_DIMS];
+} prt_dims_expr;
+
+/* ------------------------------------------------------------------------ */
+/* Execution and per-context resources (provided by the host)               */
+/* ------------------------------------------------------------------------ */
+
+typedef struct prt_exec prt_exec;
+typedef void (*prt_range_fn)(void *arg, int64_t begin, int64_t end);
+
+/* What a plugin gets at enqueue besides its tensors. */
+struct prt_exec {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    prt_device device;
+    int32_t cuda_device;  /* device ordinal when device == CUDA */
+    void *cuda_stream;    /* cudaStream_t when device == CUDA, else NULL */
+    int32_t nb_threads;   /* CPU: threads parallel_for may use (>= 1) */
+    int32_t reserved_;
+    /* CPU: run fn over [0, n) split into chunks of at least `grain` items on
+     * the context's thread pool; returns when all chunks are done. */
+    void (*parallel_for)(prt_exec *ex, int64_t n, int64_t grain, prt_range_fn fn, void *arg);
+    /* Say why enqueue is about to return an error. Copied; may be called once. */
+    void (*set_error)(prt_exec *ex, const char *msg);
+    /* For outputs declared with data_dependent extents: the actual dims. */
+    prt_status (*set_output_dims)(prt_exec *ex, int32_t output_index, const prt_dims *dims);
+    void *host_;
+    /* Appended in abi_version 1 (read only when struct_size covers it).
+     * CUDA, without a host sync in the plugin: extent `dim` of data-dependent
+     * output `output_index` is the int64_t that this enqueue's kernels write at
+     * `device_extent` (device memory that stays untouched until the host's
+     * copy, queued on the stream right after enqueue returns, has run: the
+     * workspace qualifies). The other dims are those of the upper bound. The
+     * host reads the value when it next needs the shape. NULL: not offered;
+     * use set_output_dims. */
+    prt_status (*set_output_extent_device)(prt_exec *ex, int32_t output_index, int32_t dim,
+                                           const int64_t *device_extent);
+};
+
+/* A per-execution-context object shared by all plugins of that context under
+ * a key (one cuBLAS handle per context, say). The first acquire of a key
+ * calls `create`; each acquire takes a reference; the last release calls
+ * `destroy`. */
+typedef prt_status (*prt_resource_create_fn)(void *user, prt_device device, void **out,
+                                             prt_msg *err);
+typedef void (*prt_resource_destroy_fn)(void *user, void *resource);
+
+typedef struct prt_plugin_context prt_plugin_context;
+struct prt_plugin_context {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    prt_device device;
+    int32_t cuda_device;
+    prt_status (*acquire)(prt_plugin_context *ctx, const char *key, prt_resource_create_fn create,
+                          prt_resource_destroy_fn destroy, void *user, void **out, prt_msg *err);
+    void (*release)(prt_plugin_context *ctx, const char *key);
+    void (*log)(prt_plugin_context *ctx, prt_severity sev, const char *msg);
+    void *host_;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Blob-style plugins                                                       */
+/* ------------------------------------------------------------------------ */
+
+typedef struct prt_blob_plugin prt_blob_plugin;
+typedef struct prt_blob_plugin_ops prt_blob_plugin_ops;
+
+/* A plugin object embeds this as its first member. */
+struct prt_blob_plugin {
+    const prt_blob_plugin_ops *ops;
+};
+
+struct prt_blob_plugin_ops {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    int32_t (*get_nb_outputs)(const prt_blob_plugin *p);
+    prt_status (*get_output_data_types)(const prt_blob_plugin *p, const prt_dtype *in, int32_t nb_in,
+                                        prt_dtype *out, int32_t nb_out, prt_msg *err);
+    prt_status (*get_output_dims)(prt_blob_plugin *p, int32_t output_index, const prt_dims_expr *in,
+                                  int32_t nb_in, prt_expr_builder *eb, prt_dims_expr *out,
+                                  prt_msg *err);
+    /* Does the plugin accept io[pos] with the types/formats of io[0..pos-1]?
+     * io holds nb_in inputs then nb_out outputs. Non-zero for yes. */
+    int (*supports_format_combination)(prt_blob_plugin *p, int32_t pos, const prt_tensor_desc *io,
+                                       int32_t nb_in, int32_t nb_out);
+    prt_status (*configure_plugin)(prt_blob_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
+                                   const prt_dyn_tensor_desc *out, int32_t nb_out, prt_msg *err);
+    /* Workspace bytes for the given shapes (the host passes the max shapes). NULL: 0. */
+    size_t (*get_workspace_size)(const prt_blob_plugin *p, const prt_tensor_desc *in, int32_t nb_in,
+                                 const prt_tensor_desc *out, int32_t nb_out);
+    prt_status (*initialize)(prt_blob_plugin *p, prt_msg *err); /* NULL: nothing to do */
+    void (*terminate)(prt_blob_plugin *p);                       /* NULL: nothing to do */
+    prt_status (*enqueue)(prt_blob_plugin *p, const prt_tensor_desc *in_desc,
+                          const prt_tensor_desc *out_desc, const void *const *inputs,
+                          void *const *outputs, void *workspace, prt_exec *ex);
+    size_t (*get_serialization_size)(const prt_blob_plugin *p);
+    /* Write exactly get_serialization_size() bytes into buf (cap bytes). */
+    prt_status (*serialize)(const prt_blob_plugin *p, void *buf, size_t cap);
+    prt_status (*clone)(const prt_blob_plugin *p, prt_blob_plugin **out, prt_msg *err);
+    void (*destroy)(prt_blob_plugin *p);
+    /* Optional: bind to / unbind from an execution context's resources. */
+    prt_status (*attach_to_context)(prt_blob_plugin *p, prt_plugin_context *ctx, prt_msg *err);
+    void (*detach_from_context)(prt_blob_plugin *p);
+};
+
+/* ------------------------------------------------------------------------ */
+/* Field-style plugins                                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef struct prt_field_plugin prt_field_plugin;
+typedef struct prt_field_plugin_ops prt_field_plugin_ops;
+
+struct prt_field_plugin {
+    const prt_field_plugin_ops *ops;
+};
+
+typedef struct prt_plugin_core_ops {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    const char *(*get_name)(const prt_field_plugin *p);
+    const char *(*get_version)(const prt_field_plugin *p);
+    const char *(*get_namespace)(const prt_field_plugin *p);
+} prt_plugin_core_ops;
+
+typedef struct prt_plugin_build_ops {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    int32_t (*get_nb_outputs)(const prt_field_plugin *p);
+    prt_status (*get_output_data_types)(const prt_field_plugin *p, const prt_dtype *in, int32_t nb_in,
+                                        prt_dtype *out, int32_t nb_out, prt_msg *err);
+    /* All outputs at once: out[0..nb_out-1]. */
+    prt_status (*get_output_shapes)(prt_field_plugin *p, const prt_dims_expr *in, int32_t nb_in,
+                                    prt_dims_expr *out, int32_t nb_out, prt_expr_builder *eb,
+                                    prt_msg *err);
+    int (*supports_format_combination)(prt_field_plugin *p, int32_t pos,
+                                       const prt_dyn_tensor_desc *io, int32_t nb_in, int32_t nb_out);
+    prt_status (*configure)(prt_field_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
+                            const prt_dyn_tensor_desc *out, int32_t nb_out, prt_msg *err);
+    /* Workspace bytes for any shapes within the ranges given. NULL: 0. */
+    size_t (*get_workspace_size)(const prt_field_plugin *p, const prt_dyn_tensor_desc *in,
+                                 int32_t nb_in, const prt_dyn_tensor_desc *out, int32_t nb_out);
+    /* Optional tactics: fill up to `cap` ids, return how many exist. NULL: none. */
+    int32_t (*get_valid_tactics)(prt_field_plugin *p, int32_t *tactics, int32_t cap);
+} prt_plugin_build_ops;
+
+typedef struct prt_plugin_runtime_ops {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    prt_status (*set_tactic)(prt_field_plugin *p, int32_t tactic, prt_msg *err); /* NULL: ignore */
+    /* Concrete shapes of the next enqueue calls. NULL: nothing to do. */
+    prt_status (*on_shape_change)(prt_field_plugin *p, const prt_tensor_desc *in, int32_t nb_in,
+                                  const prt_tensor_desc *out, int32_t nb_out, prt_msg *err);
+    prt_status (*enqueue)(prt_field_plugin *p, const prt_tensor_desc *in_desc,
+                          const prt_tensor_desc *out_desc, const void *const *inputs,
+                          void *const *outputs, void *workspace, prt_exec *ex);
+    /* A per-context clone bound to ctx; the host destroys it. */
+    prt_status (*attach_to_context)(prt_field_plugin *p, prt_plugin_context *ctx,
+                                    prt_field_plugin **out, prt_msg *err);
+    /* The fields that re-create this plugin (through create_plugin with
+     * PRT_PHASE_RUNTIME). Valid until the next call on p or its destroy. */
+    prt_status (*get_fields_to_serialize)(prt_field_plugin *p, prt_fields *out, prt_msg *err);
+} prt_plugin_runtime_ops;
+
+struct prt_field_plugin_ops {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    const prt_plugin_core_ops *core;
+    const prt_plugin_build_ops *build;
+    const prt_plugin_runtime_ops *runtime;
+    prt_status (*clone)(const prt_field_plugin *p, prt_field_plugin **out, prt_msg *err);
+    void (*destroy)(prt_field_plugin *p);
+};
+
+/* ------------------------------------------------------------------------ */
+/* Creators                                                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef struct prt_plugin_creator prt_plugin_creator;
+struct prt_plugin_creator {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    const char *name;
+    const char *version;
+    const char *plugin_namespace; /* "" is the default namespace */
+    prt_plugin_style style;
+    int32_t nb_fields;
+    const prt_field_schema *fields; /* nb_fields entries, field_schema_size bytes apart */
+    uint32_t field_schema_size;     /* sizeof(prt_field_schema) the creator was built with */
+    uint32_t reserved_;
+    /* Blob style. `fc` is validated and normalized by the host. */
+    prt_status (*create_blob)(const prt_plugin_creator *c, const prt_fields *fc,
+                              prt_blob_plugin **out, prt_msg *err);
+    prt_status (*deserialize_blob)(const prt_plugin_creator *c, const void *blob, size_t len,
+                                   prt_blob_plugin **out, prt_msg *err);
+    /* Field style; also how a field-style plugin is deserialized (RUNTIME). */
+    prt_status (*create_field)(const prt_plugin_creator *c, const prt_fields *fc, prt_phase phase,
+                               prt_field_plugin **out, prt_msg *err);
+    const char *doc; /* one line; may be NULL */
+    void *user;      /* constant data of the creator's own; never per-plugin state */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Plugin libraries                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* What the host offers a library at load time. */
+typedef struct prt_host_api {
+    uint32_t struct_size;
+    uint32_t abi_version; /* the host's PRT_ABI_VERSION */
+    void (*log)(prt_severity sev, const char *msg);
+} prt_host_api;
+
+/* What the library hands back. The creators must stay valid until the library
+ * is unloaded (static storage is the norm). */
+typedef struct prt_library_desc {
+    uint32_t struct_size;
+    uint32_t abi_version; /* PRT_ABI_VERSION the library was built against */
+    const char *name;     /* library name for messages and plan records */
+    int32_t nb_creators;
+    int32_t reserved_;
+    const prt_plugin_creator *const *creators;
+} prt_library_desc;
+
+#define PRT_LIBRARY_ENTRY_NAME "prt_plugin_library_init"
+typedef prt_status (*prt_library_entry_fn)(const prt_host_api *host, prt_library_desc *out,
+                                           prt_msg *err);
+
+#if defined(__GNUC__)
+#define PRT_LIBRARY_EXPORT __attribute__((visibility("default")))
+#else
+#define PRT_LIBRARY_EXPORT
+#endif
+
+/* Define the entry point of a plugin library:
+ *   static const prt_plugin_creator *const my_creators[] = {&a, &b};
+ *   PRT_PLUGIN_LIBRARY("mylib", my_creators, 2)                              */
+#define PRT_PLUGIN_LIBRARY(lib_name, creator_array, count)                               \
+    PRT_LIBRARY_EXPORT prt_status prt_plugin_library_init(const prt_host_api *host,      \
+                                                          prt_library_desc *out,         \
+                                                          prt_msg *err)                  \
+    {                                                                                    \
+        (void)host; (void)err;                                                           \
+        out->struct_size = (uint32_t)sizeof(*out);                                       \
+        out->abi_version = PRT_ABI_VERSION;                                              \
+        out->name = (lib_name);                                                          \
+        out->nb_creators = (count);                                                      \
+        out->reserved_ = 0;                                                              \
+        out->creators = (creator_array);                                                 \
+        return PRT_OK;                                                                   \
+    }
+
+/* ------------------------------------------------------------------------ */
+/* Static registration (plugins compiled into an executable or libplugrt)    */
+/* ------------------------------------------------------------------------ */
+
+/* One node per statically registered creator; the constructor below links it
+ * into a process-wide list that the global registry takes in on first use. */
+typedef struct prt_static_creator {
+    const prt_plugin_creator *creator;
+    struct prt_static_creator *next;
+} prt_static_creator;
+
+#ifndef PRT_NO_STATIC_REGISTRATION
+PRT_API void prt_static_creator_push(prt_static_creator *node);
+#endif
+
+/* PRT_REGISTER_CREATOR(my_creator) at file scope registers `my_creator` (a
+ * prt_plugin_creator object) with the global registry at load time. */
+#define PRT_REGISTER_CREATOR(creator_obj)                                                \
+    static prt_static_creator prt__static_node_##creator_obj = {&(creator_obj), NULL};   \
+    __attribute__((constructor)) static void prt__static_ctor_##creator_obj(void)        \
+    {                                                                                    \
+        prt_static_creator_push(&prt__static_node_##creator_obj);                        \
+    }
+
+/* ------------------------------------------------------------------------ */
+/* Frozen layouts of abi_version 1 (LP64)                                    */
+/* ------------------------------------------------------------------------ */
+#if !defined(__cplusplus) && UINTPTR_MAX == 0xffffffffffffffffu
+_Static_assert(sizeof(prt_dims) == 72, "prt_dims layout is frozen");
+_Static_assert(offsetof(prt_field, count) == 24, "prt_field layout is frozen");
+_Static_assert(offsetof(prt_field_schema, doc) == 72, "prt_field_schema layout is frozen");
+_Static_assert(offsetof(prt_blob_plugin_ops, detach_from_context) == 120,
+               "prt_blob_plugin_ops layout is frozen");
+_Static_assert(offsetof(prt_field_plugin_ops, destroy) == 40, "prt_field_plugin_ops layout is frozen");
+_Static_assert(offsetof(prt_plugin_creator, user) == 88, "prt_plugin_creator layout is frozen");
+_Static_assert(offsetof(prt_exec, host_) == 56, "prt_exec layout is frozen");
+_Static_assert(offsetof(prt_exec, set_output_extent_device) == 64, "prt_exec layout is frozen");
+_Static_assert(offsetof(prt_plugin_context, host_) == 40, "prt_plugin_context layout is frozen");
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PLUGRT_PLUGIN_H */
