@@ -47,9 +47,12 @@ PRT_API PRT_NODISCARD prt_status prt_network_add_constant(prt_network *net, cons
 
 /* A plugin layer. The creator is found by (plugin, version, namespace) in
  * the network's registry (NULL namespace means ""); `fields` are validated
- * against its schema and copied. `inputs` name existing tensors; `outputs`
- * name the new tensors, one per plugin output (the count must match what the
- * plugin reports). A NULL `layer_name` gets "<plugin>_<n>". */
+ * against its schema and copied. `inputs` name existing tensors; an empty
+ * name "" is an absent optional input. `outputs` name the new tensors, one
+ * per plugin output; outputs at the end may be left out (fewer names, or
+ * empty names at the end) where the plugin allows it (prt_io_info in
+ * plugin.h; checked by the builder). A NULL `layer_name` gets
+ * "<plugin>_<n>". */
 PRT_API PRT_NODISCARD prt_status prt_network_add_layer(prt_network *net, const char *layer_name,
                                                       const char *plugin, const char *version,
                                                       const char *plugin_namespace,

@@ -166,6 +166,41 @@ struct prt_plugin_context {
 };
 
 /* ------------------------------------------------------------------------ */
+/* Optional inputs and outputs                                              */
+/* ------------------------------------------------------------------------ */
+
+/* An absent optional input (an empty name in the network): its pointer at
+ * enqueue is NULL and its descriptors say absent - dtype PRT_DTYPE_ABSENT
+ * (tensor.h) and dims.nb == PRT_NB_DIMS_ABSENT (min/opt/max too; a prt_dims_expr has
+ * nb == PRT_NB_DIMS_ABSENT and no expressions). The host never asks
+ * supports_format_combination about an absent position. */
+#define PRT_NB_DIMS_ABSENT (-1)
+
+static inline int prt_tensor_absent(const prt_tensor_desc *d) { return d->dims.nb == PRT_NB_DIMS_ABSENT; }
+
+/* What a plugin says about its inputs and outputs, asked at build time and
+ * again at load (get_io_info, appended to both styles). Today: how many
+ * inputs and outputs a layer of this plugin may have.
+ * The host fills every member with -1 ("default") and sets struct_size
+ * before the call; the plugin overwrites the members it declares, and only
+ * those that struct_size covers.
+ *   min_inputs   inputs 0 .. min_inputs-1 must be present; inputs from
+ *                min_inputs on may be absent (empty name) or left out at
+ *                the end. -1: every input the layer gives is required.
+ *   max_inputs   most inputs a layer may give (absent ones count). -1: no
+ *                limit.
+ *   min_outputs  fewest outputs a layer may name (1 .. get_nb_outputs());
+ *                outputs from min_outputs on may be left out at the end
+ *                (never in the middle). The plugin then sees nb_out = the
+ *                number named in every call. -1: all get_nb_outputs(). */
+typedef struct prt_io_info {
+    uint32_t struct_size;
+    int32_t min_inputs;
+    int32_t max_inputs;
+    int32_t min_outputs;
+} prt_io_info;
+
+/* ------------------------------------------------------------------------ */
 /* Blob-style plugins                                                       */
 /* ------------------------------------------------------------------------ */
 
@@ -208,6 +243,10 @@ struct prt_blob_plugin_ops {
     /* Optional: bind to / unbind from an execution context's resources. */
     prt_status (*attach_to_context)(prt_blob_plugin *p, prt_plugin_context *ctx, prt_msg *err);
     void (*detach_from_context)(prt_blob_plugin *p);
+    /* Appended in abi_version 1 (read only when struct_size covers it).
+     * Optional I/O (prt_io_info above). NULL: every input required, every
+     * output named. */
+    prt_status (*get_io_info)(const prt_blob_plugin *p, prt_io_info *info, prt_msg *err);
 };
 
 /* ------------------------------------------------------------------------ */
@@ -248,6 +287,10 @@ typedef struct prt_plugin_build_ops {
                                  int32_t nb_in, const prt_dyn_tensor_desc *out, int32_t nb_out);
     /* Optional tactics: fill up to `cap` ids, return how many exist. NULL: none. */
     int32_t (*get_valid_tactics)(prt_field_plugin *p, int32_t *tactics, int32_t cap);
+    /* Appended in abi_version 1 (read only when struct_size covers it).
+     * Optional I/O (prt_io_info above). NULL: every input required, every
+     * output named. */
+    prt_status (*get_io_info)(const prt_field_plugin *p, prt_io_info *info, prt_msg *err);
 } prt_plugin_build_ops;
 
 typedef struct prt_plugin_runtime_ops {
@@ -394,6 +437,10 @@ _Static_assert(offsetof(prt_plugin_creator, user) == 88, "prt_plugin_creator lay
 _Static_assert(offsetof(prt_exec, host_) == 56, "prt_exec layout is frozen");
 _Static_assert(offsetof(prt_exec, set_output_extent_device) == 64, "prt_exec layout is frozen");
 _Static_assert(offsetof(prt_plugin_context, host_) == 40, "prt_plugin_context layout is frozen");
+_Static_assert(offsetof(prt_blob_plugin_ops, get_io_info) == 128, "prt_blob_plugin_ops layout is frozen");
+_Static_assert(offsetof(prt_plugin_build_ops, get_valid_tactics) == 56, "prt_plugin_build_ops layout is frozen");
+_Static_assert(offsetof(prt_plugin_build_ops, get_io_info) == 64, "prt_plugin_build_ops layout is frozen");
+_Static_assert(sizeof(prt_io_info) == 16, "prt_io_info layout is frozen");
 #endif
 
 #ifdef __cplusplus

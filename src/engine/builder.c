@@ -19,6 +19,7 @@
 #include "core/core.h"
 #include "engine/expr.h"
 #include "engine/netdef.h"
+#include "engine/optio.h"
 #include "engine/runtime.h"
 
 #define ARENA_ALIGN 256u
@@ -373,6 +374,19 @@ static void dyn_desc(const prt__ptensor *t, prt_dtype dtype, prt_dyn_tensor_desc
     d->max = t->max;
 }
 
+/* The build-time descriptors of a layer's inputs (pin[i] < 0: absent) and
+ * outputs under the candidate types. */
+static void io_descs(bstate *b, const int32_t *pin, const prt_dtype *cand, int32_t nin, const prt__net_layer *nl,
+                     const prt_dtype *cand_out, int32_t nout, prt_dyn_tensor_desc *io)
+{
+    int32_t i;
+    for (i = 0; i < nin; i++) {
+        if (pin[i] < 0) prt__optio_absent_dyn(&io[i]);
+        else dyn_desc(&b->p->tensors[pin[i]], cand[i], &io[i]);
+    }
+    for (i = 0; i < nout; i++) dyn_desc(&b->p->tensors[b->net2plan[nl->out[i]]], cand_out[i], &io[nin + i]);
+}
+
 static const char *types_str(const prt_dtype *t, int32_t n, char *buf, size_t cap)
 {
     size_t k = 0;
@@ -399,8 +413,7 @@ static prt_status build_layer(bstate *b, int32_t li)
     prt_dims_expr *ein = NULL, *eout = NULL;
     prt_dtype *decl_in = NULL, *decl_out = NULL, *cand = NULL, *cand_out = NULL;
     prt_dyn_tensor_desc *io = NULL;
-    int32_t nb_out_reported;
-    int found = 0, decl_ok;
+    int found = 0, decl_ok, optio = 0;
     size_t ws;
 
     snprintf(who, sizeof who, "layer \"%.200s\" (%s%s%.100s v%.40s)", nl->name, nl->plugin_namespace,
@@ -418,10 +431,10 @@ static prt_status build_layer(bstate *b, int32_t li)
     }
     b->plugins[pli] = pl; /* destroyed with the build state from here on */
 
-    nb_out_reported = prt__plugin_nb_outputs(pl);
-    if (nb_out_reported != nout)
-        return bfail(b, PRT_STATUS_INVALID_ARGUMENT, "%s: the plugin has %d outputs, the network names %d", who,
-                     (int)nb_out_reported, (int)nout);
+    msg[0] = 0;
+    if ((s = prt__optio_check(pl, who, nl->in, nin, nout, &optio, msg, sizeof msg)) != PRT_OK)
+        return bfail(b, s, "%s", msg);
+    if (optio) p->read_version = 2;
 
     pin = prt__calloc((size_t)nin + 1, sizeof *pin);
     ein = prt__calloc((size_t)nin + 1, sizeof *ein);
@@ -439,6 +452,12 @@ static prt_status build_layer(bstate *b, int32_t li)
     /* Shapes. */
     for (i = 0; i < nin; i++) {
         const prt__ptensor *t;
+        if (nl->in[i] < 0) { /* absent */
+            pin[i] = -1;
+            prt__optio_absent_expr(&ein[i]);
+            decl_in[i] = PRT_DTYPE_ABSENT;
+            continue;
+        }
         pin[i] = b->net2plan[nl->in[i]];
         t = &p->tensors[pin[i]];
         ein[i].nb = t->nb_dims;
@@ -453,8 +472,9 @@ static prt_status build_layer(bstate *b, int32_t li)
         shapes[0] = 0;
         for (i = 0; i < nin && n < sizeof shapes; i++) {
             char d[160];
-            n += (size_t)snprintf(shapes + n, sizeof shapes - n, "%s%s %s", i ? ", " : "", p->tensors[pin[i]].name,
-                                  prt_dims_str(&p->tensors[pin[i]].dims, d, sizeof d));
+            n += (size_t)snprintf(shapes + n, sizeof shapes - n, "%s%s %s", i ? ", " : "",
+                                  pin[i] < 0 ? "(absent)" : p->tensors[pin[i]].name,
+                                  pin[i] < 0 ? "-" : prt_dims_str(&p->tensors[pin[i]].dims, d, sizeof d));
         }
         s = bfail(b, s, "%s (inputs %s)", msg, shapes);
         goto done;
@@ -488,7 +508,7 @@ static prt_status build_layer(bstate *b, int32_t li)
     for (k = 0; k < 4 && !found; k++) {
         int same_as_earlier = 0;
         for (i = 0; i < nin; i++) {
-            prt_dtype cur = p->tensors[pin[i]].dtype;
+            prt_dtype cur = pin[i] < 0 ? PRT_DTYPE_ABSENT : p->tensors[pin[i]].dtype;
             switch (k) {
             case 0: cand[i] = (b->cfg->precision == PRT_PRECISION_FP16 && is_float(cur)) ? PRT_DTYPE_F16 : cur; break;
             case 1: cand[i] = cur; break;
@@ -502,7 +522,7 @@ static prt_status build_layer(bstate *b, int32_t li)
             for (kk = 0; kk < k && !same_as_earlier; kk++) {
                 int eq = 1;
                 for (i = 0; i < nin; i++) {
-                    prt_dtype cur = p->tensors[pin[i]].dtype, e;
+                    prt_dtype cur = pin[i] < 0 ? PRT_DTYPE_ABSENT : p->tensors[pin[i]].dtype, e;
                     switch (kk) {
                     case 0: e = (b->cfg->precision == PRT_PRECISION_FP16 && is_float(cur)) ? PRT_DTYPE_F16 : cur; break;
                     case 1: e = cur; break;
@@ -518,15 +538,14 @@ static prt_status build_layer(bstate *b, int32_t li)
         msg[0] = 0;
         s = prt__plugin_output_types(pl, cand, nin, cand_out, nout, msg, sizeof msg);
         if (s != PRT_OK) continue; /* this assignment is not one the plugin takes */
-        for (i = 0; i < nin; i++) dyn_desc(&p->tensors[pin[i]], cand[i], &io[i]);
-        for (i = 0; i < nout; i++) dyn_desc(&p->tensors[b->net2plan[nl->out[i]]], cand_out[i], &io[nin + i]);
+        io_descs(b, pin, cand, nin, nl, cand_out, nout, io);
         found = 1;
         for (i = 0; i < nin + nout && found; i++)
-            if (!prt__plugin_supports(pl, i, io, nin, nout)) found = 0;
+            if ((i >= nin || pin[i] >= 0) && !prt__plugin_supports(pl, i, io, nin, nout)) found = 0;
     }
     if (!found) {
         char t1[256];
-        for (i = 0; i < nin; i++) cand[i] = p->tensors[pin[i]].dtype;
+        for (i = 0; i < nin; i++) cand[i] = pin[i] < 0 ? PRT_DTYPE_ABSENT : p->tensors[pin[i]].dtype;
         s = bfail(b, PRT_STATUS_TYPE_MISMATCH,
                   "%s: the plugin accepts no type combination tried for its inputs %s (f32 and f16 variants of float "
                   "inputs, linear format)",
@@ -536,7 +555,7 @@ static prt_status build_layer(bstate *b, int32_t li)
     /* Casts for inputs in another type; they run before this layer, so the
      * layer moves after them. */
     for (i = 0; i < nin; i++) {
-        if (p->tensors[pin[i]].dtype != cand[i]) {
+        if (pin[i] >= 0 && p->tensors[pin[i]].dtype != cand[i]) {
             int32_t t;
             if ((s = cast_version(b, pin[i], cand[i], PRT__ROLE_ACTIVATION, NULL, &t)) != PRT_OK) goto done;
             pin[i] = t;
@@ -585,8 +604,7 @@ static prt_status build_layer(bstate *b, int32_t li)
             p->tensors[t].name = nn;
         }
     }
-    for (i = 0; i < nin; i++) dyn_desc(&p->tensors[pin[i]], cand[i], &io[i]);
-    for (i = 0; i < nout; i++) dyn_desc(&p->tensors[b->net2plan[nl->out[i]]], cand_out[i], &io[nin + i]);
+    io_descs(b, pin, cand, nin, nl, cand_out, nout, io);
 
     p->layers[pli].in = prt__malloc(((size_t)nin + 1) * sizeof(int32_t));
     p->layers[pli].out = prt__malloc((size_t)nout * sizeof(int32_t));

@@ -23,6 +23,7 @@
 #endif
 #include "core/core.h"
 #include "core/threadpool.h"
+#include "engine/optio.h"
 #include "engine/plugctx.h"
 #include "engine/runtime.h"
 
@@ -722,6 +723,11 @@ static prt_status run(prt_context *c)
          * shapes need them now. */
         if (c->nb_queued && (s = resolve_pending(c)) != PRT_OK) goto done;
         for (j = 0; j < l->nb_in; j++) {
+            if (l->in[j] < 0) { /* absent optional input */
+                prt__optio_absent(&din[j]);
+                ins[j] = NULL;
+                continue;
+            }
             din[j].dtype = p->tensors[l->in[j]].dtype;
             din[j].format = p->tensors[l->in[j]].format;
             din[j].dims = c->cur[l->in[j]];

@@ -30,7 +30,7 @@ typedef struct prt__net_layer {
     char *plugin, *version, *plugin_namespace;
     prt_owned_fields *fields; /* validated, normalized copy */
     int32_t nb_in, nb_out;
-    int32_t *in, *out;        /* tensor indices */
+    int32_t *in, *out;        /* tensor indices; -1: an absent optional input */
 } prt__net_layer;
 
 struct prt_network {

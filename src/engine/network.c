@@ -223,11 +223,18 @@ prt_status prt_network_add_layer(prt_network *net, const char *layer_name, const
         return prt__err(net, PRT_STATUS_INVALID_ARGUMENT, "layer \"%s\": needs at least one output name, got %d",
                         lname, nb_outputs);
     for (i = 0; i < nb_inputs; i++) {
+        if (inputs[i] && !inputs[i][0]) continue; /* an absent optional input */
         if (!inputs[i] || prt__network_find(net, inputs[i]) < 0)
             return prt__err(net, PRT_STATUS_NOT_FOUND, "layer \"%s\": input %d names tensor \"%s\", which does not exist",
                             lname, i, inputs[i] ? inputs[i] : "(null)");
     }
+    /* Outputs left out at the end (empty names) are not made. */
+    while (nb_outputs > 1 && outputs[nb_outputs - 1] && !outputs[nb_outputs - 1][0]) nb_outputs--;
     for (i = 0; i < nb_outputs; i++) {
+        if (outputs[i] && !outputs[i][0])
+            return prt__err(net, PRT_STATUS_INVALID_ARGUMENT,
+                            "layer \"%s\": output %d has an empty name; only outputs at the end may be left out", lname,
+                            i);
         if (!outputs[i] || !outputs[i][0] || strlen(outputs[i]) > 4096)
             return prt__err(net, PRT_STATUS_INVALID_ARGUMENT, "layer \"%s\": output %d needs a name of 1 to 4096 bytes",
                             lname, i);
@@ -260,7 +267,7 @@ prt_status prt_network_add_layer(prt_network *net, const char *layer_name, const
         !reserve((void **)&net->layers, &net->cap_layers, net->nb_layers, 1, sizeof *net->layers) ||
         !reserve((void **)&net->tensors, &net->cap_tensors, net->nb_tensors, nb_outputs, sizeof *net->tensors))
         goto oom;
-    for (i = 0; i < nb_inputs; i++) l.in[i] = prt__network_find(net, inputs[i]);
+    for (i = 0; i < nb_inputs; i++) l.in[i] = inputs[i][0] ? prt__network_find(net, inputs[i]) : -1;
     /* Name copies first, so that nothing below can fail. */
     {
         char **names = prt__calloc((size_t)nb_outputs, sizeof(char *));

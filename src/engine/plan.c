@@ -128,7 +128,7 @@ static void write_all(const prt__plan *p, prt_writer *w)
     int32_t i, j;
 
     prt_write_bytes(w, PRT__PLAN_MAGIC, 8);
-    prt_write_u32(w, PRT__PLAN_READ_VERSION);
+    prt_write_u32(w, p->read_version > PRT__PLAN_READ_VERSION ? p->read_version : PRT__PLAN_READ_VERSION);
     prt_write_u32(w, PRT__PLAN_WRITE_VERSION);
     prt_write_u64(w, 0); /* total length: patched */
     prt_write_u64(w, 0); /* checksum: patched */
@@ -434,7 +434,8 @@ static prt_status read_tens(rctx *c, prt__plan *p)
     return PRT_OK;
 }
 
-static prt_status read_indices(rctx *c, prt__plan *p, const char *lname, const char *what, int32_t *nb, int32_t **out)
+static prt_status read_indices(rctx *c, prt__plan *p, const char *lname, const char *what, int absent_ok, int32_t *nb,
+                               int32_t **out)
 {
     prt_status s;
     int32_t j, n;
@@ -445,6 +446,7 @@ static prt_status read_indices(rctx *c, prt__plan *p, const char *lname, const c
     for (j = 0; j < n; j++) {
         (*out)[j] = prt_read_i32(&c->r);
         if (c->r.failed) return ended(c, what);
+        if ((*out)[j] == -1 && absent_ok) continue; /* an absent optional input */
         if ((*out)[j] < 0 || (*out)[j] >= p->nb_tensors)
             return rfail(c, PRT_STATUS_BAD_FORMAT, "layer \"%s\": %s %d is tensor %d of %d", lname, what, j, (*out)[j],
                          p->nb_tensors);
@@ -478,8 +480,10 @@ static prt_status read_layr(rctx *c, prt__plan *p)
             s = ended(c, "a layer");
             goto done;
         }
-        if ((s = read_indices(c, p, l->name, "input", &l->nb_in, &l->in)) != PRT_OK) goto done;
-        if ((s = read_indices(c, p, l->name, "output", &l->nb_out, &l->out)) != PRT_OK) goto done;
+        if ((s = read_indices(c, p, l->name, "input", l->kind == PRT__LAYER_PLUGIN && p->read_version >= 2,
+                              &l->nb_in, &l->in)) != PRT_OK)
+            goto done;
+        if ((s = read_indices(c, p, l->name, "output", 0, &l->nb_out, &l->out)) != PRT_OK) goto done;
         l->workspace = prt_read_u64(&c->r);
         if (c->r.failed) {
             s = ended(c, "a layer's workspace");
@@ -504,7 +508,9 @@ static prt_status read_layr(rctx *c, prt__plan *p)
             goto done;
         }
         for (j = 0; j < l->nb_in; j++) {
-            const prt__ptensor *t = &p->tensors[l->in[j]];
+            const prt__ptensor *t;
+            if (l->in[j] < 0) continue;
+            t = &p->tensors[l->in[j]];
             if ((t->role == PRT__ROLE_ACTIVATION || t->role == PRT__ROLE_OUTPUT) && producer[l->in[j]] < 0) {
                 s = rfail(c, PRT_STATUS_BAD_FORMAT, "layer \"%s\" reads \"%s\" before any layer writes it", l->name,
                           t->name);
@@ -715,6 +721,7 @@ prt_status prt__plan_read(const void *data, size_t len, prt__plan **out, char *e
         snprintf(err, cap, "out of memory reading a plan");
         return PRT_STATUS_OUT_OF_MEMORY;
     }
+    p->read_version = rv;
     c.r = prt_reader_init(data, len);
     c.r.pos = PRT__PLAN_HEADER_SIZE;
     for (k = 0; k < nsec; k++) {

@@ -8,8 +8,10 @@
  *
  *   Header, 64 bytes:
  *     0  u8[8]  magic "PLUGRTPL"
- *     8  u32    read version: the oldest reader that can load this plan (1)
- *     12 u32    write version: the format the writer produced (1);
+ *     8  u32    read version: the oldest reader that can load this plan:
+ *               1, or 2 when a layer has an absent optional input or leaves
+ *               outputs out (older readers refuse it with a clear message)
+ *     12 u32    write version: the format the writer produced (2);
  *               informational - any value >= the read version loads
  *     16 u64    total length of the plan in bytes, header included
  *     24 u64    checksum: FNV-1a 64 over bytes [64, total length)
@@ -42,6 +44,10 @@
  *          (0 plugin, 1 cast), i32 plugin record index (-1 for a cast),
  *          u32 cast from dtype, u32 cast to dtype, u32 nb inputs, i32 tensor
  *          indices, u32 nb outputs, i32 tensor indices, u64 workspace bytes.
+ *          Read version 2: a plugin layer's input index may be -1, an absent
+ *          optional input, and its outputs may be fewer than the plugin's
+ *          (outputs left out at the end); both are checked against the
+ *          plugin's get_io_info at load.
  *   "PLUG" u32 n, then per record: u64 length, the plugin record
  *          (src/registry/adapter.h: u8 style, str name, str version, str
  *          namespace, str owner - the library that provided the creator -
@@ -64,8 +70,8 @@
 #include "plugrt/engine.h"
 
 #define PRT__PLAN_MAGIC "PLUGRTPL"
-#define PRT__PLAN_READ_VERSION 1u  /* what this writer needs from a reader */
-#define PRT__PLAN_WRITE_VERSION 1u /* the newest format this code reads and writes */
+#define PRT__PLAN_READ_VERSION 1u  /* what this writer needs from a reader, at least */
+#define PRT__PLAN_WRITE_VERSION 2u /* the newest format this code reads and writes */
 #define PRT__PLAN_HEADER_SIZE 64u
 #define PRT__PLAN_WEIGHT_ALIGN 64u
 
@@ -109,6 +115,7 @@ typedef struct prt__precord {
 
 /* The engine description a plan holds. */
 typedef struct prt__plan {
+    uint32_t read_version; /* header: 1, or 2 when a layer uses optional I/O */
     char *lib_version;
     uint32_t precision, device;
     uint64_t workspace_limit;

@@ -6,6 +6,7 @@
 
 #include "core/core.h"
 #include "engine/expr.h"
+#include "engine/optio.h"
 #include "engine/runtime.h"
 
 static void seterr(char *err, size_t cap, const char *fmt, ...) PRT_PRINTF(3, 4);
@@ -235,7 +236,8 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
 {
     prt__player *l = &p->layers[li];
     const prt_plugin_creator *cr = pl->creator;
-    int32_t nin = l->nb_in, nout = l->nb_out, i, j, k, nb;
+    int32_t nin = l->nb_in, nout = l->nb_out, i, j, k;
+    int optio = 0;
     prt_dtype *tin = NULL, *tout = NULL;
     prt_dims_expr *ein = NULL, *eout = NULL;
     prt_dyn_tensor_desc *io = NULL;
@@ -244,10 +246,14 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
     size_t ws;
 
     snprintf(who, sizeof who, "layer \"%.200s\" (%.100s v%.40s)", l->name, cr->name, cr->version);
-    nb = prt__plugin_nb_outputs(pl);
-    if (nb != nout) {
-        seterr(err, cap, "plan does not match its plugin: %s: the plugin has %d outputs, the plan gives the layer %d",
-               who, (int)nb, (int)nout);
+    msg[0] = 0;
+    if ((s = prt__optio_check(pl, who, l->in, nin, nout, &optio, msg, sizeof msg)) != PRT_OK) {
+        seterr(err, cap, "plan does not match its plugin: %s", msg);
+        return s == PRT_STATUS_INVALID_ARGUMENT ? PRT_STATUS_BAD_FORMAT : s;
+    }
+    if (optio && p->read_version < 2) {
+        seterr(err, cap, "corrupt plan: %s uses optional inputs or outputs, which need read version 2; the plan says %u",
+               who, p->read_version);
         return PRT_STATUS_BAD_FORMAT;
     }
     tin = prt__calloc((size_t)nin + 1, sizeof *tin);
@@ -262,7 +268,7 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
     }
 
     /* Types. */
-    for (i = 0; i < nin; i++) tin[i] = p->tensors[l->in[i]].dtype;
+    for (i = 0; i < nin; i++) tin[i] = l->in[i] < 0 ? PRT_DTYPE_ABSENT : p->tensors[l->in[i]].dtype;
     msg[0] = 0;
     if ((s = prt__plugin_output_types(pl, tin, nin, tout, nout, msg, sizeof msg)) != PRT_OK) {
         seterr(err, cap, "plan does not match its plugin: %s refuses the plan's input types: %s", who, msg);
@@ -283,7 +289,12 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
     /* Shapes: the plugin's expressions over the plan's, evaluated at the
      * profile's three points, against the plan's values there. */
     for (i = 0; i < nin; i++) {
-        const prt__ptensor *t = &p->tensors[l->in[i]];
+        const prt__ptensor *t;
+        if (l->in[i] < 0) {
+            prt__optio_absent_expr(&ein[i]);
+            continue;
+        }
+        t = &p->tensors[l->in[i]];
         ein[i].nb = t->nb_dims;
         for (j = 0; j < t->nb_dims; j++) ein[i].d[j] = lc->node[t->expr[j]];
     }
@@ -346,7 +357,10 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
     }
 
     /* Workspace for the profile. */
-    for (i = 0; i < nin; i++) dyn_of(&p->tensors[l->in[i]], &io[i]);
+    for (i = 0; i < nin; i++) {
+        if (l->in[i] < 0) prt__optio_absent_dyn(&io[i]);
+        else dyn_of(&p->tensors[l->in[i]], &io[i]);
+    }
     for (i = 0; i < nout; i++) dyn_of(&p->tensors[l->out[i]], &io[nin + i]);
     if (pl->style == PRT_STYLE_BLOB) {
         msg[0] = 0;

@@ -888,9 +888,9 @@ TEST(truncated_and_bit_flipped_plans_fail_cleanly)
     CHECK(ok_loads < 300);
     /* A newer format is refused by version. */
     memcpy(q, p, len);
-    q[8] = 2;
+    q[8] = 3;
     CHECK(prt_engine_deserialize(r, q, len, &e2, err, sizeof err) == PRT_STATUS_VERSION_MISMATCH);
-    CHECK_STR_CONTAINS(err, "plan needs reader version 2, this is 1");
+    CHECK_STR_CONTAINS(err, "plan needs reader version 3, this is 2");
     /* Reserved header bytes must be zero (checked after the checksum). */
     memcpy(q, p, len);
     q[50] = 1;

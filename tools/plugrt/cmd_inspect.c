@@ -104,7 +104,8 @@ static int print_json(const prt__plan *p, const uint8_t *b)
             cJSON_AddStringToObject(o, "to", prt_dtype_name(l->cast_to));
         }
         ins = cJSON_AddArrayToObject(o, "inputs");
-        for (j = 0; j < l->nb_in; j++) cJSON_AddItemToArray(ins, cJSON_CreateString(p->tensors[l->in[j]].name));
+        for (j = 0; j < l->nb_in; j++) /* "" for an absent optional input */
+            cJSON_AddItemToArray(ins, cJSON_CreateString(l->in[j] < 0 ? "" : p->tensors[l->in[j]].name));
         outs = cJSON_AddArrayToObject(o, "outputs");
         for (j = 0; j < l->nb_out; j++) cJSON_AddItemToArray(outs, cJSON_CreateString(p->tensors[l->out[j]].name));
         cJSON_AddNumberToObject(o, "workspace", (double)l->workspace);
@@ -157,7 +158,7 @@ static void print_text(const prt__plan *p, const uint8_t *b, const char *path, s
             printf("  %2d %-20s cast %s -> %s", (int)i, l->name, prt_dtype_name(l->cast_from), prt_dtype_name(l->cast_to));
         }
         printf("\n       in:");
-        for (j = 0; j < l->nb_in; j++) printf(" %s", p->tensors[l->in[j]].name);
+        for (j = 0; j < l->nb_in; j++) printf(" %s", l->in[j] < 0 ? "(absent)" : p->tensors[l->in[j]].name);
         printf("  out:");
         for (j = 0; j < l->nb_out; j++) printf(" %s", p->tensors[l->out[j]].name);
         if (l->workspace) printf("  workspace %" PRIu64 " bytes", l->workspace);
