@@ -108,6 +108,13 @@ typedef struct prt_dims_expr {
     const prt_expr *d[PRT_MAX_DIMS];
 } prt_dims_expr;
 
+/* Shape values: the elements of a small int32/int64 tensor (0-D or 1-D, at
+ * most PRT_MAX_DIMS elements) as expressions, held in a prt_dims_expr whose
+ * nb is the number of elements (1 for a 0-D tensor) and d[k] element k.
+ * nb == PRT_NB_VALUES_UNKNOWN: the values are not known before the run (the
+ * tensor is computed on the device, or is not small). */
+#define PRT_NB_VALUES_UNKNOWN (-1)
+
 /* ------------------------------------------------------------------------ */
 /* Execution and per-context resources (provided by the host)               */
 /* ------------------------------------------------------------------------ */
@@ -181,7 +188,7 @@ static inline int prt_tensor_absent(const prt_tensor_desc *d) { return d->dims.n
 /* What a plugin says about its inputs and outputs, asked at build time and
  * again at load (get_io_info, appended to both styles). Today: how many
  * inputs and outputs a layer of this plugin may have.
- * The host fills every member with -1 ("default") and sets struct_size
+ * The host fills the counts with -1 ("default") and sets struct_size
  * before the call; the plugin overwrites the members it declares, and only
  * those that struct_size covers.
  *   min_inputs   inputs 0 .. min_inputs-1 must be present; inputs from
@@ -192,12 +199,18 @@ static inline int prt_tensor_absent(const prt_tensor_desc *d) { return d->dims.n
  *   min_outputs  fewest outputs a layer may name (1 .. get_nb_outputs());
  *                outputs from min_outputs on may be left out at the end
  *                (never in the middle). The plugin then sees nb_out = the
- *                number named in every call. -1: all get_nb_outputs(). */
+ *                number named in every call. -1: all get_nb_outputs().
+ *   value_inputs bit i: input i is a shape-value input (a 0-D or 1-D int32
+ *                or int64 tensor of at most PRT_MAX_DIMS elements whose
+ *                values get_output_shapes_v2 reads as expressions). The
+ *                build fails when its values are not known before the run.
+ *                The host sets it to 0 (none) before the call. */
 typedef struct prt_io_info {
     uint32_t struct_size;
     int32_t min_inputs;
     int32_t max_inputs;
     int32_t min_outputs;
+    uint32_t value_inputs;
 } prt_io_info;
 
 /* ------------------------------------------------------------------------ */
@@ -247,6 +260,19 @@ struct prt_blob_plugin_ops {
      * Optional I/O (prt_io_info above). NULL: every input required, every
      * output named. */
     prt_status (*get_io_info)(const prt_blob_plugin *p, prt_io_info *info, prt_msg *err);
+    /* Appended in abi_version 1. Every output's dims at once, with the
+     * inputs' shape values (in_values[i].nb == PRT_NB_VALUES_UNKNOWN where
+     * they are not known), and optionally output values: the host sets every
+     * out_values[j].nb to PRT_NB_VALUES_UNKNOWN; a plugin that computes
+     * output j on the host (an int32/int64 output of at most PRT_MAX_DIMS
+     * elements, as many as its dims hold) sets its values there. A layer
+     * whose outputs all have values is never enqueued: the engine writes the
+     * values into the output tensors itself. Used instead of get_output_dims
+     * when set. */
+    prt_status (*get_output_shapes_v2)(prt_blob_plugin *p, const prt_dims_expr *in,
+                                       const prt_dims_expr *in_values, int32_t nb_in,
+                                       prt_dims_expr *out, prt_dims_expr *out_values, int32_t nb_out,
+                                       prt_expr_builder *eb, prt_msg *err);
 };
 
 /* ------------------------------------------------------------------------ */
@@ -291,6 +317,13 @@ typedef struct prt_plugin_build_ops {
      * Optional I/O (prt_io_info above). NULL: every input required, every
      * output named. */
     prt_status (*get_io_info)(const prt_field_plugin *p, prt_io_info *info, prt_msg *err);
+    /* Appended in abi_version 1. get_output_shapes with shape values: see
+     * prt_blob_plugin_ops.get_output_shapes_v2. Used instead of
+     * get_output_shapes when set. */
+    prt_status (*get_output_shapes_v2)(prt_field_plugin *p, const prt_dims_expr *in,
+                                       const prt_dims_expr *in_values, int32_t nb_in,
+                                       prt_dims_expr *out, prt_dims_expr *out_values, int32_t nb_out,
+                                       prt_expr_builder *eb, prt_msg *err);
 } prt_plugin_build_ops;
 
 typedef struct prt_plugin_runtime_ops {
@@ -440,7 +473,9 @@ _Static_assert(offsetof(prt_plugin_context, host_) == 40, "prt_plugin_context la
 _Static_assert(offsetof(prt_blob_plugin_ops, get_io_info) == 128, "prt_blob_plugin_ops layout is frozen");
 _Static_assert(offsetof(prt_plugin_build_ops, get_valid_tactics) == 56, "prt_plugin_build_ops layout is frozen");
 _Static_assert(offsetof(prt_plugin_build_ops, get_io_info) == 64, "prt_plugin_build_ops layout is frozen");
-_Static_assert(sizeof(prt_io_info) == 16, "prt_io_info layout is frozen");
+_Static_assert(offsetof(prt_blob_plugin_ops, get_output_shapes_v2) == 136, "prt_blob_plugin_ops layout is frozen");
+_Static_assert(offsetof(prt_plugin_build_ops, get_output_shapes_v2) == 72, "prt_plugin_build_ops layout is frozen");
+_Static_assert(offsetof(prt_io_info, value_inputs) == 16, "prt_io_info layout is frozen");
 #endif
 
 #ifdef __cplusplus

@@ -20,6 +20,7 @@
 #include "engine/expr.h"
 #include "engine/netdef.h"
 #include "engine/optio.h"
+#include "engine/shapeval.h"
 #include "engine/runtime.h"
 
 #define ARENA_ALIGN 256u
@@ -195,6 +196,7 @@ static int32_t new_tensor(bstate *b, const char *name, uint32_t role, prt_dtype 
     t->role = role;
     t->dtype = dtype;
     t->format = PRT_FORMAT_LINEAR;
+    t->nb_vals = -1;
     b->plan2net[p->nb_tensors] = net_index;
     return p->nb_tensors++;
 }
@@ -292,26 +294,61 @@ done:
     return s;
 }
 
+/* The recorded node of each expression of d (a plugin's output dims or
+ * values), into idx. */
+static prt_status node_indices(bstate *b, const prt_dims_expr *d, int32_t *idx, const char *who, int32_t out_index,
+                               const char *what)
+{
+    int32_t j;
+    for (j = 0; j < d->nb; j++) {
+        idx[j] = rec_find(&b->rc, d->d[j]);
+        if (idx[j] < 0)
+            return bfail(b, PRT_STATUS_PLUGIN_ERROR,
+                         "%s: output %d %s %d is an expression that was not made by this build's expression builder",
+                         who, out_index, what, j);
+    }
+    return PRT_OK;
+}
+
 /* Set a tensor's shape from expressions; dims hold what folds to a constant. */
 static prt_status set_shape(bstate *b, int32_t ti, const prt_dims_expr *d, const char *who, int32_t out_index)
 {
     prt__ptensor *t = &b->p->tensors[ti];
     int32_t j;
+    prt_status s;
+    if ((s = node_indices(b, d, t->expr, who, out_index, "dim")) != PRT_OK) return s;
     t->nb_dims = d->nb;
     t->dims.nb = d->nb;
     for (j = 0; j < d->nb; j++) {
         int64_t v;
-        int32_t n = rec_find(&b->rc, d->d[j]);
-        if (n < 0)
-            return bfail(b, PRT_STATUS_PLUGIN_ERROR,
-                         "%s: output %d dim %d is an expression that was not made by this build's expression builder",
-                         who, out_index, j);
-        t->expr[j] = n;
+        int32_t n = t->expr[j];
         t->dims.d[j] = (b->rc.nodes[n].kind != PRT__NODE_DDEP && b->rc.under->get_constant(b->rc.under, d->d[j], &v) &&
                         v >= 0)
                            ? v
                            : -1;
     }
+    return PRT_OK;
+}
+
+/* Record a tensor's shape values (a plugin's out_values): every expression
+ * made by this build, and as many as its fixed dims hold. */
+static prt_status set_values(bstate *b, int32_t ti, const prt_dims_expr *v, const char *who, int32_t out_index)
+{
+    prt__ptensor *t = &b->p->tensors[ti];
+    int64_t vol;
+    prt_status s;
+    char d[160];
+    if (v->nb == PRT_NB_VALUES_UNKNOWN) return PRT_OK;
+    vol = prt_dims_volume(&t->dims);
+    if (t->nb_dims > 1 || vol != v->nb)
+        return bfail(b, PRT_STATUS_PLUGIN_ERROR,
+                     "%s: output %d gives %d shape values, but its dims %s %s; values need fixed 0-D or 1-D dims "
+                     "holding that many elements",
+                     who, out_index, (int)v->nb, prt_dims_str(&t->dims, d, sizeof d),
+                     vol < 0 ? "are not fixed" : "hold another number");
+    if ((s = node_indices(b, v, t->val, who, out_index, "value")) != PRT_OK) return s;
+    t->nb_vals = v->nb;
+    b->p->read_version = 2;
     return PRT_OK;
 }
 
@@ -414,6 +451,8 @@ static prt_status build_layer(bstate *b, int32_t li)
     prt_dtype *decl_in = NULL, *decl_out = NULL, *cand = NULL, *cand_out = NULL;
     prt_dyn_tensor_desc *io = NULL;
     int found = 0, decl_ok, optio = 0;
+    prt_io_info info;
+    prt_dims_expr *vin = NULL, *vout = NULL;
     size_t ws;
 
     snprintf(who, sizeof who, "layer \"%.200s\" (%s%s%.100s v%.40s)", nl->name, nl->plugin_namespace,
@@ -432,7 +471,7 @@ static prt_status build_layer(bstate *b, int32_t li)
     b->plugins[pli] = pl; /* destroyed with the build state from here on */
 
     msg[0] = 0;
-    if ((s = prt__optio_check(pl, who, nl->in, nin, nout, &optio, msg, sizeof msg)) != PRT_OK)
+    if ((s = prt__optio_check(pl, who, nl->in, nin, nout, &info, &optio, msg, sizeof msg)) != PRT_OK)
         return bfail(b, s, "%s", msg);
     if (optio) p->read_version = 2;
 
@@ -444,7 +483,9 @@ static prt_status build_layer(bstate *b, int32_t li)
     cand = prt__calloc((size_t)nin + 1, sizeof *cand);
     cand_out = prt__calloc((size_t)nout, sizeof *cand_out);
     io = prt__calloc((size_t)(nin + nout), sizeof *io);
-    if (!pin || !ein || !eout || !decl_in || !decl_out || !cand || !cand_out || !io) {
+    vin = prt__calloc((size_t)nin + 1, sizeof *vin);
+    vout = prt__calloc((size_t)nout, sizeof *vout);
+    if (!pin || !ein || !eout || !decl_in || !decl_out || !cand || !cand_out || !io || !vin || !vout) {
         s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
         goto done;
     }
@@ -452,6 +493,7 @@ static prt_status build_layer(bstate *b, int32_t li)
     /* Shapes. */
     for (i = 0; i < nin; i++) {
         const prt__ptensor *t;
+        vin[i].nb = PRT_NB_VALUES_UNKNOWN;
         if (nl->in[i] < 0) { /* absent */
             pin[i] = -1;
             prt__optio_absent_expr(&ein[i]);
@@ -462,10 +504,22 @@ static prt_status build_layer(bstate *b, int32_t li)
         t = &p->tensors[pin[i]];
         ein[i].nb = t->nb_dims;
         for (j = 0; j < t->nb_dims; j++) ein[i].d[j] = b->rc.ptrs[t->expr[j]];
+        vin[i].nb = t->nb_vals;
+        for (j = 0; j < t->nb_vals; j++) vin[i].d[j] = b->rc.ptrs[t->val[j]];
         decl_in[i] = b->declared[nl->in[i]];
+        if (i < 32 && (info.value_inputs >> i & 1u) && t->nb_vals < 0) {
+            char d[160];
+            s = bfail(b, PRT_STATUS_SHAPE_MISMATCH,
+                      "%s: input %d (\"%s\", %s %s) is a shape-value input, but its values are not known before the "
+                      "run; expected a 0-D or 1-D int32/int64 tensor of at most %d elements from a constant, a "
+                      "shape-value input or a layer that computes it on the host",
+                      who, (int)i, t->name, prt_dtype_name(t->dtype), prt_dims_str(&t->dims, d, sizeof d),
+                      PRT_MAX_DIMS);
+            goto done;
+        }
     }
     msg[0] = 0;
-    s = prt__plugin_output_shapes(pl, ein, nin, eout, nout, &b->rc.pub, msg, sizeof msg);
+    s = prt__shapeval_outputs(pl, ein, vin, nin, eout, vout, nout, &b->rc.pub, msg, sizeof msg);
     if (s != PRT_OK) {
         char shapes[1024];
         size_t n = 0;
@@ -502,6 +556,7 @@ static prt_status build_layer(bstate *b, int32_t li)
         b->net2plan[ni] = t;
         if ((s = set_shape(b, t, &eout[i], who, i)) != PRT_OK) goto done;
         if ((s = eval_ranges(b, t, who)) != PRT_OK) goto done;
+        if ((s = set_values(b, t, &vout[i], who, i)) != PRT_OK) goto done;
     }
 
     /* Type negotiation: candidates in order of preference. */
@@ -581,6 +636,11 @@ static prt_status build_layer(bstate *b, int32_t li)
     }
     for (i = 0; i < nout; i++) {
         int32_t t = b->net2plan[nl->out[i]];
+        if (p->tensors[t].nb_vals >= 0 && cand_out[i] != PRT_DTYPE_I32 && cand_out[i] != PRT_DTYPE_I64) {
+            s = bfail(b, PRT_STATUS_TYPE_MISMATCH, "%s: output %d (\"%s\") has shape values but type %s; expected "
+                      "int32 or int64", who, (int)i, p->tensors[t].name, prt_dtype_name(cand_out[i]));
+            goto done;
+        }
         p->tensors[t].dtype = cand_out[i];
         if (cand_out[i] != decl_out[i]) {
             /* The produced version carries the dtype in its name. */
@@ -649,6 +709,8 @@ static prt_status build_layer(bstate *b, int32_t li)
     }
     s = PRT_OK;
 done:
+    prt__free(vin);
+    prt__free(vout);
     prt__free(pin);
     prt__free(ein);
     prt__free(eout);
@@ -929,6 +991,14 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
         for (j = 0; j < nt->dims.nb; j++) {
             const prt_expr *e = prt__exprs_const(b.rc.x, nt->dims.d[j]);
             p->tensors[t].expr[j] = rec_add(&b.rc, e, PRT__NODE_CONST, 0, 0, 0, nt->dims.d[j]);
+        }
+        if (prt__shapeval_fits(nt->dtype, &nt->dims)) { /* a small integer constant: its values are known */
+            int32_t n = (int32_t)prt_dims_volume(&nt->dims);
+            for (j = 0; j < n; j++) {
+                int64_t v = prt__shapeval_element(nt->dtype, nt->data, j);
+                p->tensors[t].val[j] = rec_add(&b.rc, prt__exprs_const(b.rc.x, v), PRT__NODE_CONST, 0, 0, 0, v);
+            }
+            p->tensors[t].nb_vals = n;
         }
         b.net2plan[i] = t;
         b.declared[i] = nt->dtype;

@@ -25,6 +25,7 @@
 #include "core/threadpool.h"
 #include "engine/optio.h"
 #include "engine/plugctx.h"
+#include "engine/shapeval.h"
 #include "engine/runtime.h"
 
 #define EXEC_ERR_CAP 1024
@@ -680,6 +681,46 @@ static prt_status run_cast(prt_context *c, const prt__player *l, int64_t n)
 #endif
 }
 
+/* Does every output of the layer have shape values? Then the engine
+ * writes them and the plugin is not enqueued. */
+static int values_only(const prt__plan *p, const prt__player *l)
+{
+    int32_t j;
+    if (l->kind != PRT__LAYER_PLUGIN) return 0;
+    for (j = 0; j < l->nb_out; j++)
+        if (p->tensors[l->out[j]].nb_vals < 0) return 0;
+    return 1;
+}
+
+static prt_status write_values(prt_context *c, const prt__player *l)
+{
+    const prt__plan *p = c->e->plan;
+    int32_t j, k;
+    for (j = 0; j < l->nb_out; j++) {
+        const prt__ptensor *t = &p->tensors[l->out[j]];
+        int64_t v[PRT_MAX_DIMS], bytes[PRT_MAX_DIMS]; /* int64 is the larger element */
+        for (k = 0; k < t->nb_vals; k++) {
+            v[k] = c->vals[t->val[k]];
+            if (v[k] == PRT__EVAL_BAD || (t->dtype == PRT_DTYPE_I32 && (v[k] < INT32_MIN || v[k] > INT32_MAX)))
+                return prt__err(c, PRT_STATUS_SHAPE_MISMATCH,
+                                "layer \"%s\": shape value %d of \"%s\" %s for the current input shapes", l->name,
+                                (int)k, t->name, v[k] == PRT__EVAL_BAD ? "cannot be computed" : "does not fit int32");
+        }
+        if (c->device == PRT_DEVICE_CPU) {
+            prt__shapeval_store(t->dtype, addr(c, l->out[j]), v, t->nb_vals);
+        } else {
+            char msg[256];
+            prt_status s;
+            prt__shapeval_store(t->dtype, bytes, v, t->nb_vals);
+            msg[0] = 0;
+            s = prt__cuda_copy(addr(c, l->out[j]), bytes, (size_t)t->nb_vals * prt_dtype_size(t->dtype), PRT__H2D, msg,
+                               sizeof msg);
+            if (s != PRT_OK) return prt__err(c, s, "layer \"%s\": writing shape values: %s", l->name, msg);
+        }
+    }
+    return PRT_OK;
+}
+
 static int same_descs(const prt_tensor_desc *a, const prt_tensor_desc *b, int32_t n)
 {
     int32_t i;
@@ -744,6 +785,10 @@ static prt_status run(prt_context *c)
         }
         if (l->kind == PRT__LAYER_CAST) {
             if ((s = run_cast(c, l, prt_dims_volume(&din[0].dims))) != PRT_OK) goto done;
+            continue;
+        }
+        if (values_only(p, l)) {
+            if ((s = write_values(c, l)) != PRT_OK) goto done;
             continue;
         }
         if (!c->notified[i] || !same_descs(din, &c->last_in[(size_t)i * (size_t)io], l->nb_in) ||

@@ -23,6 +23,7 @@ prt_status prt__optio_info(prt__plugin *pl, int32_t nb_out, prt_io_info *out, ch
     memset(&c, 0, sizeof c);
     c.struct_size = (uint32_t)sizeof c;
     c.min_inputs = c.max_inputs = c.min_outputs = -1;
+    c.value_inputs = 0;
     pmsg[0] = 0;
     if (pl->style == PRT_STYLE_BLOB) {
         const prt_blob_plugin_ops *o = pl->blob ? pl->blob->ops : NULL;
@@ -58,7 +59,7 @@ prt_status prt__optio_info(prt__plugin *pl, int32_t nb_out, prt_io_info *out, ch
 }
 
 prt_status prt__optio_check(prt__plugin *pl, const char *who, const int32_t *in, int32_t nb_in, int32_t nb_out,
-                            int *used, char *err, size_t cap)
+                            prt_io_info *info, int *used, char *err, size_t cap)
 {
     prt_io_info c;
     prt_status s;
@@ -94,6 +95,7 @@ prt_status prt__optio_check(prt__plugin *pl, const char *who, const int32_t *in,
                      (int)i, (int)c.min_inputs - 1);
         return PRT_STATUS_INVALID_ARGUMENT;
     }
+    if (info) *info = c;
     *used = nb_out != nb;
     for (i = 0; i < nb_in; i++)
         if (in[i] < 0) *used = 1;

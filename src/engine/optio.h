@@ -15,10 +15,10 @@ prt_status prt__optio_info(prt__plugin *pl, int32_t nb_outputs, prt_io_info *out
 
 /* A layer of plugin `pl` giving `nb_in` inputs (in[i] < 0: absent) and naming
  * `nb_out` outputs: within the counts? Messages start with `who`. On
- * success *used says whether the layer uses optional I/O (an absent input,
+ * success *info (may be NULL) receives what the plugin declares and *used says whether the layer uses optional I/O (an absent input,
  * or fewer outputs than the plugin has): such a plan needs reader version 2. */
 prt_status prt__optio_check(prt__plugin *pl, const char *who, const int32_t *in, int32_t nb_in, int32_t nb_out,
-                            int *used, char *err, size_t cap);
+                            prt_io_info *info, int *used, char *err, size_t cap);
 
 /* The descriptors of an absent input. */
 void prt__optio_absent(prt_tensor_desc *d);

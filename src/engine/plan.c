@@ -13,6 +13,7 @@
 #define TAG_EXPR TAG('E', 'X', 'P', 'R')
 #define TAG_TENS TAG('T', 'E', 'N', 'S')
 #define TAG_LAYR TAG('L', 'A', 'Y', 'R')
+#define TAG_VALU TAG('V', 'A', 'L', 'U')
 #define TAG_PLUG TAG('P', 'L', 'U', 'G')
 #define TAG_MEMP TAG('M', 'E', 'M', 'P')
 #define TAG_WGHT TAG('W', 'G', 'H', 'T')
@@ -121,6 +122,15 @@ static void write_dims(prt_writer *w, const prt_dims *d, int32_t nb)
     for (j = 0; j < nb; j++) prt_write_i64(w, d->d[j]);
 }
 
+/* Tensors with shape values (the entries of VALU). */
+static int32_t nb_valued(const prt__plan *p)
+{
+    int32_t i, n = 0;
+    for (i = 0; i < p->nb_tensors; i++)
+        if (p->tensors[i].nb_vals >= 0) n++;
+    return n;
+}
+
 static void write_all(const prt__plan *p, prt_writer *w)
 {
     static const uint8_t zeros[24] = {0};
@@ -133,7 +143,7 @@ static void write_all(const prt__plan *p, prt_writer *w)
     prt_write_u64(w, 0); /* total length: patched */
     prt_write_u64(w, 0); /* checksum: patched */
     prt_write_u32(w, PRT__PLAN_HEADER_SIZE);
-    prt_write_u32(w, 7);
+    prt_write_u32(w, nb_valued(p) ? 8 : 7);
     prt_write_bytes(w, zeros, sizeof zeros);
 
     at = section_begin(w, TAG_META);
@@ -191,6 +201,19 @@ static void write_all(const prt__plan *p, prt_writer *w)
         prt_write_u64(w, l->workspace);
     }
     section_end(w, at);
+
+    if (nb_valued(p)) {
+        at = section_begin(w, TAG_VALU);
+        prt_write_u32(w, (uint32_t)nb_valued(p));
+        for (i = 0; i < p->nb_tensors; i++) {
+            const prt__ptensor *t = &p->tensors[i];
+            if (t->nb_vals < 0) continue;
+            prt_write_u32(w, (uint32_t)i);
+            prt_write_u32(w, (uint32_t)t->nb_vals);
+            for (j = 0; j < t->nb_vals; j++) prt_write_i32(w, t->val[j]);
+        }
+        section_end(w, at);
+    }
 
     at = section_begin(w, TAG_PLUG);
     prt_write_u32(w, (uint32_t)p->nb_records);
@@ -376,6 +399,7 @@ static prt_status read_tens(rctx *c, prt__plan *p)
     p->nb_tensors = 0;
     for (i = 0; i < n; i++) {
         prt__ptensor *t = &p->tensors[i];
+        t->nb_vals = -1;
         if ((s = read_name(c, "a tensor name", &t->name)) != PRT_OK) return s;
         p->nb_tensors = i + 1;
         if (!t->name[0]) return rfail(c, PRT_STATUS_BAD_FORMAT, "tensor %d has an empty name", i);
@@ -540,6 +564,38 @@ done:
     return s;
 }
 
+static prt_status read_valu(rctx *c, prt__plan *p)
+{
+    prt_status s;
+    int32_t i, j, n;
+    if (p->read_version < 2) return rfail(c, PRT_STATUS_BAD_FORMAT, "shape values need read version 2, the plan says %u",
+                                          p->read_version);
+    if ((s = read_count(c, "tensors with values", 8, &n)) != PRT_OK) return s;
+    for (i = 0; i < n; i++) {
+        uint32_t ti = prt_read_u32(&c->r), nb = prt_read_u32(&c->r);
+        prt__ptensor *t;
+        int64_t vol;
+        if (c->r.failed) return ended(c, "a tensor's values");
+        if (ti >= (uint32_t)p->nb_tensors || nb > PRT_MAX_DIMS || p->tensors[ti].nb_vals >= 0)
+            return rfail(c, PRT_STATUS_BAD_FORMAT, "entry %d: tensor %u with %u values is out of range or repeated", i,
+                         ti, nb);
+        t = &p->tensors[ti];
+        vol = prt_dims_volume(&t->dims);
+        if ((t->dtype != PRT_DTYPE_I32 && t->dtype != PRT_DTYPE_I64) || t->nb_dims > 1 || vol != (int64_t)nb)
+            return rfail(c, PRT_STATUS_BAD_FORMAT, "tensor \"%s\" has %u values but is %s with %d dims (%lld elements)",
+                         t->name, nb, prt_dtype_name(t->dtype), t->nb_dims, (long long)vol);
+        for (j = 0; j < (int32_t)nb; j++) {
+            t->val[j] = prt_read_i32(&c->r);
+            if (c->r.failed) return ended(c, "a tensor's values");
+            if (t->val[j] < 0 || t->val[j] >= p->nb_nodes)
+                return rfail(c, PRT_STATUS_BAD_FORMAT, "tensor \"%s\" value %d names expression node %d of %d", t->name,
+                             j, t->val[j], p->nb_nodes);
+        }
+        t->nb_vals = (int32_t)nb;
+    }
+    return PRT_OK;
+}
+
 static prt_status read_plug(rctx *c, prt__plan *p)
 {
     prt_status s;
@@ -665,9 +721,10 @@ prt_status prt__plan_read(const void *data, size_t len, prt__plan **out, char *e
         uint32_t tag;
         const char *name;
         prt_status (*fn)(rctx *, prt__plan *);
-    } known[] = {{TAG_META, "META", read_meta}, {TAG_EXPR, "EXPR", read_expr}, {TAG_TENS, "TENS", read_tens},
-                 {TAG_LAYR, "LAYR", read_layr}, {TAG_PLUG, "PLUG", read_plug}, {TAG_MEMP, "MEMP", read_memp},
-                 {TAG_WGHT, "WGHT", read_wght}};
+        int may_miss; /* a section only some plans have */
+    } known[] = {{TAG_META, "META", read_meta, 0}, {TAG_EXPR, "EXPR", read_expr, 0}, {TAG_TENS, "TENS", read_tens, 0},
+                 {TAG_LAYR, "LAYR", read_layr, 0}, {TAG_VALU, "VALU", read_valu, 1}, {TAG_PLUG, "PLUG", read_plug, 0},
+                 {TAG_MEMP, "MEMP", read_memp, 0}, {TAG_WGHT, "WGHT", read_wght, 0}};
     const uint8_t *b = data;
     rctx c;
     prt__plan *p;
@@ -759,6 +816,7 @@ prt_status prt__plan_read(const void *data, size_t len, prt__plan **out, char *e
                       k, tag);
             goto fail;
         }
+        while (next < i && known[next].may_miss) next++;
         if (i != next) {
             s = rfail(&c, PRT_STATUS_BAD_FORMAT, "section %s is out of order or repeated (expected %s)", known[i].name,
                       next < sizeof known / sizeof known[0] ? known[next].name : "no more");
@@ -783,6 +841,7 @@ prt_status prt__plan_read(const void *data, size_t len, prt__plan **out, char *e
     }
     c.section = NULL;
     c.r.len = len;
+    while (next < sizeof known / sizeof known[0] && known[next].may_miss) next++;
     if (next != sizeof known / sizeof known[0]) {
         s = rfail(&c, PRT_STATUS_BAD_FORMAT, "section %s is missing", known[next].name);
         goto fail;

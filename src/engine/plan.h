@@ -48,6 +48,11 @@
  *          optional input, and its outputs may be fewer than the plugin's
  *          (outputs left out at the end); both are checked against the
  *          plugin's get_io_info at load.
+ *   "VALU" (read version 2; only when some tensor has shape values) u32 n,
+ *          then per tensor with values: u32 tensor index, u32 nb values
+ *          (0..8), nb i32 expression nodes. The tensor is int32 or int64
+ *          with fixed dims holding nb elements. A plugin layer whose outputs
+ *          all have values is not enqueued: contexts write the values.
  *   "PLUG" u32 n, then per record: u64 length, the plugin record
  *          (src/registry/adapter.h: u8 style, str name, str version, str
  *          namespace, str owner - the library that provided the creator -
@@ -96,6 +101,8 @@ typedef struct prt__ptensor {
     prt_dims dims; /* extents known at build time, -1 elsewhere */
     prt_dims min, opt, max;
     uint64_t offset, bytes; /* MEMP */
+    int32_t nb_vals;               /* VALU: shape values known before the run, or -1 */
+    int32_t val[PRT_MAX_DIMS];     /* expression node of each value */
 } prt__ptensor;
 
 typedef struct prt__player {

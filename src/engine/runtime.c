@@ -7,6 +7,7 @@
 #include "core/core.h"
 #include "engine/expr.h"
 #include "engine/optio.h"
+#include "engine/shapeval.h"
 #include "engine/runtime.h"
 
 static void seterr(char *err, size_t cap, const char *fmt, ...) PRT_PRINTF(3, 4);
@@ -239,7 +240,7 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
     int32_t nin = l->nb_in, nout = l->nb_out, i, j, k;
     int optio = 0;
     prt_dtype *tin = NULL, *tout = NULL;
-    prt_dims_expr *ein = NULL, *eout = NULL;
+    prt_dims_expr *ein = NULL, *eout = NULL, *vin = NULL, *vout = NULL;
     prt_dyn_tensor_desc *io = NULL;
     char msg[PRT_ERR_CAP], who[512];
     prt_status s = PRT_OK;
@@ -247,7 +248,7 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
 
     snprintf(who, sizeof who, "layer \"%.200s\" (%.100s v%.40s)", l->name, cr->name, cr->version);
     msg[0] = 0;
-    if ((s = prt__optio_check(pl, who, l->in, nin, nout, &optio, msg, sizeof msg)) != PRT_OK) {
+    if ((s = prt__optio_check(pl, who, l->in, nin, nout, NULL, &optio, msg, sizeof msg)) != PRT_OK) {
         seterr(err, cap, "plan does not match its plugin: %s", msg);
         return s == PRT_STATUS_INVALID_ARGUMENT ? PRT_STATUS_BAD_FORMAT : s;
     }
@@ -261,7 +262,9 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
     ein = prt__calloc((size_t)nin + 1, sizeof *ein);
     eout = prt__calloc((size_t)nout + 1, sizeof *eout);
     io = prt__calloc((size_t)(nin + nout) + 1, sizeof *io);
-    if (!tin || !tout || !ein || !eout || !io) {
+    vin = prt__calloc((size_t)nin + 1, sizeof *vin);
+    vout = prt__calloc((size_t)nout + 1, sizeof *vout);
+    if (!tin || !tout || !ein || !eout || !io || !vin || !vout) {
         seterr(err, cap, "out of memory checking %s", who);
         s = PRT_STATUS_OUT_OF_MEMORY;
         goto done;
@@ -290,6 +293,7 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
      * profile's three points, against the plan's values there. */
     for (i = 0; i < nin; i++) {
         const prt__ptensor *t;
+        vin[i].nb = PRT_NB_VALUES_UNKNOWN;
         if (l->in[i] < 0) {
             prt__optio_absent_expr(&ein[i]);
             continue;
@@ -297,9 +301,11 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
         t = &p->tensors[l->in[i]];
         ein[i].nb = t->nb_dims;
         for (j = 0; j < t->nb_dims; j++) ein[i].d[j] = lc->node[t->expr[j]];
+        vin[i].nb = t->nb_vals;
+        for (j = 0; j < t->nb_vals; j++) vin[i].d[j] = lc->node[t->val[j]];
     }
     msg[0] = 0;
-    if ((s = prt__plugin_output_shapes(pl, ein, nin, eout, nout, prt__exprs_builder(lc->x), msg, sizeof msg)) !=
+    if ((s = prt__shapeval_outputs(pl, ein, vin, nin, eout, vout, nout, prt__exprs_builder(lc->x), msg, sizeof msg)) !=
         PRT_OK) {
         seterr(err, cap, "plan does not match its plugin: %s refuses the plan's input shapes: %s", who, msg);
         s = PRT_STATUS_BAD_FORMAT;
@@ -356,6 +362,30 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
         }
     }
 
+    /* Shape values: the same number, and the same values at the three points. */
+    for (i = 0; i < nout; i++) {
+        const prt__ptensor *t = &p->tensors[l->out[i]];
+        int bad = vout[i].nb != t->nb_vals;
+        for (k = 0; k < 3 && !bad; k++)
+            for (j = 0; j < t->nb_vals && !bad; j++) {
+                int64_t v = -1;
+                int dd = 0;
+                if (!prt__exprs_owns(lc->x, vout[i].d[j]) ||
+                    prt__expr_eval(lc->x, vout[i].d[j], lc->in[k], p->nb_inputs, &v, &dd) != 0 ||
+                    v != lc->vals[k][t->val[j]])
+                    bad = 1;
+            }
+        if (bad) {
+            seterr(err, cap,
+                   "plan does not match its plugin: %s: the plugin gives output %d \"%s\" %d shape values, the plan "
+                   "records %d%s",
+                   who, (int)i, t->name, (int)vout[i].nb, (int)t->nb_vals,
+                   vout[i].nb == t->nb_vals ? " with other values at the profile's shapes" : "");
+            s = PRT_STATUS_BAD_FORMAT;
+            goto done;
+        }
+    }
+
     /* Workspace for the profile. */
     for (i = 0; i < nin; i++) {
         if (l->in[i] < 0) prt__optio_absent_dyn(&io[i]);
@@ -395,6 +425,8 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
     }
     s = PRT_OK;
 done:
+    prt__free(vin);
+    prt__free(vout);
     prt__free(tin);
     prt__free(tout);
     prt__free(ein);

@@ -21,18 +21,10 @@
 #include "plugrt/engine.h"
 #include "plugrt/plugin.h"
 #include "prt_test.h"
+#include "toyfield.h"
 
 /* ---- TestOpt (field style) --------------------------------------------------- */
 
-typedef struct opt_pl {
-    prt_field_plugin base;
-    const prt_plugin_creator *creator;
-    int32_t nb_in, nb_out; /* from on_shape_change: enqueue is given no counts */
-} opt_pl;
-
-static const char *op_name(const prt_field_plugin *p) { return ((const opt_pl *)p)->creator->name; }
-static const char *op_version(const prt_field_plugin *p) { return ((const opt_pl *)p)->creator->version; }
-static const char *op_ns(const prt_field_plugin *p) { (void)p; return ""; }
 static int32_t op_nb_outputs(const prt_field_plugin *p) { (void)p; return 2; }
 
 static prt_status op_types(const prt_field_plugin *p, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
@@ -90,8 +82,8 @@ static prt_status op_shape_change(prt_field_plugin *p, const prt_tensor_desc *in
                                   const prt_tensor_desc *out, int32_t nb_out, prt_msg *err)
 {
     (void)in; (void)out; (void)err;
-    ((opt_pl *)p)->nb_in = nb_in;
-    ((opt_pl *)p)->nb_out = nb_out;
+    ((toy_pl *)p)->nb_in = nb_in;
+    ((toy_pl *)p)->nb_out = nb_out;
     return PRT_OK;
 }
 
@@ -99,7 +91,7 @@ static prt_status op_enqueue(prt_field_plugin *p, const prt_tensor_desc *id, con
                               const void *const *in, void *const *out, void *ws, prt_exec *ex)
 {
     /* enqueue is given no counts: the layer's come from on_shape_change. */
-    const opt_pl *o = (const opt_pl *)p;
+    const toy_pl *o = (const toy_pl *)p;
     int64_t n = prt_dims_volume(&od[0].dims), i;
     const float *x = in[0], *a = NULL, *b = NULL;
     int32_t k;
@@ -125,26 +117,6 @@ static prt_status op_enqueue(prt_field_plugin *p, const prt_tensor_desc *id, con
     return PRT_OK;
 }
 
-static prt_status op_fields(prt_field_plugin *p, prt_fields *out, prt_msg *err)
-{
-    (void)p; (void)err;
-    out->fields = NULL;
-    out->nb = 0;
-    return PRT_OK;
-}
-
-static prt_status op_clone(const prt_field_plugin *p, prt_field_plugin **out, prt_msg *err);
-static prt_status op_attach(prt_field_plugin *p, prt_plugin_context *ctx, prt_field_plugin **out, prt_msg *err)
-{
-    (void)ctx;
-    return op_clone(p, out, err);
-}
-static void op_destroy(prt_field_plugin *p) { free(p); }
-
-static const prt_plugin_core_ops op_core = {
-    .struct_size = sizeof op_core, .abi_version = PRT_ABI_VERSION,
-    .get_name = op_name, .get_version = op_version, .get_namespace = op_ns,
-};
 static const prt_plugin_build_ops op_build = {
     .struct_size = sizeof op_build, .abi_version = PRT_ABI_VERSION,
     .get_nb_outputs = op_nb_outputs, .get_output_data_types = op_types, .get_output_shapes = op_shapes,
@@ -158,51 +130,28 @@ static const prt_plugin_build_ops op_build_old = {
 };
 static const prt_plugin_runtime_ops op_runtime = {
     .struct_size = sizeof op_runtime, .abi_version = PRT_ABI_VERSION,
-    .on_shape_change = op_shape_change, .enqueue = op_enqueue, .attach_to_context = op_attach, .get_fields_to_serialize = op_fields,
+    .on_shape_change = op_shape_change, .enqueue = op_enqueue, .attach_to_context = toy_attach,
+    .get_fields_to_serialize = toy_fields,
 };
 static const prt_field_plugin_ops op_ops = {
     .struct_size = sizeof op_ops, .abi_version = PRT_ABI_VERSION,
-    .core = &op_core, .build = &op_build, .runtime = &op_runtime, .clone = op_clone, .destroy = op_destroy,
+    .core = &toy_core, .build = &op_build, .runtime = &op_runtime, .clone = toy_clone, .destroy = toy_destroy,
 };
 static const prt_field_plugin_ops op_ops_old = {
     .struct_size = sizeof op_ops_old, .abi_version = PRT_ABI_VERSION,
-    .core = &op_core, .build = &op_build_old, .runtime = &op_runtime, .clone = op_clone, .destroy = op_destroy,
+    .core = &toy_core, .build = &op_build_old, .runtime = &op_runtime, .clone = toy_clone, .destroy = toy_destroy,
 };
-
-static prt_status op_new(const prt_plugin_creator *c, prt_field_plugin **out, prt_msg *err)
-{
-    opt_pl *o = calloc(1, sizeof *o);
-    if (!o) {
-        prt_msg_set(err, "out of memory");
-        return PRT_STATUS_OUT_OF_MEMORY;
-    }
-    o->base.ops = strcmp(c->version, "2") == 0 ? &op_ops_old : &op_ops;
-    o->creator = c;
-    *out = &o->base;
-    return PRT_OK;
-}
-
-static prt_status op_clone(const prt_field_plugin *p, prt_field_plugin **out, prt_msg *err)
-{
-    return op_new(((const opt_pl *)p)->creator, out, err);
-}
-
-static prt_status op_create(const prt_plugin_creator *c, const prt_fields *fc, prt_phase phase,
-                            prt_field_plugin **out, prt_msg *err)
-{
-    (void)fc; (void)phase;
-    return op_new(c, out, err);
-}
+static const toy_kind opt_kind = {&op_ops, 1}, opt_kind_old = {&op_ops_old, 2};
 
 static const prt_plugin_creator opt_creator = {
     .struct_size = sizeof opt_creator, .abi_version = PRT_ABI_VERSION, .name = "TestOpt", .version = "1",
     .plugin_namespace = "", .style = PRT_STYLE_FIELD, .field_schema_size = sizeof(prt_field_schema),
-    .create_field = op_create, .doc = "y = x + a + 10 b, z = 2 y",
+    .create_field = toy_create, .doc = "y = x + a + 10 b, z = 2 y", .user = (void *)&opt_kind,
 };
 static const prt_plugin_creator opt_creator_old = {
     .struct_size = sizeof opt_creator_old, .abi_version = PRT_ABI_VERSION, .name = "TestOpt", .version = "2",
     .plugin_namespace = "", .style = PRT_STYLE_FIELD, .field_schema_size = sizeof(prt_field_schema),
-    .create_field = op_create, .doc = "TestOpt without get_io_info",
+    .create_field = toy_create, .doc = "TestOpt without get_io_info", .user = (void *)&opt_kind_old,
 };
 
 /* ---- TestOptBlob (blob style) ---------------------------------------------------- */

@@ -1,0 +1,56 @@
+/* tests/engine/toyfield.c - see toyfield.h. */
+#include <stdlib.h>
+
+#include "toyfield.h"
+
+static const char *toy_name(const prt_field_plugin *p) { return ((const toy_pl *)p)->creator->name; }
+static const char *toy_version(const prt_field_plugin *p) { return ((const toy_pl *)p)->creator->version; }
+static const char *toy_ns(const prt_field_plugin *p) { return ((const toy_pl *)p)->creator->plugin_namespace; }
+
+const prt_plugin_core_ops toy_core = {
+    .struct_size = sizeof toy_core, .abi_version = PRT_ABI_VERSION,
+    .get_name = toy_name, .get_version = toy_version, .get_namespace = toy_ns,
+};
+
+static prt_status toy_new(const prt_plugin_creator *c, prt_field_plugin **out, prt_msg *err)
+{
+    const toy_kind *k = c->user;
+    toy_pl *o = calloc(1, sizeof *o);
+    if (!o) {
+        prt_msg_set(err, "out of memory");
+        return PRT_STATUS_OUT_OF_MEMORY;
+    }
+    o->base.ops = k->ops;
+    o->creator = c;
+    o->kind = k->kind;
+    *out = &o->base;
+    return PRT_OK;
+}
+
+prt_status toy_create(const prt_plugin_creator *c, const prt_fields *fc, prt_phase phase, prt_field_plugin **out,
+                      prt_msg *err)
+{
+    (void)fc; (void)phase;
+    return toy_new(c, out, err);
+}
+
+prt_status toy_clone(const prt_field_plugin *p, prt_field_plugin **out, prt_msg *err)
+{
+    return toy_new(((const toy_pl *)p)->creator, out, err);
+}
+
+prt_status toy_attach(prt_field_plugin *p, prt_plugin_context *ctx, prt_field_plugin **out, prt_msg *err)
+{
+    (void)ctx;
+    return toy_clone(p, out, err);
+}
+
+prt_status toy_fields(prt_field_plugin *p, prt_fields *out, prt_msg *err)
+{
+    (void)p; (void)err;
+    out->fields = NULL;
+    out->nb = 0;
+    return PRT_OK;
+}
+
+void toy_destroy(prt_field_plugin *p) { free(p); }

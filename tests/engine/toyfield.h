@@ -1,0 +1,36 @@
+/*
+ * tests/engine/toyfield.h - the common part of small stateless field-style
+ * test plugins: names from the creator, no fields, attach_to_context and
+ * clone make a fresh object. A test writes its build and runtime ops, puts
+ * them in a prt_field_plugin_ops with toy_core / toy_clone / toy_destroy,
+ * and points its creator's `user` at a toy_kind.
+ */
+#ifndef TESTS_ENGINE_TOYFIELD_H
+#define TESTS_ENGINE_TOYFIELD_H
+
+#include "plugrt/plugin.h"
+
+typedef struct toy_kind {
+    const prt_field_plugin_ops *ops;
+    int kind;
+} toy_kind;
+
+typedef struct toy_pl {
+    prt_field_plugin base;
+    const prt_plugin_creator *creator;
+    int kind;
+    int32_t nb_in, nb_out; /* free for the test's own use */
+} toy_pl;
+
+extern const prt_plugin_core_ops toy_core;
+
+static inline int toy_kind_of(const prt_field_plugin *p) { return ((const toy_pl *)p)->kind; }
+
+prt_status toy_create(const prt_plugin_creator *c, const prt_fields *fc, prt_phase phase, prt_field_plugin **out,
+                      prt_msg *err);
+prt_status toy_clone(const prt_field_plugin *p, prt_field_plugin **out, prt_msg *err);
+prt_status toy_attach(prt_field_plugin *p, prt_plugin_context *ctx, prt_field_plugin **out, prt_msg *err);
+prt_status toy_fields(prt_field_plugin *p, prt_fields *out, prt_msg *err);
+void toy_destroy(prt_field_plugin *p);
+
+#endif
