@@ -39,6 +39,16 @@ PRT_API void prt_network_destroy(prt_network *net);
 PRT_API PRT_NODISCARD prt_status prt_network_add_input(prt_network *net, const char *name, prt_dtype dtype,
                                                       const prt_dims *dims);
 
+/* A shape-value input, like a TensorRT shape tensor: a 0-D or 1-D int32 or
+ * int64 tensor of fixed dims and at most PRT_MAX_DIMS elements whose values
+ * plugins read as shape expressions (docs/plugin-abi.md, "Shape values").
+ * The builder's profile bounds its values: the range's min / opt / max give
+ * the smallest, typical and largest value of each element (nb = the number
+ * of elements). Contexts take the values with prt_context_set_input_values
+ * (engine.h); its buffer holds the same values as data. */
+PRT_API PRT_NODISCARD prt_status prt_network_add_shape_input(prt_network *net, const char *name, prt_dtype dtype,
+                                                            const prt_dims *dims);
+
 /* A constant tensor (weights). `data` holds volume(dims) elements of dtype
  * in host byte order; it is copied. Every extent must be known. */
 PRT_API PRT_NODISCARD prt_status prt_network_add_constant(prt_network *net, const char *name,

@@ -877,6 +877,37 @@ static prt_status input_range(bstate *b, int32_t ti, prt_dims *mn, prt_dims *op,
     return PRT_OK;
 }
 
+/* The profile of shape-value input `ti` (net tensor): bounds of its values,
+ * one per element. */
+static prt_status value_range(bstate *b, int32_t ti, prt_dims *mn, prt_dims *op, prt_dims *mx)
+{
+    const prt__net_tensor *t = &b->net->tensors[ti];
+    const prt_profile_range *r = NULL;
+    int32_t i, n = (int32_t)prt_dims_volume(&t->dims);
+    char d1[160], d2[160], d3[160];
+    for (i = 0; i < b->cfg->nb_ranges; i++)
+        if (strcmp(b->cfg->ranges[i].input, t->name) == 0) r = &b->cfg->ranges[i];
+    if (!r)
+        return bfail(b, PRT_STATUS_INVALID_ARGUMENT,
+                     "shape-value input \"%s\" needs a profile range of its %d values (min, opt, max)", t->name, (int)n);
+    if (r->min.nb != n || r->opt.nb != n || r->max.nb != n)
+        return bfail(b, PRT_STATUS_SHAPE_MISMATCH,
+                     "profile for shape-value input \"%s\": min %s, opt %s, max %s must each hold its %d values",
+                     t->name, prt_dims_str(&r->min, d1, sizeof d1), prt_dims_str(&r->opt, d2, sizeof d2),
+                     prt_dims_str(&r->max, d3, sizeof d3), (int)n);
+    for (i = 0; i < n; i++)
+        if (r->min.d[i] > r->opt.d[i] || r->opt.d[i] > r->max.d[i])
+            return bfail(b, PRT_STATUS_SHAPE_MISMATCH,
+                         "profile for shape-value input \"%s\" value %d: min %" PRId64 ", opt %" PRId64 ", max %" PRId64
+                         " must satisfy min <= opt <= max",
+                         t->name, (int)i, r->min.d[i], r->opt.d[i], r->max.d[i]);
+    *mn = r->min;
+    *op = r->opt;
+    *mx = r->max;
+    mn->reserved_ = op->reserved_ = mx->reserved_ = 0;
+    return PRT_OK;
+}
+
 static prt_status add_weights(bstate *b, const void *data, size_t n, uint64_t *off)
 {
     size_t at = (b->wlen + PRT__PLAN_WEIGHT_ALIGN - 1) / PRT__PLAN_WEIGHT_ALIGN * PRT__PLAN_WEIGHT_ALIGN;
@@ -927,9 +958,10 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
     b.p = p = prt__calloc(1, sizeof *p);
     b.net2plan = prt__calloc((size_t)net->nb_tensors, sizeof *b.net2plan);
     b.declared = prt__calloc((size_t)net->nb_tensors, sizeof *b.declared);
-    b.in_min = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
-    b.in_opt = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
-    b.in_max = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
+    /* Per input its dims, then per input its shape values (nb 0: none). */
+    b.in_min = prt__calloc(2 * (size_t)net->nb_inputs + 1, sizeof(prt_dims));
+    b.in_opt = prt__calloc(2 * (size_t)net->nb_inputs + 1, sizeof(prt_dims));
+    b.in_max = prt__calloc(2 * (size_t)net->nb_inputs + 1, sizeof(prt_dims));
     if (!p || !b.net2plan || !b.declared || !b.in_min || !b.in_opt || !b.in_max ||
         prt__exprs_create(&b.rc.x) != PRT_OK) {
         s = bfail(&b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
@@ -956,7 +988,8 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
         const prt__net_tensor *nt = &net->tensors[i];
         int32_t t;
         if (nt->kind != PRT__TENSOR_INPUT) continue;
-        if ((s = input_range(&b, i, &b.in_min[nin], &b.in_opt[nin], &b.in_max[nin])) != PRT_OK) goto done;
+        if (nt->shape_values) b.in_min[nin] = b.in_opt[nin] = b.in_max[nin] = nt->dims;
+        else if ((s = input_range(&b, i, &b.in_min[nin], &b.in_opt[nin], &b.in_max[nin])) != PRT_OK) goto done;
         t = new_tensor(&b, nt->name, PRT__ROLE_INPUT, nt->dtype, i);
         if (t < 0) {
             s = bfail(&b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
@@ -970,6 +1003,24 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
         for (j = 0; j < nt->dims.nb; j++) {
             const prt_expr *e = prt__exprs_leaf(b.rc.x, nin, j, nt->dims.d[j]);
             p->tensors[t].expr[j] = rec_add(&b.rc, e, PRT__NODE_LEAF, 0, nin, j, 0);
+        }
+        if (nt->shape_values) {
+            /* Its values are leaves too: value j of input k is leaf
+             * (nb_inputs + k, j), bounded by the profile. */
+            int32_t vi = net->nb_inputs + nin;
+            prt__ptensor *pt = &p->tensors[t];
+            if ((s = value_range(&b, i, &pt->vmin, &pt->vopt, &pt->vmax)) != PRT_OK) goto done;
+            b.in_min[vi] = pt->vmin;
+            b.in_opt[vi] = pt->vopt;
+            b.in_max[vi] = pt->vmax;
+            pt->nb_vals = pt->vmin.nb;
+            for (j = 0; j < pt->nb_vals; j++) {
+                int64_t v = pt->vmin.d[j];
+                pt->val[j] = v == pt->vmax.d[j] /* a fixed value is a constant */
+                                 ? rec_add(&b.rc, prt__exprs_const(b.rc.x, v), PRT__NODE_CONST, 0, 0, 0, v)
+                                 : rec_add(&b.rc, prt__exprs_leaf(b.rc.x, vi, j, -1), PRT__NODE_LEAF, 0, vi, j, 0);
+            }
+            p->read_version = 2;
         }
         b.net2plan[i] = t;
         b.declared[i] = nt->dtype;

@@ -48,7 +48,7 @@ struct prt_context {
     void *workspace_block;
     uint8_t *weights;     /* CUDA: a device copy of the weights; CPU: the engine's */
     void **bound;         /* per tensor: caller buffers of inputs and outputs */
-    prt_dims *in_dims;    /* per graph input */
+    prt_dims *in_dims;    /* per graph input its dims, then per graph input its shape values */
     int64_t *vals;        /* per expression node */
     uint8_t *ddep_known;
     prt_dims *cur;        /* per tensor: current extents */
@@ -348,7 +348,7 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
     const prt__plan *p;
     char msg[PRT_ERR_CAP];
     prt_status s;
-    int32_t i, k, io;
+    int32_t i, io;
 
     if (!e || !out) return PRT_STATUS_INVALID_ARGUMENT;
     p = e->plan;
@@ -408,7 +408,7 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
     io = max_io(p);
     c->inst = prt__calloc((size_t)p->nb_layers + 1, sizeof *c->inst);
     c->bound = prt__calloc((size_t)p->nb_tensors + 1, sizeof *c->bound);
-    c->in_dims = prt__calloc((size_t)p->nb_inputs + 1, sizeof *c->in_dims);
+    c->in_dims = prt__calloc(2 * (size_t)p->nb_inputs + 1, sizeof *c->in_dims);
     c->vals = prt__calloc((size_t)p->nb_nodes + 1, sizeof *c->vals);
     c->ddep_known = prt__calloc((size_t)p->nb_nodes + 1, 1);
     c->cur = prt__calloc((size_t)p->nb_tensors + 1, sizeof *c->cur);
@@ -454,9 +454,8 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
     } else {
         c->weights = p->weights;
     }
-    /* Inputs start at the profile's opt shapes. */
-    for (i = 0, k = 0; i < p->nb_tensors; i++)
-        if (p->tensors[i].role == PRT__ROLE_INPUT) c->in_dims[k++] = p->tensors[i].opt;
+    /* Inputs start at the profile's opt shapes (and values). */
+    prt__plan_inputs_at(p, 1, c->in_dims);
 
     if ((s = prt__plugctx_create(c->device, c->cuda_device, &c->res)) != PRT_OK) {
         prt_context_destroy(c);
@@ -578,6 +577,66 @@ prt_status prt_context_set_input_shape(prt_context *c, const char *name, const p
     c->in_dims[idx] = *dims;
     c->in_dims[idx].reserved_ = 0;
     c->ran = 0;
+    return PRT_OK;
+}
+
+prt_status prt_context_set_input_values(prt_context *c, const char *name, const int64_t *values, int32_t nb)
+{
+    const prt__plan *p;
+    const prt__ptensor *t;
+    prt_status s = PRT_OK;
+    int32_t ti, k, j, idx = 0;
+    char a[160], b[160];
+    if (!c) return PRT_STATUS_INVALID_ARGUMENT;
+    p = c->e->plan;
+    ti = find_tensor(c, name, "set_input_values", &s);
+    if (ti < 0) return s;
+    t = &p->tensors[ti];
+    if (t->role != PRT__ROLE_INPUT || t->nb_vals < 0)
+        return prt__err(c, PRT_STATUS_INVALID_ARGUMENT,
+                        "set_input_values: \"%s\" is not a shape-value input (prt_network_add_shape_input)", name);
+    if (!values && nb) return prt__err(c, PRT_STATUS_INVALID_ARGUMENT, "set_input_values: no values given for \"%s\"", name);
+    if (nb != t->nb_vals)
+        return prt__err(c, PRT_STATUS_SHAPE_MISMATCH, "shape-value input \"%s\" holds %d values; got %d", name,
+                        (int)t->nb_vals, (int)nb);
+    for (j = 0; j < nb; j++)
+        if (values[j] < t->vmin.d[j] || values[j] > t->vmax.d[j])
+            return prt__err(c, PRT_STATUS_SHAPE_MISMATCH,
+                            "shape-value input \"%s\" value %d is %" PRId64 ", outside the profile's range %" PRId64
+                            "..%" PRId64 " (min %s, max %s)",
+                            name, (int)j, values[j], t->vmin.d[j], t->vmax.d[j], prt_dims_str(&t->vmin, a, sizeof a),
+                            prt_dims_str(&t->vmax, b, sizeof b));
+    for (k = 0; k < ti; k++)
+        if (p->tensors[k].role == PRT__ROLE_INPUT) idx++;
+    memset(&c->in_dims[p->nb_inputs + idx], 0, sizeof(prt_dims));
+    c->in_dims[p->nb_inputs + idx].nb = nb;
+    for (j = 0; j < nb; j++) c->in_dims[p->nb_inputs + idx].d[j] = values[j];
+    c->ran = 0;
+    return PRT_OK;
+}
+
+/* CPU: a shape-value input's buffer must hold the values the shapes were
+ * computed from. */
+static prt_status check_input_values(prt_context *c)
+{
+    const prt__plan *p = c->e->plan;
+    int32_t i, j, k = 0;
+    if (c->device != PRT_DEVICE_CPU) return PRT_OK;
+    for (i = 0; i < p->nb_tensors; i++) {
+        const prt__ptensor *t = &p->tensors[i];
+        const prt_dims *v;
+        if (t->role != PRT__ROLE_INPUT) continue;
+        v = &c->in_dims[p->nb_inputs + k++];
+        if (t->nb_vals < 0) continue;
+        for (j = 0; j < t->nb_vals; j++) {
+            int64_t have = prt__shapeval_element(t->dtype, c->bound[i], j);
+            if (have != v->d[j])
+                return prt__err(c, PRT_STATUS_INVALID_ARGUMENT,
+                                "shape-value input \"%s\": its buffer holds %" PRId64 " at element %d, but the shapes "
+                                "were computed for %" PRId64 " (give the values with prt_context_set_input_values)",
+                                t->name, have, (int)j, v->d[j]);
+        }
+    }
     return PRT_OK;
 }
 
@@ -745,6 +804,7 @@ static prt_status run(prt_context *c)
             return prt__err(c, PRT_STATUS_INVALID_ARGUMENT, "%s \"%s\" has no buffer: call prt_context_set_tensor",
                             r == PRT__ROLE_INPUT ? "input" : "output", p->tensors[i].name);
     }
+    if ((s = check_input_values(c)) != PRT_OK) return s;
     c->ran = 0;
     drop_pending(c);
     memset(c->ddep_known, 0, (size_t)p->nb_nodes);

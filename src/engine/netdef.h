@@ -23,6 +23,7 @@ typedef struct prt__net_tensor {
     int32_t producer;    /* layer index for LAYER tensors, else -1 */
     int32_t producer_out;
     int is_output;
+    int shape_values;    /* an input whose values the profile bounds (prt_network_add_shape_input) */
 } prt__net_tensor;
 
 typedef struct prt__net_layer {

@@ -140,6 +140,23 @@ prt_status prt_network_add_input(prt_network *net, const char *name, prt_dtype d
     return PRT_OK;
 }
 
+prt_status prt_network_add_shape_input(prt_network *net, const char *name, prt_dtype dtype, const prt_dims *dims)
+{
+    prt_status s;
+    int64_t n;
+    char d[160];
+    if (!net) return PRT_STATUS_INVALID_ARGUMENT;
+    if ((s = check_dims(net, "shape-value input", name ? name : "(null)", dims, 0)) != PRT_OK) return s;
+    n = prt_dims_volume(dims);
+    if ((dtype != PRT_DTYPE_I32 && dtype != PRT_DTYPE_I64) || dims->nb > 1 || n > PRT_MAX_DIMS)
+        return prt__err(net, PRT_STATUS_INVALID_ARGUMENT,
+                        "shape-value input \"%s\" is %s %s; expected int32 or int64, 0-D or 1-D, at most %d elements",
+                        name ? name : "(null)", prt_dtype_name(dtype), prt_dims_str(dims, d, sizeof d), PRT_MAX_DIMS);
+    if ((s = prt_network_add_input(net, name, dtype, dims)) != PRT_OK) return s;
+    net->tensors[net->nb_tensors - 1].shape_values = 1;
+    return PRT_OK;
+}
+
 prt_status prt_network_add_constant(prt_network *net, const char *name, prt_dtype dtype, const prt_dims *dims,
                                     const void *data, size_t nbytes)
 {

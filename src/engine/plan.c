@@ -80,7 +80,7 @@ int32_t prt__plan_eval(const prt__plan *p, const prt_dims *in, int64_t *vals, co
         switch (n->kind) {
         case PRT__NODE_CONST: v = n->v; break;
         case PRT__NODE_LEAF:
-            if (n->a >= 0 && n->a < p->nb_inputs && n->b >= 0 && n->b < in[n->a].nb) v = in[n->a].d[n->b];
+            if (n->a >= 0 && n->a < 2 * p->nb_inputs && n->b >= 0 && n->b < in[n->a].nb) v = in[n->a].d[n->b];
             break;
         case PRT__NODE_OP:
             if (vals[n->a] == PRT__EVAL_BAD || vals[n->b] == PRT__EVAL_BAD ||
@@ -94,6 +94,20 @@ int32_t prt__plan_eval(const prt__plan *p, const prt_dims *in, int64_t *vals, co
         if (v == PRT__EVAL_BAD) nbad++;
     }
     return nbad;
+}
+
+void prt__plan_inputs_at(const prt__plan *p, int point, prt_dims *in)
+{
+    int32_t i, k = 0;
+    for (i = 0; i < p->nb_tensors && k < p->nb_inputs; i++) {
+        const prt__ptensor *t = &p->tensors[i];
+        prt_dims *v = &in[p->nb_inputs + k];
+        if (t->role != PRT__ROLE_INPUT) continue;
+        in[k] = point == 0 ? t->min : point == 1 ? t->opt : t->max;
+        memset(v, 0, sizeof *v);
+        if (t->nb_vals >= 0) *v = point == 0 ? t->vmin : point == 1 ? t->vopt : t->vmax;
+        k++;
+    }
 }
 
 /* ---- writer ------------------------------------------------------------------ */
@@ -211,6 +225,11 @@ static void write_all(const prt__plan *p, prt_writer *w)
             prt_write_u32(w, (uint32_t)i);
             prt_write_u32(w, (uint32_t)t->nb_vals);
             for (j = 0; j < t->nb_vals; j++) prt_write_i32(w, t->val[j]);
+            if (t->role == PRT__ROLE_INPUT) {
+                write_dims(w, &t->vmin, t->nb_vals);
+                write_dims(w, &t->vopt, t->nb_vals);
+                write_dims(w, &t->vmax, t->nb_vals);
+            }
         }
         section_end(w, at);
     }
@@ -451,8 +470,9 @@ static prt_status read_tens(rctx *c, prt__plan *p)
             p->nb_inputs++;
         }
     }
-    for (i = 0; i < p->nb_nodes; i++)
-        if (p->nodes[i].kind == PRT__NODE_LEAF && p->nodes[i].a >= p->nb_inputs)
+    for (i = 0; i < p->nb_nodes; i++) /* values of inputs (a >= nb_inputs): checked with VALU */
+        if (p->nodes[i].kind == PRT__NODE_LEAF &&
+            (p->nodes[i].a >= 2 * p->nb_inputs || (p->nodes[i].a >= p->nb_inputs && p->read_version < 2)))
             return rfail(c, PRT_STATUS_BAD_FORMAT, "node %d names input %d; the plan has %d", i, p->nodes[i].a,
                          p->nb_inputs);
     return PRT_OK;
@@ -592,6 +612,31 @@ static prt_status read_valu(rctx *c, prt__plan *p)
                              j, t->val[j], p->nb_nodes);
         }
         t->nb_vals = (int32_t)nb;
+        if (t->role == PRT__ROLE_INPUT) {
+            prt_dims *r[3] = {&t->vmin, &t->vopt, &t->vmax};
+            int k;
+            for (k = 0; k < 3; k++) {
+                r[k]->nb = (int32_t)nb;
+                for (j = 0; j < (int32_t)nb; j++) r[k]->d[j] = prt_read_i64(&c->r);
+            }
+            if (c->r.failed) return ended(c, "an input's value range");
+            for (j = 0; j < (int32_t)nb; j++)
+                if (t->vmin.d[j] > t->vopt.d[j] || t->vopt.d[j] > t->vmax.d[j])
+                    return rfail(c, PRT_STATUS_BAD_FORMAT, "input \"%s\" value %d: range %" PRId64 "/%" PRId64 "/%" PRId64
+                                 " is not min <= opt <= max", t->name, j, t->vmin.d[j], t->vopt.d[j], t->vmax.d[j]);
+        }
+    }
+    /* A leaf past the inputs' extents is a value of a shape-value input,
+     * and names one it has. */
+    for (i = 0; i < p->nb_nodes; i++) {
+        const prt__pnode *e = &p->nodes[i];
+        int32_t k = 0, ti;
+        if (e->kind != PRT__NODE_LEAF || e->a < p->nb_inputs) continue;
+        for (ti = 0; ti < p->nb_tensors; ti++)
+            if (p->tensors[ti].role == PRT__ROLE_INPUT && k++ == e->a - p->nb_inputs) break;
+        if (ti == p->nb_tensors || p->tensors[ti].nb_vals <= e->b)
+            return rfail(c, PRT_STATUS_BAD_FORMAT, "node %d names value %d of input %d, which has no such value", i,
+                         e->b, e->a - p->nb_inputs);
     }
     return PRT_OK;
 }

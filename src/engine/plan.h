@@ -50,9 +50,12 @@
  *          plugin's get_io_info at load.
  *   "VALU" (read version 2; only when some tensor has shape values) u32 n,
  *          then per tensor with values: u32 tensor index, u32 nb values
- *          (0..8), nb i32 expression nodes. The tensor is int32 or int64
- *          with fixed dims holding nb elements. A plugin layer whose outputs
- *          all have values is not enqueued: contexts write the values.
+ *          (0..8), nb i32 expression nodes; for an input (a shape-value
+ *          input) then the profile's min, opt and max values (nb i64 each,
+ *          three times). The tensor is int32 or int64 with fixed dims
+ *          holding nb elements. Value j of input k is expression leaf
+ *          (nb inputs + k, j). A plugin layer whose outputs all have values
+ *          is not enqueued: contexts write the values.
  *   "PLUG" u32 n, then per record: u64 length, the plugin record
  *          (src/registry/adapter.h: u8 style, str name, str version, str
  *          namespace, str owner - the library that provided the creator -
@@ -103,6 +106,7 @@ typedef struct prt__ptensor {
     uint64_t offset, bytes; /* MEMP */
     int32_t nb_vals;               /* VALU: shape values known before the run, or -1 */
     int32_t val[PRT_MAX_DIMS];     /* expression node of each value */
+    prt_dims vmin, vopt, vmax;     /* shape-value inputs: the profile's bounds of the values */
 } prt__ptensor;
 
 typedef struct prt__player {
@@ -149,7 +153,13 @@ prt_status prt__plan_read(const void *data, size_t len, prt__plan **out, char *e
 /* FNV-1a 64. */
 uint64_t prt__plan_checksum(const uint8_t *p, size_t n);
 
-/* Evaluate every node given the input extents (in[i] for input i) and the
+/* Per graph input its dims, then per graph input its shape values (nb 0
+ * for inputs without values), at the profile's min (point 0), opt (1) or max
+ * (2): the `in` array of prt__plan_eval, 2 * nb_inputs entries. */
+void prt__plan_inputs_at(const prt__plan *p, int point, prt_dims *in);
+
+/* Evaluate every node given the input extents (in[i] for input i, and
+ * in[nb_inputs + i] for its shape values) and the
  * values of data-dependent nodes already known (ddep_known[k] non-zero:
  * vals[k] holds it). vals receives one value per node; a node that cannot
  * be computed (division by zero, overflow, an extent outside in[], or an

@@ -71,11 +71,11 @@ static prt_status check_shapes(const prt__plan *p, char *err, size_t cap)
 {
     int64_t *vals;
     prt_dims *in;
-    int32_t i, j, k, pt;
+    int32_t i, j, pt;
     static const char *const point[3] = {"min", "opt", "max"};
     prt_status s = PRT_OK;
     vals = prt__calloc((size_t)p->nb_nodes + 1, sizeof *vals);
-    in = prt__calloc((size_t)p->nb_inputs + 1, sizeof *in);
+    in = prt__calloc(2 * (size_t)p->nb_inputs + 1, sizeof *in);
     if (!vals || !in) {
         seterr(err, cap, "out of memory checking the plan's shapes");
         s = PRT_STATUS_OUT_OF_MEMORY;
@@ -93,10 +93,7 @@ static prt_status check_shapes(const prt__plan *p, char *err, size_t cap)
         }
     }
     for (pt = 0; pt < 3 && s == PRT_OK; pt++) {
-        for (i = 0, k = 0; i < p->nb_tensors; i++) {
-            const prt__ptensor *t = &p->tensors[i];
-            if (t->role == PRT__ROLE_INPUT) in[k++] = pt == 0 ? t->min : pt == 1 ? t->opt : t->max;
-        }
+        prt__plan_inputs_at(p, pt, in);
         prt__plan_eval(p, in, vals, NULL);
         for (i = 0; i < p->nb_tensors && s == PRT_OK; i++) {
             const prt__ptensor *t = &p->tensors[i];
@@ -165,7 +162,7 @@ static prt_status load_check_init(load_check *lc, const prt__plan *p, char *err,
     lc->input_tensor = prt__calloc((size_t)p->nb_inputs + 1, sizeof *lc->input_tensor);
     for (k = 0; k < 3; k++) {
         lc->vals[k] = prt__calloc((size_t)p->nb_nodes + 1, sizeof *lc->vals[k]);
-        lc->in[k] = prt__calloc((size_t)p->nb_inputs + 1, sizeof *lc->in[k]);
+        lc->in[k] = prt__calloc(2 * (size_t)p->nb_inputs + 1, sizeof *lc->in[k]);
     }
     if (!lc->node || !lc->dd || !lc->input_tensor || !lc->vals[0] || !lc->vals[1] || !lc->vals[2] || !lc->in[0] ||
         !lc->in[1] || !lc->in[2] || prt__exprs_create(&lc->x) != PRT_OK)
@@ -174,12 +171,12 @@ static prt_status load_check_init(load_check *lc, const prt__plan *p, char *err,
         const prt__ptensor *t = &p->tensors[i];
         if (t->role != PRT__ROLE_INPUT) continue;
         lc->input_tensor[k] = i;
-        lc->in[0][k] = t->min;
-        lc->in[1][k] = t->opt;
-        lc->in[2][k] = t->max;
         k++;
     }
-    for (k = 0; k < 3; k++) prt__plan_eval(p, lc->in[k], lc->vals[k], NULL);
+    for (k = 0; k < 3; k++) {
+        prt__plan_inputs_at(p, k, lc->in[k]);
+        prt__plan_eval(p, lc->in[k], lc->vals[k], NULL);
+    }
     /* The plan's nodes in the arena; operands precede their node (the
      * reader checked that). */
     eb = prt__exprs_builder(lc->x);
@@ -329,7 +326,7 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
                 int64_t v = -1;
                 int dd = 0;
                 if (!prt__exprs_owns(lc->x, eout[i].d[j]) ||
-                    prt__expr_eval(lc->x, eout[i].d[j], lc->in[k], p->nb_inputs, &v, &dd) != 0)
+                    prt__expr_eval(lc->x, eout[i].d[j], lc->in[k], 2 * p->nb_inputs, &v, &dd) != 0)
                     v = -1;
                 got.d[j] = v;
                 if (j < t->nb_dims) {
@@ -371,7 +368,7 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
                 int64_t v = -1;
                 int dd = 0;
                 if (!prt__exprs_owns(lc->x, vout[i].d[j]) ||
-                    prt__expr_eval(lc->x, vout[i].d[j], lc->in[k], p->nb_inputs, &v, &dd) != 0 ||
+                    prt__expr_eval(lc->x, vout[i].d[j], lc->in[k], 2 * p->nb_inputs, &v, &dd) != 0 ||
                     v != lc->vals[k][t->val[j]])
                     bad = 1;
             }
@@ -596,6 +593,18 @@ prt_status prt_engine_io(const prt_engine *e, int32_t index, prt_io_desc *out)
     out->min = t->min;
     out->opt = t->opt;
     out->max = t->max;
+    return PRT_OK;
+}
+
+prt_status prt_engine_io_values(const prt_engine *e, int32_t index, prt_dims *min, prt_dims *opt, prt_dims *max)
+{
+    const prt__ptensor *t;
+    if (!e || !min || !opt || !max || index < 0 || index >= e->nb_io) return PRT_STATUS_INVALID_ARGUMENT;
+    t = &e->plan->tensors[e->io[index]];
+    if (t->role != PRT__ROLE_INPUT || t->nb_vals < 0) return PRT_STATUS_NOT_FOUND;
+    *min = t->vmin;
+    *opt = t->vopt;
+    *max = t->vmax;
     return PRT_OK;
 }
 

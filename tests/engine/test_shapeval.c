@@ -254,13 +254,24 @@ static prt_engine *build_profile(prt_network *net, prt_registry *r, char *err, s
     return e;
 }
 
+/* Run; y must come out with dims [d0, d1]. */
+static void execute_expecting_y(prt_context *ctx, int64_t d0, int64_t d1)
+{
+    prt_dims got;
+    CHECK_MSG(prt_context_execute(ctx) == PRT_OK, "%s", prt_context_last_error(ctx));
+    CHECK_OK(prt_context_get_shape(ctx, "y", &got));
+    CHECK_EQ_INT(got.nb, 2);
+    CHECK_EQ_INT(got.d[0], d0);
+    CHECK_EQ_INT(got.d[1], d1);
+}
+
 /* Run at batch n; y must be x with dims [n, 12], shp the values {n, 12}. */
 static void run_at(prt_engine *e, int64_t n)
 {
     prt_context *ctx = NULL;
     float x[8 * 12], y[8 * 12];
     int64_t shp[2] = {-7, -7};
-    prt_dims d = dims1(3, n, 3, 4), got;
+    prt_dims d = dims1(3, n, 3, 4);
     int64_t i;
     for (i = 0; i < n * 12; i++) x[i] = (float)i * 0.5f - 3.0f;
     CHECK_OK(prt_context_create(e, NULL, &ctx));
@@ -268,11 +279,7 @@ static void run_at(prt_engine *e, int64_t n)
     CHECK_OK(prt_context_set_tensor(ctx, "x", x));
     CHECK_OK(prt_context_set_tensor(ctx, "y", y));
     CHECK_OK(prt_context_set_tensor(ctx, "shp", shp));
-    CHECK_MSG(prt_context_execute(ctx) == PRT_OK, "%s", prt_context_last_error(ctx));
-    CHECK_OK(prt_context_get_shape(ctx, "y", &got));
-    CHECK_EQ_INT(got.nb, 2);
-    CHECK_EQ_INT(got.d[0], n);
-    CHECK_EQ_INT(got.d[1], 12);
+    execute_expecting_y(ctx, n, 12);
     CHECK_EQ_INT(shp[0], n);
     CHECK_EQ_INT(shp[1], 12);
     CHECK(memcmp(x, y, (size_t)(n * 12) * sizeof(float)) == 0);
@@ -369,6 +376,104 @@ TEST(a_float_constant_has_no_shape_values)
     CHECK(e == NULL);
     /* A float constant has no values, so the gather's own check refuses it. */
     CHECK_STR_CONTAINS(err, "input 0 (\"f\", f32 [2]) is a shape-value input, but its values are not known");
+    prt_network_destroy(net);
+    prt_registry_destroy(r);
+}
+
+static const char *k_value_net =
+    "{\"inputs\": [{\"name\": \"x\", \"dims\": [-1, 12]},"
+    "              {\"name\": \"s\", \"dtype\": \"i64\", \"dims\": [2], \"shape_values\": true}],"
+    " \"layers\": [{\"plugin\": \"TestReshape\", \"name\": \"y\", \"inputs\": [\"x\", \"s\"], \"outputs\": [\"y\"]}],"
+    " \"outputs\": [\"y\"]}";
+
+/* x [b, 12] reshaped to the values of s; y must be x's data with dims s. */
+static void run_values(prt_context *ctx, int64_t b, int64_t s0, int64_t s1)
+{
+    float x[8 * 12], y[8 * 12];
+    int64_t s[2] = {s0, s1};
+    prt_dims d = dims1(2, b, 12, 0);
+    int64_t i;
+    for (i = 0; i < b * 12; i++) x[i] = (float)i - 5.0f;
+    CHECK_OK(prt_context_set_input_shape(ctx, "x", &d));
+    CHECK_OK(prt_context_set_input_values(ctx, "s", s, 2));
+    CHECK_OK(prt_context_set_tensor(ctx, "x", x));
+    CHECK_OK(prt_context_set_tensor(ctx, "s", s));
+    CHECK_OK(prt_context_set_tensor(ctx, "y", y));
+    execute_expecting_y(ctx, s0, s1);
+    CHECK(memcmp(x, y, (size_t)(b * 12) * sizeof(float)) == 0);
+}
+
+TEST(shape_value_input_bounded_by_the_profile)
+{
+    prt_registry *r = sv_registry();
+    prt_network *net = NULL;
+    prt_engine *e = NULL, *e2 = NULL;
+    prt_context *ctx = NULL;
+    prt_builder_config cfg;
+    prt_profile_range rg[2];
+    prt_io_desc io;
+    prt_dims mn, op, mx;
+    char err[1024] = "";
+    size_t len = 0;
+    uint8_t *bytes;
+    int64_t bad[2] = {24, 1}, s[2] = {4, 6};
+    float x[24], y[24];
+
+    CHECK_MSG(prt_network_from_json(r, k_value_net, strlen(k_value_net), NULL, &net, err, sizeof err) == PRT_OK, "%s",
+              err);
+    prt_builder_config_init(&cfg);
+    rg[0].input = "x";
+    rg[0].min = dims1(2, 1, 12, 0);
+    rg[0].opt = dims1(2, 2, 12, 0);
+    rg[0].max = dims1(2, 8, 12, 0);
+    rg[1].input = "s"; /* the values of s, not its dims */
+    rg[1].min = dims1(2, 1, 1, 0);
+    rg[1].opt = dims1(2, 2, 12, 0);
+    rg[1].max = dims1(2, 8, 96, 0);
+    cfg.nb_ranges = 1;
+    cfg.ranges = rg;
+    CHECK(prt_engine_build(net, &cfg, r, &e, err, sizeof err) == PRT_STATUS_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(err, "shape-value input \"s\" needs a profile range of its 2 values (min, opt, max)");
+    cfg.nb_ranges = 2;
+    CHECK_MSG(prt_engine_build(net, &cfg, r, &e, err, sizeof err) == PRT_OK, "%s", err);
+
+    /* Both of y's dims come from s: symbolic, bounded by its values. */
+    CHECK_OK(prt_engine_io(e, prt_engine_find_io(e, "y"), &io));
+    CHECK_EQ_INT(io.dims.d[0], -1);
+    CHECK_EQ_INT(io.dims.d[1], -1);
+    CHECK_EQ_INT(io.max.d[0], 8);
+    CHECK_EQ_INT(io.max.d[1], 96);
+    CHECK_OK(prt_engine_io_values(e, prt_engine_find_io(e, "s"), &mn, &op, &mx));
+    CHECK_EQ_INT(mx.nb, 2);
+    CHECK_EQ_INT(mx.d[1], 96);
+    CHECK(prt_engine_io_values(e, prt_engine_find_io(e, "x"), &mn, &op, &mx) == PRT_STATUS_NOT_FOUND);
+
+    CHECK_OK(prt_engine_serialize(e, NULL, 0, &len));
+    bytes = malloc(len);
+    CHECK_OK(prt_engine_serialize(e, bytes, len, &len));
+    CHECK_MSG(prt_engine_deserialize(r, bytes, len, &e2, err, sizeof err) == PRT_OK, "%s", err);
+    CHECK_OK(prt_context_create(e2, NULL, &ctx));
+    run_values(ctx, 2, 4, 6);
+    run_values(ctx, 2, 3, 8);
+    run_values(ctx, 8, 1, 96);
+    CHECK(prt_context_set_input_values(ctx, "s", bad, 2) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(prt_context_last_error(ctx),
+                       "shape-value input \"s\" value 0 is 24, outside the profile's range 1..8");
+    CHECK(prt_context_set_input_values(ctx, "x", bad, 2) == PRT_STATUS_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(prt_context_last_error(ctx), "\"x\" is not a shape-value input");
+    /* The buffer must hold the values the shapes were computed from. */
+    CHECK_OK(prt_context_set_input_values(ctx, "s", s, 2));
+    s[1] = 7;
+    CHECK_OK(prt_context_set_tensor(ctx, "x", x));
+    CHECK_OK(prt_context_set_tensor(ctx, "s", s));
+    CHECK_OK(prt_context_set_tensor(ctx, "y", y));
+    CHECK(prt_context_execute(ctx) == PRT_STATUS_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(prt_context_last_error(ctx),
+                       "shape-value input \"s\": its buffer holds 7 at element 1, but the shapes were computed for 6");
+    prt_context_destroy(ctx);
+    free(bytes);
+    prt_engine_destroy(e2);
+    prt_engine_destroy(e);
     prt_network_destroy(net);
     prt_registry_destroy(r);
 }

@@ -26,7 +26,8 @@ static void run_usage(FILE *f)
             "  Inputs without --input get uniform random values in [-1, 1) (fixed seed). An --input .npy file\n"
             "  sets its input's shape and is converted to its type (integer and bool inputs need exact values);\n"
             "  --output writes that output, with the extents of the last run, as a .npy file.\n"
-            "  --shape sets a dynamic input's extents (default: the profile's opt).\n"
+            "  --shape sets a dynamic input's extents (default: the profile's opt). A shape-value input\n"
+            "  takes its values from its --input file (default: the profile's opt values).\n"
             "  Prints the outputs' shapes and a few values, then latency min / median / p90 / p99 / mean\n"
             "  and throughput over --iterations runs after --warmup runs (CUDA: GPU time from events too).\n");
 }
@@ -166,6 +167,26 @@ static int parse_shape(const char *s, prt_dims *d)
         else if (*s) return 0;
     }
     return d->nb > 0;
+}
+
+/* A shape-value input: its values are those of the buffer (from --input),
+ * or the profile's opt values (written into the buffer) when `opt` is given. */
+static int set_shape_values(prt_context *ctx, io_buf *b, const prt_dims *opt)
+{
+    int64_t v[PRT_MAX_DIMS];
+    int32_t k, n = (int32_t)(b->bytes / prt_dtype_size(b->desc.dtype));
+    for (k = 0; k < n && k < PRT_MAX_DIMS; k++) {
+        if (opt) v[k] = opt->d[k];
+        else if (b->desc.dtype == PRT_DTYPE_I32) v[k] = ((const int32_t *)b->host)[k];
+        else v[k] = ((const int64_t *)b->host)[k];
+        if (opt && b->desc.dtype == PRT_DTYPE_I32) ((int32_t *)b->host)[k] = (int32_t)v[k];
+        else if (opt) ((int64_t *)b->host)[k] = v[k];
+    }
+    if (prt_context_set_input_values(ctx, b->name, v, n) != PRT_OK) {
+        fprintf(stderr, "plugrt run: %s\n", prt_context_last_error(ctx));
+        return 0;
+    }
+    return 1;
 }
 
 int prt_cli_run(int argc, char **argv)
@@ -364,11 +385,15 @@ int prt_cli_run(int argc, char **argv)
             int from = -1;
             for (k = 0; k < nin; k++)
                 if (in_io[k] == i) from = k;
+            prt_dims vmin, vopt, vmax;
             if (from >= 0) {
                 if (!npy_load_into(in_file[from], &in_arr[from], b)) goto done;
             } else {
                 fill_random(b->host, b->desc.dtype, (int64_t)(b->bytes / prt_dtype_size(b->desc.dtype)), &seed);
             }
+            if (prt_engine_io_values(e, i, &vmin, &vopt, &vmax) == PRT_OK &&
+                !set_shape_values(ctx, b, from >= 0 ? NULL : &vopt))
+                goto done;
         }
         if (device == PRT_DEVICE_CUDA) {
             if (prt__cuda_malloc(b->bytes ? b->bytes : 1, &b->dev, err, sizeof err) != PRT_OK ||
