@@ -1,189 +1,25 @@
 /*
  * tests/engine/test_shapeval.c - shape values (engine/shapeval.c): plugins
  * that read their inputs' values as expressions and compute outputs on the
- * host, so that a dynamic dim stays symbolic through a shape sub-graph.
- *
- * Test plugins (field style, get_output_shapes_v2 only):
- *   TestShape   x -> int64 [rank]: the dims of x (values: x's extents).
- *   TestGather  (data, indices) -> data[indices] (values; both inputs are
- *               shape-value inputs; negative indices count from the end).
- *   TestConcat  (a, b, ...) -> the values one after the other.
- *   TestMul     (a, b) -> a * b element by element (values).
- *   TestReshape (x, shape) -> x with dims = shape's values (-1: the rest);
- *               shape is a shape-value input. Copies x at enqueue.
- * Only TestReshape is ever enqueued: the others' outputs are all values,
- * which the engine writes itself (enqueues are counted).
+ * host, so that a dynamic dim stays symbolic through a shape sub-graph; and
+ * shape-value network inputs bounded by the profile (C API, JSON, CLI). The
+ * plugins are in svplugins.c.
  */
-#include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include "plugrt/engine.h"
-#include "plugrt/plugin.h"
+#include "plugrt/npy.h"
 #include "prt_test.h"
-#include "toyfield.h"
-
-enum { K_SHAPE, K_GATHER, K_CONCAT, K_MUL, K_RESHAPE };
-
-static atomic_int enqueues[K_RESHAPE + 1];
-
-static int kind_of(const prt_field_plugin *p) { return toy_kind_of(p); }
-static int32_t sv_nb_outputs(const prt_field_plugin *p) { (void)p; return 1; }
-
-static prt_status sv_types(const prt_field_plugin *p, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
-                           int32_t nb_out, prt_msg *err)
-{
-    (void)nb_in; (void)nb_out; (void)err;
-    out[0] = kind_of(p) == K_RESHAPE ? in[0] : PRT_DTYPE_I64;
-    return PRT_OK;
-}
-
-static prt_status sv_info(const prt_field_plugin *p, prt_io_info *info, prt_msg *err)
-{
-    (void)err;
-    switch (kind_of(p)) {
-    case K_GATHER: case K_MUL: info->value_inputs = 3u; break;
-    case K_CONCAT: info->value_inputs = 0xffffffffu; break;
-    case K_RESHAPE: info->value_inputs = 2u; break;
-    default: break;
-    }
-    return PRT_OK;
-}
-
-static prt_status need_values(const prt_dims_expr *v, int32_t i, prt_msg *err)
-{
-    if (v[i].nb == PRT_NB_VALUES_UNKNOWN) {
-        prt_msg_set(err, "input %d has no shape values", (int)i);
-        return PRT_STATUS_SHAPE_MISMATCH;
-    }
-    return PRT_OK;
-}
-
-static prt_status sv_shapes(prt_field_plugin *p, const prt_dims_expr *in, const prt_dims_expr *iv, int32_t nb_in,
-                            prt_dims_expr *out, prt_dims_expr *ov, int32_t nb_out, prt_expr_builder *eb,
-                            prt_msg *err)
-{
-    int32_t i, k, n = 0;
-    (void)nb_out;
-    switch (kind_of(p)) {
-    case K_SHAPE:
-        out[0].nb = 1;
-        out[0].d[0] = eb->constant(eb, in[0].nb);
-        ov[0] = in[0];
-        return PRT_OK;
-    case K_GATHER:
-        if (need_values(iv, 0, err) || need_values(iv, 1, err)) return PRT_STATUS_SHAPE_MISMATCH;
-        out[0] = in[1];
-        ov[0].nb = iv[1].nb;
-        for (k = 0; k < iv[1].nb; k++) {
-            int64_t idx;
-            if (!eb->get_constant(eb, iv[1].d[k], &idx) || idx < -iv[0].nb || idx >= iv[0].nb) {
-                prt_msg_set(err, "TestGather: index %d is not a constant in -%d..%d", (int)k, (int)iv[0].nb,
-                            (int)iv[0].nb - 1);
-                return PRT_STATUS_SHAPE_MISMATCH;
-            }
-            ov[0].d[k] = iv[0].d[idx < 0 ? idx + iv[0].nb : idx];
-        }
-        return PRT_OK;
-    case K_CONCAT:
-        for (i = 0; i < nb_in; i++) {
-            if (need_values(iv, i, err)) return PRT_STATUS_SHAPE_MISMATCH;
-            if (n + iv[i].nb > PRT_MAX_DIMS) {
-                prt_msg_set(err, "TestConcat: more than %d values", PRT_MAX_DIMS);
-                return PRT_STATUS_SHAPE_MISMATCH;
-            }
-            for (k = 0; k < iv[i].nb; k++) ov[0].d[n++] = iv[i].d[k];
-        }
-        ov[0].nb = n;
-        out[0].nb = 1;
-        out[0].d[0] = eb->constant(eb, n);
-        return PRT_OK;
-    case K_MUL:
-        if (need_values(iv, 0, err) || need_values(iv, 1, err)) return PRT_STATUS_SHAPE_MISMATCH;
-        if (iv[0].nb != iv[1].nb) {
-            prt_msg_set(err, "TestMul: %d and %d values", (int)iv[0].nb, (int)iv[1].nb);
-            return PRT_STATUS_SHAPE_MISMATCH;
-        }
-        out[0] = in[0];
-        ov[0].nb = iv[0].nb;
-        for (k = 0; k < iv[0].nb; k++) ov[0].d[k] = eb->operation(eb, PRT_EXPR_PROD, iv[0].d[k], iv[1].d[k]);
-        return PRT_OK;
-    default: { /* K_RESHAPE */
-        const prt_expr *vol = eb->constant(eb, 1), *known = eb->constant(eb, 1);
-        int32_t rest = -1;
-        if (need_values(iv, 1, err)) return PRT_STATUS_SHAPE_MISMATCH;
-        for (k = 0; k < in[0].nb; k++) vol = eb->operation(eb, PRT_EXPR_PROD, vol, in[0].d[k]);
-        out[0].nb = iv[1].nb;
-        for (k = 0; k < iv[1].nb; k++) {
-            int64_t c;
-            if (eb->get_constant(eb, iv[1].d[k], &c) && c == -1) {
-                rest = k;
-                continue;
-            }
-            out[0].d[k] = iv[1].d[k];
-            known = eb->operation(eb, PRT_EXPR_PROD, known, iv[1].d[k]);
-        }
-        if (rest >= 0) out[0].d[rest] = eb->operation(eb, PRT_EXPR_FLOOR_DIV, vol, known);
-        return PRT_OK;
-    }
-    }
-}
-
-static prt_status sv_shapes_v1(prt_field_plugin *p, const prt_dims_expr *in, int32_t nb_in, prt_dims_expr *out,
-                               int32_t nb_out, prt_expr_builder *eb, prt_msg *err)
-{
-    (void)p; (void)in; (void)nb_in; (void)out; (void)nb_out; (void)eb;
-    prt_msg_set(err, "this plugin needs a host with get_output_shapes_v2");
-    return PRT_STATUS_UNSUPPORTED;
-}
-
-static prt_status sv_enqueue(prt_field_plugin *p, const prt_tensor_desc *id, const prt_tensor_desc *od,
-                             const void *const *in, void *const *out, void *ws, prt_exec *ex)
-{
-    (void)ws;
-    atomic_fetch_add(&enqueues[kind_of(p)], 1);
-    if (kind_of(p) != K_RESHAPE) {
-        ex->set_error(ex, "a layer whose outputs are all shape values must not be enqueued");
-        return PRT_STATUS_PLUGIN_ERROR;
-    }
-    memcpy(out[0], in[0], (size_t)prt_dims_volume(&od[0].dims) * prt_dtype_size(id[0].dtype));
-    return PRT_OK;
-}
-
-static const prt_plugin_build_ops sv_build = {
-    .struct_size = sizeof sv_build, .abi_version = PRT_ABI_VERSION,
-    .get_nb_outputs = sv_nb_outputs, .get_output_data_types = sv_types, .get_output_shapes = sv_shapes_v1,
-    .get_io_info = sv_info, .get_output_shapes_v2 = sv_shapes,
-};
-static const prt_plugin_runtime_ops sv_runtime = {
-    .struct_size = sizeof sv_runtime, .abi_version = PRT_ABI_VERSION,
-    .enqueue = sv_enqueue, .attach_to_context = toy_attach, .get_fields_to_serialize = toy_fields,
-};
-static const prt_field_plugin_ops sv_ops = {
-    .struct_size = sizeof sv_ops, .abi_version = PRT_ABI_VERSION,
-    .core = &toy_core, .build = &sv_build, .runtime = &sv_runtime, .clone = toy_clone, .destroy = toy_destroy,
-};
-
-#define SV_CREATOR(var, nm, k)                                                                                    \
-    static const toy_kind var##_kind = {&sv_ops, k};                                                              \
-    static const prt_plugin_creator var = {                                                                       \
-        .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = nm, .version = "1",    \
-        .plugin_namespace = "", .style = PRT_STYLE_FIELD, .field_schema_size = sizeof(prt_field_schema),         \
-        .create_field = toy_create, .doc = "shape-value test plugin", .user = (void *)&var##_kind};
-SV_CREATOR(shape_creator, "TestShape", K_SHAPE)
-SV_CREATOR(gather_creator, "TestGather", K_GATHER)
-SV_CREATOR(concat_creator, "TestConcat", K_CONCAT)
-SV_CREATOR(mul_creator, "TestMul", K_MUL)
-SV_CREATOR(reshape_creator, "TestReshape", K_RESHAPE)
+#include "svplugins.h"
 
 static prt_registry *sv_registry(void)
 {
-    static const prt_plugin_creator *const all[] = {&shape_creator, &gather_creator, &concat_creator, &mul_creator,
-                                                    &reshape_creator};
     prt_registry *r = NULL;
     size_t i;
     if (prt_registry_create(prt_registry_global(), &r) != PRT_OK) return NULL;
-    for (i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (prt_registry_add(r, all[i], "shapeval-tests") != PRT_OK) {
+    for (i = 0; i < SV_NB_CREATORS; i++)
+        if (prt_registry_add(r, sv_creators[i], "shapeval-tests") != PRT_OK) {
             prt_registry_destroy(r);
             return NULL;
         }
@@ -313,8 +149,8 @@ TEST(reshape_from_a_shape_subgraph_keeps_a_symbolic_dim)
     CHECK_EQ_INT(io.max.d[0], 8);
     for (k = 0; k < 4; k++) run_at(e, batches[k]);
     /* Only the reshape ran as a kernel: one per run. */
-    CHECK_EQ_INT(atomic_load(&enqueues[K_RESHAPE]), 4);
-    for (k = 0; k < K_RESHAPE; k++) CHECK_EQ_INT(atomic_load(&enqueues[k]), 0);
+    CHECK_EQ_INT(sv_enqueues(K_RESHAPE), 4);
+    for (k = 0; k < K_RESHAPE; k++) CHECK_EQ_INT(sv_enqueues(k), 0);
 
     /* The plan keeps the values: reload with a fresh registry and run again. */
     CHECK_OK(prt_engine_serialize(e, NULL, 0, &len));
@@ -476,4 +312,84 @@ TEST(shape_value_input_bounded_by_the_profile)
     prt_engine_destroy(e);
     prt_network_destroy(net);
     prt_registry_destroy(r);
+}
+
+static int sh(const char *cmd)
+{
+    int st = system(cmd);
+    if (st == -1 || !WIFEXITED(st)) return -1;
+    return WEXITSTATUS(st);
+}
+
+static void write_npy(const char *path, prt_npy_type t, prt_dims shape, const void *data)
+{
+    prt_npy_array a;
+    memset(&a, 0, sizeof a);
+    CHECK_OK(prt_npy_array_alloc(&a, t, &shape));
+    memcpy(a.data, data, a.nbytes);
+    CHECK_OK(prt_npy_write_file(&a, path));
+    prt_npy_array_clear(&a);
+}
+
+TEST(cli_profile_and_input_take_shape_values)
+{
+    char dir[64] = "/tmp/prt_sv_XXXXXX", cmd[8192], p[1024];
+    const char *cli_fmt = "%s/../tools/plugrt/plugrt %s --load " SV_LIBRARY_PATH " %s";
+    float x[24];
+    int64_t s[2] = {4, 6}, far[2] = {24, 1};
+    prt_npy_array y;
+    FILE *f;
+    int i;
+    for (i = 0; i < 24; i++) x[i] = (float)i / 4.0f;
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(p, sizeof p, "%s/net.json", dir);
+    f = fopen(p, "w");
+    CHECK(f != NULL);
+    fputs(k_value_net, f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/x.npy", dir);
+    write_npy(p, PRT_NPY_F4, dims1(2, 2, 12, 0), x);
+    snprintf(p, sizeof p, "%s/s.npy", dir);
+    write_npy(p, PRT_NPY_I8, dims1(1, 2, 0, 0), s);
+    snprintf(p, sizeof p, "%s/far.npy", dir);
+    write_npy(p, PRT_NPY_I8, dims1(1, 2, 0, 0), far);
+
+    snprintf(p, sizeof p, "build %s/net.json -o %s/m.plan --profile x:1x12,2x12,8x12 --profile s:1x1,2x12,8x96", dir,
+             dir);
+    snprintf(cmd, sizeof cmd, cli_fmt, prt_test_bin_dir(), p, ">/dev/null");
+    CHECK_EQ_INT(sh(cmd), 0);
+    snprintf(p, sizeof p, "run %s/m.plan --input x=%s/x.npy --input s=%s/s.npy --output y=%s/y.npy --iterations 1",
+             dir, dir, dir, dir);
+    snprintf(cmd, sizeof cmd, cli_fmt, prt_test_bin_dir(), p, ">/dev/null");
+    CHECK_EQ_INT(sh(cmd), 0);
+    memset(&y, 0, sizeof y);
+    snprintf(p, sizeof p, "%s/y.npy", dir);
+    CHECK_OK(prt_npy_read_file(p, &y));
+    CHECK_EQ_INT(y.shape.nb, 2);
+    CHECK_EQ_INT(y.shape.d[0], 4);
+    CHECK_EQ_INT(y.shape.d[1], 6);
+    CHECK(y.nbytes == sizeof x && memcmp(y.data, x, sizeof x) == 0);
+    prt_npy_array_clear(&y);
+    /* Without --input for s: the profile's opt values, [2, 12]. */
+    snprintf(p, sizeof p, "run %s/m.plan --input x=%s/x.npy --output y=%s/y.npy --iterations 1", dir, dir, dir);
+    snprintf(cmd, sizeof cmd, cli_fmt, prt_test_bin_dir(), p, ">/dev/null");
+    CHECK_EQ_INT(sh(cmd), 0);
+    memset(&y, 0, sizeof y);
+    snprintf(p, sizeof p, "%s/y.npy", dir);
+    CHECK_OK(prt_npy_read_file(p, &y));
+    CHECK_EQ_INT(y.shape.d[0], 2);
+    CHECK_EQ_INT(y.shape.d[1], 12);
+    prt_npy_array_clear(&y);
+    /* inspect shows the values' bounds. */
+    snprintf(cmd, sizeof cmd,
+             "%s/../tools/plugrt/plugrt inspect %s/m.plan | grep -q 'shape values \\[1, 1\\] / \\[2, 12\\] / "
+             "\\[8, 96\\]'",
+             prt_test_bin_dir(), dir);
+    CHECK_EQ_INT(sh(cmd), 0);
+    /* Values outside the profile: exit 1 with the reason. */
+    snprintf(p, sizeof p, "run %s/m.plan --input x=%s/x.npy --input s=%s/far.npy --iterations 1", dir, dir, dir);
+    snprintf(cmd, sizeof cmd, cli_fmt, prt_test_bin_dir(), p, "2>/dev/null >/dev/null");
+    CHECK_EQ_INT(sh(cmd), 1);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK_EQ_INT(sh(cmd), 0);
 }

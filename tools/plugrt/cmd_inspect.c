@@ -80,6 +80,12 @@ static int print_json(const prt__plan *p, const uint8_t *b)
         cJSON_AddItemToObject(o, "max", dims_json(&t->max));
         cJSON_AddNumberToObject(o, "offset", (double)t->offset);
         cJSON_AddNumberToObject(o, "bytes", (double)t->bytes);
+        if (t->nb_vals >= 0) cJSON_AddNumberToObject(o, "shape_values", (double)t->nb_vals);
+        if (t->nb_vals >= 0 && t->role == PRT__ROLE_INPUT) {
+            cJSON_AddItemToObject(o, "values_min", dims_json(&t->vmin));
+            cJSON_AddItemToObject(o, "values_opt", dims_json(&t->vopt));
+            cJSON_AddItemToObject(o, "values_max", dims_json(&t->vmax));
+        }
         cJSON_AddItemToArray(arr, o);
     }
     arr = cJSON_AddArrayToObject(root, "layers");
@@ -144,6 +150,9 @@ static void print_text(const prt__plan *p, const uint8_t *b, const char *path, s
         printf("  %-6s %-20s %-4s %s  %s / %s / %s\n", role_name(t->role), t->name, prt_dtype_name(t->dtype),
                prt_dims_str(&t->dims, d0, sizeof d0), prt_dims_str(&t->min, d1, sizeof d1),
                prt_dims_str(&t->opt, d2, sizeof d2), prt_dims_str(&t->max, d3, sizeof d3));
+        if (t->nb_vals >= 0 && t->role == PRT__ROLE_INPUT)
+            printf("         shape values %s / %s / %s\n", prt_dims_str(&t->vmin, d1, sizeof d1),
+                   prt_dims_str(&t->vopt, d2, sizeof d2), prt_dims_str(&t->vmax, d3, sizeof d3));
     }
     printf("\nlayers (execution order):\n");
     for (i = 0; i < p->nb_layers; i++) {
