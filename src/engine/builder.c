@@ -18,6 +18,7 @@
 
 #include "core/core.h"
 #include "engine/expr.h"
+#include "engine/fold.h"
 #include "engine/netdef.h"
 #include "engine/optio.h"
 #include "engine/shapeval.h"
@@ -128,7 +129,7 @@ typedef struct bstate {
     size_t cap;
     rec rc;
     prt__plan *p; /* being filled */
-    int32_t cap_tensors, cap_layers, cap_records;
+    int32_t cap_tensors, cap_layers, cap_records, cap_folds;
     int32_t *net2plan;   /* net tensor -> plan tensor (the version it was produced as) */
     prt_dtype *declared; /* net tensor -> dtype under the declared (fp32) types */
     int32_t *plan2net;   /* plan tensor -> net tensor */
@@ -136,6 +137,12 @@ typedef struct bstate {
     prt_dims *in_min, *in_opt, *in_max; /* per graph input */
     uint8_t *wbuf;
     size_t wlen, wcap;
+    struct folded { /* outputs of folded layers: constants with data made here */
+        int32_t tensor;
+        void *data;
+        size_t bytes;
+    } *folded;
+    int32_t nb_folded, cap_folded;
 } bstate;
 
 static prt_status bfail(bstate *b, prt_status s, const char *fmt, ...) PRT_PRINTF(3, 4);
@@ -435,6 +442,189 @@ static const char *types_str(const prt_dtype *t, int32_t n, char *buf, size_t ca
     return buf;
 }
 
+/* ---- constant folding ---------------------------------------------------------- */
+
+/* The data of a constant plan tensor: the network's, or a folded layer's. */
+static const void *const_data(const bstate *b, int32_t ti)
+{
+    int32_t k;
+    for (k = 0; k < b->nb_folded; k++)
+        if (b->folded[k].tensor == ti) return b->folded[k].data;
+    return b->net->tensors[b->plan2net[ti]].data;
+}
+
+/* A copy of s (NULL when out of memory); "" for NULL. */
+static char *dup_or_empty(const char *s) { return prt__strdup(s ? s : ""); }
+
+/* Layer `li` (the last one, just configured) reads only constants, and its
+ * outputs are fixed-size activations no caller binds: run it once on the
+ * CPU and make its outputs constants; the layer leaves the plan. Not
+ * foldable, or a CPU run that fails (a CUDA-only plugin): the layer stays,
+ * and that is not an error. */
+static prt_status fold_layer(bstate *b, int32_t li, const prt__net_layer *nl, size_t ws)
+{
+    prt__plan *p = b->p;
+    prt__player *l = &p->layers[li];
+    prt__plugin *pl = b->plugins[li];
+    prt_tensor_desc *din = NULL, *dout = NULL;
+    const void **ins = NULL;
+    void **outs = NULL;
+    prt__pfold *f = NULL;
+    char msg[PRT_ERR_CAP];
+    int32_t i, j, all_values = 1;
+    prt_status s = PRT_OK;
+
+    for (i = 0; i < l->nb_in; i++)
+        if (l->in[i] >= 0 && p->tensors[l->in[i]].role != PRT__ROLE_CONSTANT) return PRT_OK;
+    for (i = 0; i < l->nb_out; i++) {
+        const prt__ptensor *t = &p->tensors[l->out[i]];
+        if (b->net->tensors[nl->out[i]].is_output) return PRT_OK;
+        if (t->nb_vals < 0) all_values = 0;
+        for (j = 0; j < t->nb_dims; j++)
+            if (t->dims.d[j] < 0 || p->nodes[t->expr[j]].kind == PRT__NODE_DDEP) return PRT_OK;
+    }
+    if (all_values) return PRT_OK; /* computed on the host already, never enqueued */
+    din = prt__calloc((size_t)l->nb_in + 1, sizeof *din);
+    dout = prt__calloc((size_t)l->nb_out, sizeof *dout);
+    ins = prt__calloc((size_t)l->nb_in + 1, sizeof *ins);
+    outs = prt__calloc((size_t)l->nb_out, sizeof *outs);
+    if (!din || !dout || !ins || !outs ||
+        !grow((void **)&b->folded, &b->cap_folded, b->nb_folded + l->nb_out, sizeof *b->folded)) {
+        s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    while (b->nb_folded + l->nb_out > b->cap_folded)
+        if (!grow((void **)&b->folded, &b->cap_folded, b->cap_folded, sizeof *b->folded)) {
+            s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+            goto done;
+        }
+    for (i = 0; i < l->nb_in; i++) {
+        const prt__ptensor *t;
+        if (l->in[i] < 0) {
+            prt__optio_absent(&din[i]);
+            continue;
+        }
+        t = &p->tensors[l->in[i]];
+        din[i].dtype = t->dtype;
+        din[i].format = t->format;
+        din[i].dims = t->dims;
+        ins[i] = const_data(b, l->in[i]);
+    }
+    for (i = 0; i < l->nb_out; i++) {
+        const prt__ptensor *t = &p->tensors[l->out[i]];
+        dout[i].dtype = t->dtype;
+        dout[i].format = t->format;
+        dout[i].dims = t->dims;
+    }
+    msg[0] = 0;
+    if (prt__fold_run(pl, din, ins, l->nb_in, dout, outs, l->nb_out, ws, msg, sizeof msg) != PRT_OK) {
+        prt_log(PRT_SEVERITY_INFO, "layer \"%s\" reads only constants but stays in the plan: %s", l->name, msg);
+        goto done;
+    }
+    /* The record of what was folded, for inspect. */
+    if (!grow((void **)&p->folds, &b->cap_folds, p->nb_folds, sizeof *p->folds)) {
+        s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    f = &p->folds[p->nb_folds];
+    memset(f, 0, sizeof *f);
+    f->layer = dup_or_empty(l->name);
+    f->plugin = dup_or_empty(pl->creator->name);
+    f->version = dup_or_empty(pl->creator->version);
+    f->outputs = prt__calloc((size_t)l->nb_out, sizeof *f->outputs);
+    p->nb_folds++; /* owns what is set from here */
+    if (!f->layer || !f->plugin || !f->version || !f->outputs) {
+        s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    for (i = 0; i < l->nb_out; i++) {
+        prt__ptensor *t = &p->tensors[l->out[i]];
+        if (!(f->outputs[i] = dup_or_empty(t->name))) {
+            s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+            goto done;
+        }
+        f->nb_out = i + 1;
+        t->role = PRT__ROLE_CONSTANT;
+        for (j = 0; j < t->nb_dims; j++)
+            t->expr[j] = rec_add(&b->rc, prt__exprs_const(b->rc.x, t->dims.d[j]), PRT__NODE_CONST, 0, 0, 0,
+                                 t->dims.d[j]);
+        t->min = t->opt = t->max = t->dims;
+        b->folded[b->nb_folded].tensor = l->out[i];
+        b->folded[b->nb_folded].data = outs[i];
+        b->folded[b->nb_folded].bytes = (size_t)prt_dims_volume(&t->dims) * prt_dtype_size(t->dtype);
+        b->nb_folded++;
+        outs[i] = NULL;
+        if (t->nb_vals < 0 && prt__shapeval_fits(t->dtype, &t->dims)) { /* a small integer result: values */
+            int32_t n = (int32_t)prt_dims_volume(&t->dims);
+            for (j = 0; j < n; j++) {
+                int64_t v = prt__shapeval_element(t->dtype, b->folded[b->nb_folded - 1].data, j);
+                t->val[j] = rec_add(&b->rc, prt__exprs_const(b->rc.x, v), PRT__NODE_CONST, 0, 0, 0, v);
+            }
+            t->nb_vals = n;
+        }
+    }
+    if (b->rc.failed) {
+        s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    /* The layer leaves the plan. */
+    prt__plugin_destroy(pl);
+    b->plugins[li] = NULL;
+    prt__free(l->name);
+    prt__free(l->in);
+    prt__free(l->out);
+    p->nb_layers--;
+done:
+    if (outs)
+        for (i = 0; i < l->nb_out; i++) prt__free(outs[i]);
+    prt__free(din);
+    prt__free(dout);
+    prt__free(ins);
+    prt__free(outs);
+    return s;
+}
+
+/* Constants no layer reads (the inputs of folded layers, say) leave the
+ * plan; tensor indices are renumbered. */
+static prt_status drop_unread_constants(bstate *b)
+{
+    prt__plan *p = b->p;
+    int32_t *map, i, j, n = 0;
+    map = prt__calloc((size_t)p->nb_tensors + 1, sizeof *map);
+    if (!map) return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < p->nb_layers; i++)
+        for (j = 0; j < p->layers[i].nb_in; j++)
+            if (p->layers[i].in[j] >= 0) map[p->layers[i].in[j]] = 1;
+    for (i = 0; i < p->nb_tensors; i++) {
+        if (p->tensors[i].role == PRT__ROLE_CONSTANT && !map[i]) {
+            prt__free(p->tensors[i].name);
+            map[i] = -1;
+            continue;
+        }
+        map[i] = n;
+        p->tensors[n] = p->tensors[i];
+        b->plan2net[n] = b->plan2net[i];
+        n++;
+    }
+    for (i = 0; i < p->nb_layers; i++) {
+        for (j = 0; j < p->layers[i].nb_in; j++)
+            if (p->layers[i].in[j] >= 0) p->layers[i].in[j] = map[p->layers[i].in[j]];
+        for (j = 0; j < p->layers[i].nb_out; j++) p->layers[i].out[j] = map[p->layers[i].out[j]];
+    }
+    for (i = 0, j = 0; i < b->nb_folded; i++) {
+        if (map[b->folded[i].tensor] < 0) {
+            prt__free(b->folded[i].data);
+            continue;
+        }
+        b->folded[j] = b->folded[i];
+        b->folded[j++].tensor = map[b->folded[i].tensor];
+    }
+    b->nb_folded = j;
+    p->nb_tensors = n;
+    prt__free(map);
+    return PRT_OK;
+}
+
 /* One network layer. */
 static prt_status build_layer(bstate *b, int32_t li)
 {
@@ -694,6 +884,8 @@ static prt_status build_layer(bstate *b, int32_t li)
         goto done;
     }
     p->layers[pli].workspace = (uint64_t)ws;
+
+    if ((s = fold_layer(b, pli, nl, ws)) != PRT_OK) goto done;
 
     /* Network outputs are delivered in their declared type. */
     for (i = 0; i < nout; i++) {
@@ -1064,15 +1256,16 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
 
     p->nodes = b.rc.nodes;
     p->nb_nodes = b.rc.nb;
+    if ((s = drop_unread_constants(&b)) != PRT_OK) goto done;
     if ((s = plan_memory(&b)) != PRT_OK) goto done;
     /* Weights, each at a multiple of 64 bytes. */
     for (i = 0; i < p->nb_tensors; i++) {
         prt__ptensor *t = &p->tensors[i];
-        const prt__net_tensor *nt;
+        size_t n;
         if (t->role != PRT__ROLE_CONSTANT) continue;
-        nt = &net->tensors[b.plan2net[i]];
-        if ((s = add_weights(&b, nt->data, nt->nbytes, &t->offset)) != PRT_OK) goto done;
-        t->bytes = nt->nbytes;
+        n = (size_t)prt_dims_volume(&t->dims) * prt_dtype_size(t->dtype);
+        if ((s = add_weights(&b, const_data(&b, i), n, &t->offset)) != PRT_OK) goto done;
+        t->bytes = n;
     }
     p->weights = b.wbuf;
     p->weights_len = b.wlen;
@@ -1142,6 +1335,8 @@ done:
         prt__free(b.wbuf);
         prt__free(b.rc.nodes);
     }
+    for (i = 0; i < b.nb_folded; i++) prt__free(b.folded[i].data);
+    prt__free(b.folded);
     prt__free((void *)b.rc.ptrs);
     prt__exprs_destroy(b.rc.x);
     prt__free(b.net2plan);

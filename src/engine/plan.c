@@ -14,6 +14,7 @@
 #define TAG_TENS TAG('T', 'E', 'N', 'S')
 #define TAG_LAYR TAG('L', 'A', 'Y', 'R')
 #define TAG_VALU TAG('V', 'A', 'L', 'U')
+#define TAG_FOLD TAG('F', 'O', 'L', 'D')
 #define TAG_PLUG TAG('P', 'L', 'U', 'G')
 #define TAG_MEMP TAG('M', 'E', 'M', 'P')
 #define TAG_WGHT TAG('W', 'G', 'H', 'T')
@@ -65,6 +66,17 @@ void prt__plan_free(prt__plan *p)
     if (p->records)
         for (i = 0; i < p->nb_records; i++) prt__free(p->records[i].data);
     prt__free(p->records);
+    if (p->folds)
+        for (i = 0; i < p->nb_folds; i++) {
+            int32_t j;
+            prt__free(p->folds[i].layer);
+            prt__free(p->folds[i].plugin);
+            prt__free(p->folds[i].version);
+            if (p->folds[i].outputs)
+                for (j = 0; j < p->folds[i].nb_out; j++) prt__free(p->folds[i].outputs[j]);
+            prt__free(p->folds[i].outputs);
+        }
+    prt__free(p->folds);
     prt__free(p->weights_block);
     prt__free(p);
 }
@@ -157,7 +169,7 @@ static void write_all(const prt__plan *p, prt_writer *w)
     prt_write_u64(w, 0); /* total length: patched */
     prt_write_u64(w, 0); /* checksum: patched */
     prt_write_u32(w, PRT__PLAN_HEADER_SIZE);
-    prt_write_u32(w, nb_valued(p) ? 8 : 7);
+    prt_write_u32(w, 7 + (nb_valued(p) ? 1 : 0) + (p->nb_folds ? 1 : 0));
     prt_write_bytes(w, zeros, sizeof zeros);
 
     at = section_begin(w, TAG_META);
@@ -230,6 +242,23 @@ static void write_all(const prt__plan *p, prt_writer *w)
                 write_dims(w, &t->vopt, t->nb_vals);
                 write_dims(w, &t->vmax, t->nb_vals);
             }
+        }
+        section_end(w, at);
+    }
+
+    if (p->nb_folds) {
+        prt_write_u32(w, TAG_FOLD);
+        prt_write_u32(w, SECTION_OPTIONAL);
+        at = w->len;
+        prt_write_u64(w, 0);
+        prt_write_u32(w, (uint32_t)p->nb_folds);
+        for (i = 0; i < p->nb_folds; i++) {
+            const prt__pfold *f = &p->folds[i];
+            prt_write_str(w, f->layer);
+            prt_write_str(w, f->plugin);
+            prt_write_str(w, f->version);
+            prt_write_u32(w, (uint32_t)f->nb_out);
+            for (j = 0; j < f->nb_out; j++) prt_write_str(w, f->outputs[j]);
         }
         section_end(w, at);
     }
@@ -641,6 +670,32 @@ static prt_status read_valu(rctx *c, prt__plan *p)
     return PRT_OK;
 }
 
+static prt_status read_fold(rctx *c, prt__plan *p)
+{
+    prt_status s;
+    int32_t i, j, n;
+    if ((s = read_count(c, "folded layers", 16, &n)) != PRT_OK) return s;
+    p->folds = prt__calloc((size_t)(n ? n : 1), sizeof *p->folds);
+    if (!p->folds) return rfail(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < n; i++) {
+        prt__pfold *f = &p->folds[i];
+        p->nb_folds = i + 1;
+        if ((s = read_name(c, "a folded layer's name", &f->layer)) != PRT_OK ||
+            (s = read_name(c, "a folded layer's plugin", &f->plugin)) != PRT_OK ||
+            (s = read_name(c, "a folded layer's version", &f->version)) != PRT_OK ||
+            (s = read_count(c, "folded outputs", 4, &f->nb_out)) != PRT_OK)
+            return s;
+        f->outputs = prt__calloc((size_t)(f->nb_out ? f->nb_out : 1), sizeof *f->outputs);
+        if (!f->outputs) {
+            f->nb_out = 0;
+            return rfail(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        }
+        for (j = 0; j < f->nb_out; j++)
+            if ((s = read_name(c, "a folded output's name", &f->outputs[j])) != PRT_OK) return s;
+    }
+    return PRT_OK;
+}
+
 static prt_status read_plug(rctx *c, prt__plan *p)
 {
     prt_status s;
@@ -768,7 +823,8 @@ prt_status prt__plan_read(const void *data, size_t len, prt__plan **out, char *e
         prt_status (*fn)(rctx *, prt__plan *);
         int may_miss; /* a section only some plans have */
     } known[] = {{TAG_META, "META", read_meta, 0}, {TAG_EXPR, "EXPR", read_expr, 0}, {TAG_TENS, "TENS", read_tens, 0},
-                 {TAG_LAYR, "LAYR", read_layr, 0}, {TAG_VALU, "VALU", read_valu, 1}, {TAG_PLUG, "PLUG", read_plug, 0},
+                 {TAG_LAYR, "LAYR", read_layr, 0}, {TAG_VALU, "VALU", read_valu, 1}, {TAG_FOLD, "FOLD", read_fold, 1},
+                 {TAG_PLUG, "PLUG", read_plug, 0},
                  {TAG_MEMP, "MEMP", read_memp, 0}, {TAG_WGHT, "WGHT", read_wght, 0}};
     const uint8_t *b = data;
     rctx c;

@@ -56,6 +56,10 @@
  *          holding nb elements. Value j of input k is expression leaf
  *          (nb inputs + k, j). A plugin layer whose outputs all have values
  *          is not enqueued: contexts write the values.
+ *   "FOLD" (optional flag set: older readers skip it; only when layers were
+ *          folded) u32 n, then per layer folded into weights at build time:
+ *          str layer name, str plugin, str version, u32 nb outputs, per
+ *          output str the name of the constant it became. For `inspect`.
  *   "PLUG" u32 n, then per record: u64 length, the plugin record
  *          (src/registry/adapter.h: u8 style, str name, str version, str
  *          namespace, str owner - the library that provided the creator -
@@ -119,6 +123,13 @@ typedef struct prt__player {
     uint64_t workspace;
 } prt__player;
 
+/* A layer folded into weights at build time (FOLD). */
+typedef struct prt__pfold {
+    char *layer, *plugin, *version;
+    int32_t nb_out;
+    char **outputs; /* names of the constants it became */
+} prt__pfold;
+
 typedef struct prt__precord {
     uint8_t *data;
     size_t len;
@@ -136,6 +147,8 @@ typedef struct prt__plan {
     prt__player *layers;
     prt__precord *records;
     uint64_t arena_size, workspace_size;
+    int32_t nb_folds;
+    prt__pfold *folds;
     uint8_t *weights; /* 64-byte aligned; prt__plan_free frees it */
     void *weights_block;
     uint64_t weights_len;

@@ -54,3 +54,17 @@ prt_status toy_fields(prt_field_plugin *p, prt_fields *out, prt_msg *err)
 }
 
 void toy_destroy(prt_field_plugin *p) { free(p); }
+
+#ifndef SV_LIBRARY /* a plugin library links nothing of plugrt */
+uint8_t *toy_plan_bytes(prt_engine *e, size_t *len)
+{
+    uint8_t *b;
+    *len = 0;
+    if (prt_engine_serialize(e, NULL, 0, len) != PRT_OK || !(b = malloc(*len ? *len : 1))) return NULL;
+    if (prt_engine_serialize(e, b, *len, len) != PRT_OK) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+#endif

@@ -3,11 +3,13 @@
  * test plugins: names from the creator, no fields, attach_to_context and
  * clone make a fresh object. A test writes its build and runtime ops, puts
  * them in a prt_field_plugin_ops with toy_core / toy_clone / toy_destroy,
- * and points its creator's `user` at a toy_kind.
+ * and points its creator's `user` at a toy_kind. Also: an engine's plan
+ * bytes.
  */
 #ifndef TESTS_ENGINE_TOYFIELD_H
 #define TESTS_ENGINE_TOYFIELD_H
 
+#include "plugrt/engine.h"
 #include "plugrt/plugin.h"
 
 typedef struct toy_kind {
@@ -32,5 +34,8 @@ prt_status toy_clone(const prt_field_plugin *p, prt_field_plugin **out, prt_msg 
 prt_status toy_attach(prt_field_plugin *p, prt_plugin_context *ctx, prt_field_plugin **out, prt_msg *err);
 prt_status toy_fields(prt_field_plugin *p, prt_fields *out, prt_msg *err);
 void toy_destroy(prt_field_plugin *p);
+
+/* The engine's plan in a new buffer (free()) of *len bytes; NULL on failure. */
+uint8_t *toy_plan_bytes(prt_engine *e, size_t *len);
 
 #endif

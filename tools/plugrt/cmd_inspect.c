@@ -117,6 +117,19 @@ static int print_json(const prt__plan *p, const uint8_t *b)
         cJSON_AddNumberToObject(o, "workspace", (double)l->workspace);
         cJSON_AddItemToArray(arr, o);
     }
+    arr = cJSON_AddArrayToObject(root, "folded");
+    for (i = 0; i < p->nb_folds; i++) {
+        const prt__pfold *f = &p->folds[i];
+        cJSON *outs;
+        int32_t j;
+        o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "layer", f->layer);
+        cJSON_AddStringToObject(o, "plugin", f->plugin);
+        cJSON_AddStringToObject(o, "version", f->version);
+        outs = cJSON_AddArrayToObject(o, "outputs");
+        for (j = 0; j < f->nb_out; j++) cJSON_AddItemToArray(outs, cJSON_CreateString(f->outputs[j]));
+        cJSON_AddItemToArray(arr, o);
+    }
     o = cJSON_AddObjectToObject(root, "memory");
     cJSON_AddNumberToObject(o, "arena_bytes", (double)p->arena_size);
     cJSON_AddNumberToObject(o, "workspace_bytes", (double)p->workspace_size);
@@ -181,6 +194,14 @@ static void print_text(const prt__plan *p, const uint8_t *b, const char *path, s
         printf("  %-10s %-20s %-4s max %-16s %s offset %8" PRIu64 ", %8" PRIu64 " bytes\n", role_name(t->role), t->name,
                prt_dtype_name(t->dtype), prt_dims_str(&t->max, d0, sizeof d0),
                t->role == PRT__ROLE_CONSTANT ? "weights" : "arena  ", t->offset, t->bytes);
+    }
+    if (p->nb_folds) printf("\nfolded at build time (layers that read only constants, now weights):\n");
+    for (i = 0; i < p->nb_folds; i++) {
+        const prt__pfold *f = &p->folds[i];
+        int32_t j;
+        printf("  %-20s %s v%s ->", f->layer, f->plugin, f->version);
+        for (j = 0; j < f->nb_out; j++) printf(" %s", f->outputs[j]);
+        printf("\n");
     }
 }
 
