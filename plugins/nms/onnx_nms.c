@@ -263,6 +263,20 @@ static prt_status onms_attach(prt_field_plugin *pp, prt_plugin_context *ctx, prt
     return onms_make(p->center_point_box, p->nb_in, out, err);
 }
 
+/* A plugin re-created from a plan is not configured: the input count of
+ * the coming runs arrives here. */
+static prt_status onms_shape_change(prt_field_plugin *pp, const prt_tensor_desc *in, int32_t nb_in,
+                                    const prt_tensor_desc *out, int32_t nb_out, prt_msg *err)
+{
+    (void)in; (void)out;
+    if (nb_in < 2 || nb_in > 5 || nb_out != 1) {
+        prt_msg_set(err, ONMS_NAME ": expected 2 to 5 inputs and 1 output, got %d and %d", nb_in, nb_out);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    ((onms *)pp)->nb_in = nb_in;
+    return PRT_OK;
+}
+
 static prt_status onms_fields(prt_field_plugin *pp, prt_fields *out, prt_msg *err)
 {
     onms *p = (onms *)pp;
@@ -292,7 +306,8 @@ static const prt_plugin_build_ops onms_build = {
     sizeof(prt_plugin_build_ops), PRT_ABI_VERSION, onms_nb_outputs, onms_output_types,
     onms_output_shapes, onms_supports, onms_configure, onms_workspace, NULL};
 static const prt_plugin_runtime_ops onms_runtime = {sizeof(prt_plugin_runtime_ops), PRT_ABI_VERSION,
-                                                    NULL, NULL, onms_enqueue, onms_attach, onms_fields};
+                                                    NULL, onms_shape_change, onms_enqueue, onms_attach,
+                                                    onms_fields};
 static const prt_field_plugin_ops onms_ops = {sizeof(prt_field_plugin_ops), PRT_ABI_VERSION, &onms_core,
                                               &onms_build, &onms_runtime, onms_clone, onms_destroy};
 

@@ -135,6 +135,7 @@ typedef struct bstate {
     int32_t *plan2net;   /* plan tensor -> net tensor */
     prt__plugin **plugins; /* per plan layer, NULL for casts */
     prt_dims *in_min, *in_opt, *in_max; /* per graph input */
+    int strict_types; /* prt_op: the inputs' own types only, no casts */
     uint8_t *wbuf;
     size_t wlen, wcap;
     struct folded { /* outputs of folded layers: constants with data made here */
@@ -641,17 +642,22 @@ static prt_status build_layer(bstate *b, int32_t li)
     prt_dtype *decl_in = NULL, *decl_out = NULL, *cand = NULL, *cand_out = NULL;
     prt_dyn_tensor_desc *io = NULL;
     int found = 0, decl_ok, optio = 0;
+    int32_t refused = -1;
     prt_io_info info;
     prt_dims_expr *vin = NULL, *vout = NULL;
     size_t ws;
 
     snprintf(who, sizeof who, "layer \"%.200s\" (%s%s%.100s v%.40s)", nl->name, nl->plugin_namespace,
              nl->plugin_namespace[0] ? "::" : "", nl->plugin, nl->version);
-    s = prt_registry_find(b->reg, nl->plugin, nl->version, nl->plugin_namespace, &c, &owner);
-    if (s != PRT_OK) return bfail(b, s, "layer \"%s\": %s", nl->name, prt_registry_last_error(b->reg));
     msg[0] = 0;
-    s = prt__plugin_create(c, owner, nl->name, prt_owned_fields_get(nl->fields), PRT_PHASE_BUILD, &pl, msg,
-                           sizeof msg);
+    if (nl->proto) { /* prt_op: the op's own plugin, as it is */
+        s = prt__plugin_clone(nl->proto, &pl, msg, sizeof msg);
+    } else {
+        s = prt_registry_find(b->reg, nl->plugin, nl->version, nl->plugin_namespace, &c, &owner);
+        if (s != PRT_OK) return bfail(b, s, "layer \"%s\": %s", nl->name, prt_registry_last_error(b->reg));
+        s = prt__plugin_create(c, owner, nl->name, prt_owned_fields_get(nl->fields), PRT_PHASE_BUILD, &pl, msg,
+                               sizeof msg);
+    }
     if (s != PRT_OK) return bfail(b, s, "%s", msg);
     pli = new_layer(b, nl->name, PRT__LAYER_PLUGIN);
     if (pli < 0) {
@@ -752,6 +758,7 @@ static prt_status build_layer(bstate *b, int32_t li)
     /* Type negotiation: candidates in order of preference. */
     for (k = 0; k < 4 && !found; k++) {
         int same_as_earlier = 0;
+        if (b->strict_types && k != 1) continue;
         for (i = 0; i < nin; i++) {
             prt_dtype cur = pin[i] < 0 ? PRT_DTYPE_ABSENT : p->tensors[pin[i]].dtype;
             switch (k) {
@@ -761,7 +768,7 @@ static prt_status build_layer(bstate *b, int32_t li)
             default: cand[i] = is_float(cur) ? PRT_DTYPE_F16 : cur; break;
             }
         }
-        if (k > 0) {
+        if (k > 0 && !b->strict_types) {
             /* Skip a candidate equal to an earlier one (recompute them). */
             int32_t kk;
             for (kk = 0; kk < k && !same_as_earlier; kk++) {
@@ -786,7 +793,18 @@ static prt_status build_layer(bstate *b, int32_t li)
         io_descs(b, pin, cand, nin, nl, cand_out, nout, io);
         found = 1;
         for (i = 0; i < nin + nout && found; i++)
-            if ((i >= nin || pin[i] >= 0) && !prt__plugin_supports(pl, i, io, nin, nout)) found = 0;
+            if ((i >= nin || pin[i] >= 0) && !prt__plugin_supports(pl, i, io, nin, nout)) {
+                found = 0;
+                refused = i;
+            }
+    }
+    if (!found && b->strict_types) {
+        s = bfail(b, PRT_STATUS_UNSUPPORTED, "%s: the plugin does not support %s %d as %s/%s", who,
+                  refused < 0 ? "its input types" : refused < nin ? "input" : "output",
+                  refused < 0 ? 0 : (int)(refused < nin ? refused : refused - nin),
+                  refused < 0 ? "?" : prt_dtype_name(io[refused].desc.dtype),
+                  refused < 0 ? "?" : prt_format_name(io[refused].desc.format));
+        goto done;
     }
     if (!found) {
         char t1[256];
@@ -1122,6 +1140,12 @@ static prt_status add_weights(bstate *b, const void *data, size_t n, uint64_t *o
 prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cfg, prt_registry *r, prt_engine **out,
                             char *err, size_t cap)
 {
+    return prt__engine_build(net, cfg, r, 0, out, err, cap);
+}
+
+prt_status prt__engine_build(const prt_network *net, const prt_builder_config *cfg, prt_registry *r, int strict_types,
+                             prt_engine **out, char *err, size_t cap)
+{
     bstate b;
     prt_builder_config defcfg;
     prt__plan *p;
@@ -1142,6 +1166,7 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
     }
     b.net = net;
     b.cfg = cfg;
+    b.strict_types = strict_types;
     b.reg = r ? r : net->registry;
     if ((s = check_config(&b)) != PRT_OK) return s;
     if (net->nb_outputs == 0) return bfail(&b, PRT_STATUS_INVALID_ARGUMENT, "the network marks no outputs");

@@ -873,9 +873,15 @@ static prt_status run(prt_context *c)
         if (s != PRT_OK) {
             c->nb_pend = 0;
             const prt_plugin_creator *cr = c->inst[i]->creator;
-            s = prt__err(c, (int)s > 0 && s < PRT_STATUS_COUNT_ ? s : PRT_STATUS_PLUGIN_ERROR,
-                         "layer \"%s\" (%s v%s): enqueue failed: %s", l->name, cr->name, cr->version,
-                         c->exec_err_set ? c->exec_err : prt_status_str(s));
+            if (c->exec_err_set && c->exec_err[0])
+                s = prt__err(c, (int)s > 0 && s < PRT_STATUS_COUNT_ ? s : PRT_STATUS_PLUGIN_ERROR,
+                             "layer \"%s\" (%s%s%s v%s): enqueue failed: %s", l->name, cr->plugin_namespace,
+                             cr->plugin_namespace[0] ? "::" : "", cr->name, cr->version, c->exec_err);
+            else
+                s = prt__err(c, (int)s > 0 && s < PRT_STATUS_COUNT_ ? s : PRT_STATUS_PLUGIN_ERROR,
+                             "layer \"%s\" (%s%s%s v%s): enqueue failed with %s (%s) and gave no message", l->name,
+                             cr->plugin_namespace, cr->plugin_namespace[0] ? "::" : "", cr->name, cr->version,
+                             prt_status_name(s), prt_status_str(s));
             goto done;
         }
         if (c->nb_pend) {

@@ -6,6 +6,7 @@
 #define PLUGRT_ENGINE_NETDEF_H
 
 #include "plugrt/network.h"
+#include "registry/adapter.h"
 
 typedef enum prt__tensor_kind {
     PRT__TENSOR_INPUT = 0,    /* a graph input bound by the caller */
@@ -32,6 +33,7 @@ typedef struct prt__net_layer {
     prt_owned_fields *fields; /* validated, normalized copy */
     int32_t nb_in, nb_out;
     int32_t *in, *out;        /* tensor indices; -1: an absent optional input */
+    const prt__plugin *proto; /* borrowed; set: the builder clones it instead of creating from fields */
 } prt__net_layer;
 
 struct prt_network {
@@ -44,6 +46,13 @@ struct prt_network {
     int32_t nb_outputs, cap_outputs;
     int32_t nb_inputs;
 };
+
+/* A layer whose plugin is a clone of `proto` as it is (its fields or blob),
+ * for prt_op's one-layer engines. `proto` is borrowed: it must outlive the
+ * network. */
+prt_status prt__network_add_proto_layer(prt_network *net, const char *layer_name, const prt__plugin *proto,
+                                        const char *const *inputs, int32_t nb_inputs, const char *const *outputs,
+                                        int32_t nb_outputs);
 
 /* Index of the tensor called `name`, or -1. */
 int32_t prt__network_find(const prt_network *net, const char *name);

@@ -203,10 +203,36 @@ static int layer_name_taken(const prt_network *net, const char *name)
     return 0;
 }
 
+static prt_status add_layer(prt_network *net, const char *layer_name, const char *plugin, const char *version,
+                            const char *plugin_namespace, const prt_fields *fields, const prt__plugin *proto,
+                            const char *const *inputs, int32_t nb_inputs, const char *const *outputs,
+                            int32_t nb_outputs);
+
 prt_status prt_network_add_layer(prt_network *net, const char *layer_name, const char *plugin,
                                  const char *version, const char *plugin_namespace, const prt_fields *fields,
                                  const char *const *inputs, int32_t nb_inputs, const char *const *outputs,
                                  int32_t nb_outputs)
+{
+    return add_layer(net, layer_name, plugin, version, plugin_namespace, fields, NULL, inputs, nb_inputs, outputs,
+                     nb_outputs);
+}
+
+prt_status prt__network_add_proto_layer(prt_network *net, const char *layer_name, const prt__plugin *proto,
+                                        const char *const *inputs, int32_t nb_inputs, const char *const *outputs,
+                                        int32_t nb_outputs)
+{
+    const prt_plugin_creator *c = proto ? proto->creator : NULL;
+    if (!net || !c) return PRT_STATUS_INVALID_ARGUMENT;
+    return add_layer(net, layer_name, c->name, c->version, c->plugin_namespace, NULL, proto, inputs, nb_inputs,
+                     outputs, nb_outputs);
+}
+
+/* The one path of both: a borrowed proto, or a creator found in the
+ * registry with validated fields. */
+static prt_status add_layer(prt_network *net, const char *layer_name, const char *plugin, const char *version,
+                            const char *plugin_namespace, const prt_fields *fields, const prt__plugin *proto,
+                            const char *const *inputs, int32_t nb_inputs, const char *const *outputs,
+                            int32_t nb_outputs)
 {
     static const prt_fields no_fields = {NULL, 0, 0};
     const prt_plugin_creator *c = NULL;
@@ -263,12 +289,14 @@ prt_status prt_network_add_layer(prt_network *net, const char *layer_name, const
                 return prt__err(net, PRT_STATUS_ALREADY_EXISTS, "layer \"%s\": output \"%s\" is named twice", lname,
                                 outputs[i]);
     }
-    s = prt_registry_find(net->registry, plugin, version, plugin_namespace, &c, NULL);
-    if (s != PRT_OK)
-        return prt__err(net, s, "layer \"%s\": %s", lname, prt_registry_last_error(net->registry));
-    err[0] = 0;
-    s = prt_fields_validate(c, fields ? fields : &no_fields, &owned, err, sizeof err);
-    if (s != PRT_OK) return prt__err(net, s, "layer \"%s\": %s", lname, err);
+    if (!proto) {
+        s = prt_registry_find(net->registry, plugin, version, plugin_namespace, &c, NULL);
+        if (s != PRT_OK)
+            return prt__err(net, s, "layer \"%s\": %s", lname, prt_registry_last_error(net->registry));
+        err[0] = 0;
+        s = prt_fields_validate(c, fields ? fields : &no_fields, &owned, err, sizeof err);
+        if (s != PRT_OK) return prt__err(net, s, "layer \"%s\": %s", lname, err);
+    }
 
     memset(&l, 0, sizeof l);
     l.name = prt__strdup(lname);
@@ -308,6 +336,7 @@ prt_status prt_network_add_layer(prt_network *net, const char *layer_name, const
         }
         prt__free(names);
     }
+    l.proto = proto;
     net->layers[net->nb_layers++] = l;
     return PRT_OK;
 oom:
