@@ -273,6 +273,16 @@ struct prt_blob_plugin_ops {
                                        const prt_dims_expr *in_values, int32_t nb_in,
                                        prt_dims_expr *out, prt_dims_expr *out_values, int32_t nb_out,
                                        prt_expr_builder *eb, prt_msg *err);
+    /* Appended in abi_version 1. Per target device (the engine's device at
+     * build and load; a context's device when it differs): the workspace
+     * bytes for the given shapes (the max shapes), and whether io[pos] is
+     * accepted on that device - a plugin refuses a device at build time by
+     * accepting no combination there. Used instead of get_workspace_size /
+     * supports_format_combination when set. */
+    size_t (*get_workspace_size_v2)(const prt_blob_plugin *p, const prt_tensor_desc *in, int32_t nb_in,
+                                    const prt_tensor_desc *out, int32_t nb_out, prt_device device);
+    int (*supports_format_combination_v2)(prt_blob_plugin *p, int32_t pos, const prt_tensor_desc *io,
+                                          int32_t nb_in, int32_t nb_out, prt_device device);
 };
 
 /* ------------------------------------------------------------------------ */
@@ -324,6 +334,13 @@ typedef struct prt_plugin_build_ops {
                                        const prt_dims_expr *in_values, int32_t nb_in,
                                        prt_dims_expr *out, prt_dims_expr *out_values, int32_t nb_out,
                                        prt_expr_builder *eb, prt_msg *err);
+    /* Appended in abi_version 1. Per target device: see
+     * prt_blob_plugin_ops.get_workspace_size_v2. Used instead of
+     * get_workspace_size / supports_format_combination when set. */
+    size_t (*get_workspace_size_v2)(const prt_field_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
+                                    const prt_dyn_tensor_desc *out, int32_t nb_out, prt_device device);
+    int (*supports_format_combination_v2)(prt_field_plugin *p, int32_t pos, const prt_dyn_tensor_desc *io,
+                                          int32_t nb_in, int32_t nb_out, prt_device device);
 } prt_plugin_build_ops;
 
 typedef struct prt_plugin_runtime_ops {
@@ -476,6 +493,12 @@ _Static_assert(offsetof(prt_plugin_build_ops, get_io_info) == 64, "prt_plugin_bu
 _Static_assert(offsetof(prt_blob_plugin_ops, get_output_shapes_v2) == 136, "prt_blob_plugin_ops layout is frozen");
 _Static_assert(offsetof(prt_plugin_build_ops, get_output_shapes_v2) == 72, "prt_plugin_build_ops layout is frozen");
 _Static_assert(offsetof(prt_io_info, value_inputs) == 16, "prt_io_info layout is frozen");
+_Static_assert(offsetof(prt_blob_plugin_ops, get_workspace_size_v2) == 144, "prt_blob_plugin_ops layout is frozen");
+_Static_assert(offsetof(prt_blob_plugin_ops, supports_format_combination_v2) == 152,
+               "prt_blob_plugin_ops layout is frozen");
+_Static_assert(offsetof(prt_plugin_build_ops, get_workspace_size_v2) == 80, "prt_plugin_build_ops layout is frozen");
+_Static_assert(offsetof(prt_plugin_build_ops, supports_format_combination_v2) == 88,
+               "prt_plugin_build_ops layout is frozen");
 #endif
 
 #ifdef __cplusplus

@@ -394,6 +394,21 @@ static size_t core_workspace_one(const dcn_core *c, const prt_dims *x, const prt
     return a > b ? a : b;
 }
 
+/* The workspace of one device's path only: a CPU engine reserves no CUDA
+ * column buffer. */
+static size_t core_workspace_dev(const dcn_core *c, const prt_dims *x, const prt_dims *w, prt_dtype t,
+                                 prt_device device)
+{
+    prt__dcn_shape s;
+    if (shape_from_dims(c, x, w, 0, &s) != 0) return 0;
+    if (device == PRT_DEVICE_CPU) return prt__deform_conv_cpu_workspace(&c->p, &s, t == PRT_DTYPE_F16);
+#ifdef PLUGRT_HAVE_CUDA
+    return prt__deform_conv_cuda_workspace(&c->p, &s, t == PRT_DTYPE_F16);
+#else
+    return 0;
+#endif
+}
+
 static void par_adapter(void *ctx, int64_t n, int64_t grain, prt__dcn_range_fn fn, void *arg)
 {
     prt_exec *ex = (prt_exec *)ctx;
@@ -601,6 +616,15 @@ static size_t v1_workspace(const prt_blob_plugin *p, const prt_tensor_desc *in, 
     return core_workspace_one(&V1C(p)->core, &in[0].dims, &in[3].dims, in[0].dtype);
 }
 
+static size_t v1_workspace_dev(const prt_blob_plugin *p, const prt_tensor_desc *in, int32_t nb_in,
+                               const prt_tensor_desc *out, int32_t nb_out, prt_device device)
+{
+    (void)out;
+    (void)nb_out;
+    if (nb_in < 4) return 0;
+    return core_workspace_dev(&V1C(p)->core, &in[0].dims, &in[3].dims, in[0].dtype, device);
+}
+
 static prt_status v1_enqueue(prt_blob_plugin *p, const prt_tensor_desc *in, const prt_tensor_desc *out,
                              const void *const *inputs, void *const *outputs, void *ws, prt_exec *ex)
 {
@@ -658,7 +682,7 @@ static void v1_detach(prt_blob_plugin *p) { core_detach(&V1(p)->core); }
 static const prt_blob_plugin_ops dcn_v1_ops = {
     sizeof(prt_blob_plugin_ops), PRT_ABI_VERSION, v1_nb_outputs, v1_output_types, v1_output_dims,
     v1_supports, v1_configure, v1_workspace, NULL, NULL, v1_enqueue, v1_ser_size, v1_serialize,
-    v1_clone, v1_destroy, v1_attach, v1_detach,
+    v1_clone, v1_destroy, v1_attach, v1_detach, NULL, NULL, v1_workspace_dev, NULL,
 };
 
 static prt_status v1_create(const prt_plugin_creator *cr, const prt_fields *fc, prt_blob_plugin **out,
@@ -797,6 +821,18 @@ static size_t v2_workspace(const prt_field_plugin *p, const prt_dyn_tensor_desc 
     return a > b ? a : b;
 }
 
+static size_t v2_workspace_dev(const prt_field_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
+                               const prt_dyn_tensor_desc *out, int32_t nb_out, prt_device device)
+{
+    size_t a, b;
+    (void)out;
+    (void)nb_out;
+    if (nb_in < 4) return 0;
+    a = core_workspace_dev(&V2C(p)->core, &in[0].max, &in[3].max, in[0].desc.dtype, device);
+    b = core_workspace_dev(&V2C(p)->core, &in[0].min, &in[3].min, in[0].desc.dtype, device);
+    return a > b ? a : b;
+}
+
 static prt_status v2_on_shape_change(prt_field_plugin *p, const prt_tensor_desc *in, int32_t nb_in,
                                      const prt_tensor_desc *out, int32_t nb_out, prt_msg *err)
 {
@@ -878,7 +914,7 @@ static const prt_plugin_core_ops dcn_v2_core = {sizeof(prt_plugin_core_ops), PRT
                                                 v2_version, v2_namespace};
 static const prt_plugin_build_ops dcn_v2_build = {
     sizeof(prt_plugin_build_ops), PRT_ABI_VERSION, v2_nb_outputs, v2_output_types, v2_output_shapes,
-    v2_supports, v2_configure, v2_workspace, NULL,
+    v2_supports, v2_configure, v2_workspace, NULL, NULL, NULL, v2_workspace_dev, NULL,
 };
 static const prt_plugin_runtime_ops dcn_v2_runtime = {
     sizeof(prt_plugin_runtime_ops), PRT_ABI_VERSION, NULL, v2_on_shape_change, v2_enqueue, v2_attach,

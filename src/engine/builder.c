@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "engine/devq.h"
 #include "engine/expr.h"
 #include "engine/fold.h"
 #include "engine/netdef.h"
@@ -406,6 +407,8 @@ static prt_status cast_version(bstate *b, int32_t src, prt_dtype to, uint32_t ro
     return PRT_OK;
 }
 
+static const char *device_name(prt_device d) { return d == PRT_DEVICE_CUDA ? "cuda device" : "cpu"; }
+
 static int is_float(prt_dtype t) { return t == PRT_DTYPE_F32 || t == PRT_DTYPE_F16; }
 
 static void dyn_desc(const prt__ptensor *t, prt_dtype dtype, prt_dyn_tensor_desc *d)
@@ -793,17 +796,17 @@ static prt_status build_layer(bstate *b, int32_t li)
         io_descs(b, pin, cand, nin, nl, cand_out, nout, io);
         found = 1;
         for (i = 0; i < nin + nout && found; i++)
-            if ((i >= nin || pin[i] >= 0) && !prt__plugin_supports(pl, i, io, nin, nout)) {
+            if ((i >= nin || pin[i] >= 0) && !prt__devq_supports(pl, i, io, nin, nout, b->cfg->device)) {
                 found = 0;
                 refused = i;
             }
     }
     if (!found && b->strict_types) {
-        s = bfail(b, PRT_STATUS_UNSUPPORTED, "%s: the plugin does not support %s %d as %s/%s", who,
+        s = bfail(b, PRT_STATUS_UNSUPPORTED, "%s: the plugin does not support %s %d as %s/%s on the %s", who,
                   refused < 0 ? "its input types" : refused < nin ? "input" : "output",
                   refused < 0 ? 0 : (int)(refused < nin ? refused : refused - nin),
                   refused < 0 ? "?" : prt_dtype_name(io[refused].desc.dtype),
-                  refused < 0 ? "?" : prt_format_name(io[refused].desc.format));
+                  refused < 0 ? "?" : prt_format_name(io[refused].desc.format), device_name(b->cfg->device));
         goto done;
     }
     if (!found) {
@@ -811,8 +814,8 @@ static prt_status build_layer(bstate *b, int32_t li)
         for (i = 0; i < nin; i++) cand[i] = pin[i] < 0 ? PRT_DTYPE_ABSENT : p->tensors[pin[i]].dtype;
         s = bfail(b, PRT_STATUS_TYPE_MISMATCH,
                   "%s: the plugin accepts no type combination tried for its inputs %s (f32 and f16 variants of float "
-                  "inputs, linear format)",
-                  who, types_str(cand, nin, t1, sizeof t1));
+                  "inputs, linear format) on the %s",
+                  who, types_str(cand, nin, t1, sizeof t1), device_name(b->cfg->device));
         goto done;
     }
     /* Casts for inputs in another type; they run before this layer, so the
@@ -891,7 +894,7 @@ static prt_status build_layer(bstate *b, int32_t li)
         s = bfail(b, s, "%s", msg);
         goto done;
     }
-    ws = prt__plugin_workspace(pl, io, nin, io + nin, nout);
+    ws = prt__devq_workspace(pl, io, nin, io + nin, nout, b->cfg->device);
     if (ws == SIZE_MAX || (uint64_t)ws > (uint64_t)INT64_MAX) {
         s = bfail(b, PRT_STATUS_PLUGIN_ERROR, "%s: asks for %zu workspace bytes", who, ws);
         goto done;
@@ -903,7 +906,12 @@ static prt_status build_layer(bstate *b, int32_t li)
     }
     p->layers[pli].workspace = (uint64_t)ws;
 
-    if ((s = fold_layer(b, pli, nl, ws)) != PRT_OK) goto done;
+    /* Folding runs on the CPU: its workspace is the CPU's. */
+    if ((s = fold_layer(b, pli, nl,
+                        b->cfg->device == PRT_DEVICE_CPU ? ws
+                                                         : prt__devq_workspace(pl, io, nin, io + nin, nout,
+                                                                               PRT_DEVICE_CPU))) != PRT_OK)
+        goto done;
 
     /* Network outputs are delivered in their declared type. */
     for (i = 0; i < nout; i++) {

@@ -23,6 +23,7 @@
 #endif
 #include "core/core.h"
 #include "core/threadpool.h"
+#include "engine/devq.h"
 #include "engine/optio.h"
 #include "engine/plugctx.h"
 #include "engine/shapeval.h"
@@ -349,6 +350,7 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
     char msg[PRT_ERR_CAP];
     prt_status s;
     int32_t i, io;
+    uint64_t ws;
 
     if (!e || !out) return PRT_STATUS_INVALID_ARGUMENT;
     p = e->plan;
@@ -422,21 +424,30 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
         prt_context_destroy(c);
         return prt__err(e, PRT_STATUS_OUT_OF_MEMORY, "out of memory creating a context");
     }
-    if (p->arena_size > (uint64_t)PTRDIFF_MAX || p->workspace_size > (uint64_t)PTRDIFF_MAX) {
+    ws = p->workspace_size;
+    if (c->device != (prt_device)p->device) {
+        /* The plan sized workspaces for its own device: ask for this one. */
+        uint64_t need;
+        pthread_mutex_lock(&e->lock);
+        need = prt__devq_plan_workspace(p, e->protos, c->device);
+        pthread_mutex_unlock(&e->lock);
+        if (need > ws) ws = need;
+    }
+    if (p->arena_size > (uint64_t)PTRDIFF_MAX || ws > (uint64_t)PTRDIFF_MAX) {
         prt_context_destroy(c);
         return prt__err(e, PRT_STATUS_OUT_OF_MEMORY,
                         "the plan asks for %" PRIu64 " bytes of activations and %" PRIu64
                         " bytes of workspace; at most %td each can be allocated",
-                        p->arena_size, p->workspace_size, (ptrdiff_t)PTRDIFF_MAX);
+                        p->arena_size, ws, (ptrdiff_t)PTRDIFF_MAX);
     }
     c->arena = mem_alloc(c, (size_t)p->arena_size, &c->arena_block);
-    c->workspace = mem_alloc(c, (size_t)p->workspace_size, &c->workspace_block);
+    c->workspace = mem_alloc(c, (size_t)ws, &c->workspace_block);
     if (!c->arena || !c->workspace) {
         const char *where = c->device == PRT_DEVICE_CUDA ? "GPU" : "CPU";
         prt_context_destroy(c);
         return prt__err(e, PRT_STATUS_OUT_OF_MEMORY,
                         "cannot allocate %" PRIu64 " bytes of activations and %" PRIu64 " bytes of workspace on the %s",
-                        p->arena_size, p->workspace_size, where);
+                        p->arena_size, ws, where);
     }
     if (c->device == PRT_DEVICE_CUDA) {
         void *blk = NULL;

@@ -49,7 +49,7 @@ prt_status prt__fold_run(prt__plugin *pl, const prt_tensor_desc *in, const void 
         snprintf(err, cap, "out of memory");
         return s;
     }
-    ws = prt__malloc(workspace ? workspace : 1);
+    ws = workspace == SIZE_MAX ? NULL : prt__malloc(workspace ? workspace : 1);
     s = ws ? PRT_OK : PRT_STATUS_OUT_OF_MEMORY;
     for (i = 0; i < nb_out && s == PRT_OK; i++) {
         int64_t n = prt_dims_volume(&out[i].dims);

@@ -122,6 +122,17 @@ void prt__plan_inputs_at(const prt__plan *p, int point, prt_dims *in)
     }
 }
 
+void prt__plan_dyn_desc(const prt__ptensor *t, prt_dyn_tensor_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->desc.dtype = t->dtype;
+    d->desc.format = t->format;
+    d->desc.dims = t->dims;
+    d->min = t->min;
+    d->opt = t->opt;
+    d->max = t->max;
+}
+
 /* ---- writer ------------------------------------------------------------------ */
 
 static size_t section_begin(prt_writer *w, uint32_t tag)

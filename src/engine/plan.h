@@ -180,6 +180,9 @@ void prt__plan_inputs_at(const prt__plan *p, int point, prt_dims *in);
 #define PRT__EVAL_BAD INT64_MIN
 int32_t prt__plan_eval(const prt__plan *p, const prt_dims *in, int64_t *vals, const uint8_t *ddep_known);
 
+/* A plan tensor as plugins see it at build time (dims and profile ranges). */
+void prt__plan_dyn_desc(const prt__ptensor *t, prt_dyn_tensor_desc *d);
+
 /* Allocation aligned to 64 bytes; *block receives what to free. */
 void *prt__plan_aligned_alloc(size_t n, void **block);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "engine/devq.h"
 #include "engine/expr.h"
 #include "engine/optio.h"
 #include "engine/shapeval.h"
@@ -214,17 +215,6 @@ oom:
     return PRT_STATUS_OUT_OF_MEMORY;
 }
 
-static void dyn_of(const prt__ptensor *t, prt_dyn_tensor_desc *d)
-{
-    memset(d, 0, sizeof *d);
-    d->desc.dtype = t->dtype;
-    d->desc.format = t->format;
-    d->desc.dims = t->dims;
-    d->min = t->min;
-    d->opt = t->opt;
-    d->max = t->max;
-}
-
 /* Ask layer li's re-created plugin again for its outputs' number, types and
  * shapes (with the plan's input expressions) and require what the plan
  * recorded; then (blob style: after configure_plugin with the profile's
@@ -386,9 +376,9 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
     /* Workspace for the profile. */
     for (i = 0; i < nin; i++) {
         if (l->in[i] < 0) prt__optio_absent_dyn(&io[i]);
-        else dyn_of(&p->tensors[l->in[i]], &io[i]);
+        else prt__plan_dyn_desc(&p->tensors[l->in[i]], &io[i]);
     }
-    for (i = 0; i < nout; i++) dyn_of(&p->tensors[l->out[i]], &io[nin + i]);
+    for (i = 0; i < nout; i++) prt__plan_dyn_desc(&p->tensors[l->out[i]], &io[nin + i]);
     if (pl->style == PRT_STYLE_BLOB) {
         msg[0] = 0;
         if ((s = prt__plugin_configure(pl, io, nin, io + nin, nout, msg, sizeof msg)) != PRT_OK) {
@@ -398,7 +388,7 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
             goto done;
         }
     }
-    ws = prt__plugin_workspace(pl, io, nin, io + nin, nout);
+    ws = prt__devq_workspace(pl, io, nin, io + nin, nout, (prt_device)p->device);
     if (ws == SIZE_MAX || (uint64_t)ws > (uint64_t)INT64_MAX / 2) {
         seterr(err, cap, "%s: asks for %zu workspace bytes at the profile's shapes", who, ws);
         s = PRT_STATUS_PLUGIN_ERROR;

@@ -17,24 +17,6 @@
 
 static atomic_int runs, refuse_cpu;
 
-static int32_t ax_nb_outputs(const prt_field_plugin *p) { (void)p; return 1; }
-
-static prt_status ax_types(const prt_field_plugin *p, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
-                           int32_t nb_out, prt_msg *err)
-{
-    (void)p; (void)nb_in; (void)nb_out; (void)err;
-    out[0] = in[0];
-    return PRT_OK;
-}
-
-static prt_status ax_shapes(prt_field_plugin *p, const prt_dims_expr *in, int32_t nb_in, prt_dims_expr *out,
-                            int32_t nb_out, prt_expr_builder *eb, prt_msg *err)
-{
-    (void)p; (void)nb_in; (void)nb_out; (void)eb; (void)err;
-    out[0] = in[0];
-    return PRT_OK;
-}
-
 static prt_status ax_info(const prt_field_plugin *p, prt_io_info *info, prt_msg *err)
 {
     (void)p; (void)err;
@@ -68,7 +50,8 @@ static prt_status ax_enqueue(prt_field_plugin *p, const prt_tensor_desc *id, con
 
 static const prt_plugin_build_ops ax_build = {
     .struct_size = sizeof ax_build, .abi_version = PRT_ABI_VERSION,
-    .get_nb_outputs = ax_nb_outputs, .get_output_data_types = ax_types, .get_output_shapes = ax_shapes,
+    .get_nb_outputs = toy_one_output, .get_output_data_types = toy_same_types,
+    .get_output_shapes = toy_same_shapes,
     .get_io_info = ax_info,
 };
 static const prt_plugin_runtime_ops ax_runtime = {

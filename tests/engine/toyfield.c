@@ -55,6 +55,28 @@ prt_status toy_fields(prt_field_plugin *p, prt_fields *out, prt_msg *err)
 
 void toy_destroy(prt_field_plugin *p) { free(p); }
 
+int32_t toy_one_output(const prt_field_plugin *p)
+{
+    (void)p;
+    return 1;
+}
+
+prt_status toy_same_types(const prt_field_plugin *p, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
+                          int32_t nb_out, prt_msg *err)
+{
+    (void)p; (void)nb_in; (void)nb_out; (void)err;
+    out[0] = in[0];
+    return PRT_OK;
+}
+
+prt_status toy_same_shapes(prt_field_plugin *p, const prt_dims_expr *in, int32_t nb_in, prt_dims_expr *out,
+                           int32_t nb_out, prt_expr_builder *eb, prt_msg *err)
+{
+    (void)p; (void)nb_in; (void)nb_out; (void)eb; (void)err;
+    out[0] = in[0];
+    return PRT_OK;
+}
+
 #ifndef SV_LIBRARY /* a plugin library links nothing of plugrt */
 uint8_t *toy_plan_bytes(prt_engine *e, size_t *len)
 {

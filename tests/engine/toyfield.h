@@ -34,6 +34,12 @@ prt_status toy_clone(const prt_field_plugin *p, prt_field_plugin **out, prt_msg 
 prt_status toy_attach(prt_field_plugin *p, prt_plugin_context *ctx, prt_field_plugin **out, prt_msg *err);
 prt_status toy_fields(prt_field_plugin *p, prt_fields *out, prt_msg *err);
 void toy_destroy(prt_field_plugin *p);
+/* Build calls of a plugin whose output 0 is input 0's type and shape. */
+int32_t toy_one_output(const prt_field_plugin *p);
+prt_status toy_same_types(const prt_field_plugin *p, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
+                          int32_t nb_out, prt_msg *err);
+prt_status toy_same_shapes(prt_field_plugin *p, const prt_dims_expr *in, int32_t nb_in, prt_dims_expr *out,
+                           int32_t nb_out, prt_expr_builder *eb, prt_msg *err);
 
 /* The engine's plan in a new buffer (free()) of *len bytes; NULL on failure. */
 uint8_t *toy_plan_bytes(prt_engine *e, size_t *len);
