@@ -17,10 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/cuda/device.h"
-#ifdef PLUGRT_HAVE_CUDA
-#include "backend/cuda/cast.h"
-#endif
+#include "backend/backend.h"
 #include "core/core.h"
 #include "core/threadpool.h"
 #include "engine/devq.h"
@@ -34,6 +31,7 @@
 
 struct prt_context {
     prt_engine *e;
+    const prt__backend *be; /* the device's memory, copies, streams, casts */
     prt_device device;
     int32_t cuda_device;
     void *stream;
@@ -48,6 +46,7 @@ struct prt_context {
     uint8_t *workspace;
     void *workspace_block;
     uint8_t *weights;     /* CUDA: a device copy of the weights; CPU: the engine's */
+    void *weights_block;
     void **bound;         /* per tensor: caller buffers of inputs and outputs */
     prt_dims *in_dims;    /* per graph input its dims, then per graph input its shape values */
     int64_t *vals;        /* per expression node */
@@ -200,7 +199,7 @@ static prt_status resolve_pending(prt_context *c)
     prt_status s;
     if (!c->nb_queued) return PRT_OK;
     msg[0] = 0;
-    s = prt__cuda_stream_sync(c->pend_stream, msg, sizeof msg);
+    s = c->be->stream_sync(c->pend_stream, msg, sizeof msg);
     c->nb_queued = 0;
     if (s != PRT_OK) return prt__err(c, s, "waiting for data-dependent extents: %s", msg);
     for (k = 0; k < c->nb_pend; k++) {
@@ -228,7 +227,7 @@ static prt_status resolve_pending(prt_context *c)
 static void drop_pending(prt_context *c)
 {
     char msg[256];
-    if (c->nb_queued) (void)prt__cuda_stream_sync(c->pend_stream, msg, sizeof msg);
+    if (c->nb_queued) (void)c->be->stream_sync(c->pend_stream, msg, sizeof msg);
     c->nb_queued = 0;
     c->nb_pend = 0;
 }
@@ -241,7 +240,7 @@ static prt_status queue_pending(prt_context *c, const prt__player *l)
     prt_status s;
     if (!c->pend_host) {
         msg[0] = 0;
-        s = prt__cuda_host_alloc((size_t)c->cap_pend * sizeof(int64_t), (void **)&c->pend_host, msg, sizeof msg);
+        s = c->be->host_alloc((size_t)c->cap_pend * sizeof(int64_t), (void **)&c->pend_host, msg, sizeof msg);
         if (s != PRT_OK) {
             c->nb_pend = 0;
             return prt__err(c, s, "layer \"%s\": page-locked memory for data-dependent extents: %s", l->name, msg);
@@ -249,8 +248,8 @@ static prt_status queue_pending(prt_context *c, const prt__player *l)
     }
     for (k = 0; k < c->nb_pend; k++) {
         msg[0] = 0;
-        s = prt__cuda_copy_d2h_async(&c->pend_host[k], c->pend[k].dev, sizeof(int64_t), c->ex.cuda_stream, msg,
-                                     sizeof msg);
+        s = c->be->download_async(&c->pend_host[k], c->pend[k].dev, sizeof(int64_t), c->ex.cuda_stream, msg,
+                                  sizeof msg);
         if (s != PRT_OK) {
             /* Copies queued so far finish before the stream is used again. */
             c->pend_stream = c->ex.cuda_stream;
@@ -273,22 +272,14 @@ static void *mem_alloc(prt_context *c, size_t n, void **block)
         *block = c->alloc.alloc(c->alloc.user, c->device, n);
         return *block;
     }
-    if (c->device == PRT_DEVICE_CUDA) {
-        char e[256];
-        void *p = NULL;
-        if (prt__cuda_malloc(n, &p, e, sizeof e) != PRT_OK) return NULL;
-        *block = p;
-        return p;
-    }
-    return prt__plan_aligned_alloc(n, block);
+    return c->be->alloc(n, block);
 }
 
 static void mem_free(prt_context *c, void *block)
 {
     if (!block) return;
     if (c->have_alloc) c->alloc.free(c->alloc.user, c->device, block);
-    else if (c->device == PRT_DEVICE_CUDA) prt__cuda_free(block);
-    else prt__free(block);
+    else c->be->free(block);
 }
 
 /* ---- create / destroy ------------------------------------------------------------- */
@@ -309,15 +300,15 @@ void prt_context_destroy(prt_context *c)
     if (!c) return;
     p = c->e->plan;
     drop_pending(c);
-    prt__cuda_host_free(c->pend_host);
+    c->be->host_free(c->pend_host);
     prt__free(c->pend);
     if (c->inst)
         for (i = 0; i < p->nb_layers; i++) prt__plugin_destroy(c->inst[i]);
     prt__plugctx_destroy(c->res); /* resources at their last release */
     mem_free(c, c->arena_block);
     mem_free(c, c->workspace_block);
-    if (c->device == PRT_DEVICE_CUDA) mem_free(c, c->weights);
-    if (c->own_stream) prt__cuda_stream_destroy(c->stream);
+    if (c->weights_block) mem_free(c, c->weights_block);
+    if (c->own_stream) c->be->stream_destroy(c->stream);
     prt__threadpool_destroy(c->pool);
     prt__free(c->inst);
     prt__free(c->bound);
@@ -382,20 +373,16 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
         c->have_alloc = 1;
     }
     msg[0] = 0;
+    c->be = prt__backend_of(c->device);
+    if ((s = c->be->select(c->cuda_device, msg, sizeof msg)) != PRT_OK) {
+        prt__free(c);
+        return prt__err(e, s, "%s", msg);
+    }
     if (c->device == PRT_DEVICE_CUDA) {
-        if (prt__cuda_device_count() <= c->cuda_device || c->cuda_device < 0) {
-            prt__free(c);
-            return prt__err(e, PRT_STATUS_NO_DEVICE, "no CUDA device %d (%d found)", (int)cfg->cuda_device,
-                            prt__cuda_device_count());
-        }
-        if ((s = prt__cuda_set_device(c->cuda_device, msg, sizeof msg)) != PRT_OK) {
-            prt__free(c);
-            return prt__err(e, s, "%s", msg);
-        }
         if (cfg->cuda_stream) {
             c->stream = cfg->cuda_stream;
         } else {
-            if ((s = prt__cuda_stream_create(&c->stream, msg, sizeof msg)) != PRT_OK) {
+            if ((s = c->be->stream_create(&c->stream, msg, sizeof msg)) != PRT_OK) {
                 prt__free(c);
                 return prt__err(e, s, "%s", msg);
             }
@@ -449,16 +436,14 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
                         "cannot allocate %" PRIu64 " bytes of activations and %" PRIu64 " bytes of workspace on the %s",
                         p->arena_size, ws, where);
     }
-    if (c->device == PRT_DEVICE_CUDA) {
-        void *blk = NULL;
-        c->weights = mem_alloc(c, (size_t)p->weights_len, &blk);
+    if (!c->be->host_memory) {
+        c->weights = mem_alloc(c, (size_t)p->weights_len, &c->weights_block);
         if (!c->weights) {
             prt_context_destroy(c);
-            return prt__err(e, PRT_STATUS_OUT_OF_MEMORY, "cannot allocate %" PRIu64 " bytes of weights on the GPU",
-                            p->weights_len);
+            return prt__err(e, PRT_STATUS_OUT_OF_MEMORY, "cannot allocate %" PRIu64 " bytes of weights on the %s",
+                            p->weights_len, c->be->name);
         }
-        if (p->weights_len &&
-            (s = prt__cuda_copy(c->weights, p->weights, (size_t)p->weights_len, PRT__H2D, msg, sizeof msg)) != PRT_OK) {
+        if ((s = c->be->upload(c->weights, p->weights, (size_t)p->weights_len, msg, sizeof msg)) != PRT_OK) {
             prt_context_destroy(c);
             return prt__err(e, s, "%s", msg);
         }
@@ -713,42 +698,13 @@ static void *addr(prt_context *c, int32_t ti)
     }
 }
 
-typedef struct cast_job {
-    prt_dtype from, to;
-    const void *src;
-    void *dst;
-} cast_job;
-
-static void cast_range(void *arg, int64_t b, int64_t e)
-{
-    cast_job *j = arg;
-    prt__runtime_cast_cpu(j->from, j->to, j->src, j->dst, b, e);
-}
-
 static prt_status run_cast(prt_context *c, const prt__player *l, int64_t n)
 {
-    cast_job j;
-    j.from = l->cast_from;
-    j.to = l->cast_to;
-    j.src = addr(c, l->in[0]);
-    j.dst = addr(c, l->out[0]);
-    if (n <= 0) return PRT_OK;
-    if (c->device == PRT_DEVICE_CPU) {
-        ex_parallel_for(&c->ex, n, 16384, cast_range, &j);
-        return PRT_OK;
-    }
-#ifdef PLUGRT_HAVE_CUDA
-    {
-        /* CUDA: a kernel on the stream this run is queued on. */
-        int rc = prt__cuda_cast((int)j.from, (int)j.to, j.src, j.dst, n, c->ex.cuda_stream);
-        if (rc != 0)
-            return prt__err(c, PRT_STATUS_CUDA_ERROR, "layer \"%s\": the %s -> %s cast of %" PRId64 " elements failed: %s",
-                            l->name, prt_dtype_name(j.from), prt_dtype_name(j.to), n, prt__cuda_cast_error_string(rc));
-        return PRT_OK;
-    }
-#else
-    return prt__err(c, PRT_STATUS_NO_DEVICE, "layer \"%s\": this build has no CUDA support", l->name);
-#endif
+    char msg[512];
+    prt_status s;
+    msg[0] = 0;
+    s = c->be->cast(l->cast_from, l->cast_to, addr(c, l->in[0]), addr(c, l->out[0]), n, &c->ex, msg, sizeof msg);
+    return s == PRT_OK ? s : prt__err(c, s, "layer \"%s\": %s", l->name, msg);
 }
 
 /* Does every output of the layer have shape values? Then the engine
@@ -776,15 +732,15 @@ static prt_status write_values(prt_context *c, const prt__player *l)
                                 "layer \"%s\": shape value %d of \"%s\" %s for the current input shapes", l->name,
                                 (int)k, t->name, v[k] == PRT__EVAL_BAD ? "cannot be computed" : "does not fit int32");
         }
-        if (c->device == PRT_DEVICE_CPU) {
+        if (c->be->host_memory) {
             prt__shapeval_store(t->dtype, addr(c, l->out[j]), v, t->nb_vals);
         } else {
             char msg[256];
             prt_status s;
             prt__shapeval_store(t->dtype, bytes, v, t->nb_vals);
             msg[0] = 0;
-            s = prt__cuda_copy(addr(c, l->out[j]), bytes, (size_t)t->nb_vals * prt_dtype_size(t->dtype), PRT__H2D, msg,
-                               sizeof msg);
+            s = c->be->upload(addr(c, l->out[j]), bytes, (size_t)t->nb_vals * prt_dtype_size(t->dtype), msg,
+                              sizeof msg);
             if (s != PRT_OK) return prt__err(c, s, "layer \"%s\": writing shape values: %s", l->name, msg);
         }
     }
@@ -932,7 +888,7 @@ prt_status prt_context_execute(prt_context *c)
     s = run(c);
     if (s == PRT_OK && c->device == PRT_DEVICE_CUDA) {
         msg[0] = 0;
-        s = prt__cuda_stream_sync(c->stream, msg, sizeof msg);
+        s = c->be->stream_sync(c->stream, msg, sizeof msg);
         if (s != PRT_OK) s = prt__err(c, s, "%s", msg);
     }
     return s;

@@ -21,20 +21,6 @@ static void seterr(char *err, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
-void prt__runtime_cast_cpu(prt_dtype from, prt_dtype to, const void *src, void *dst, int64_t begin, int64_t end)
-{
-    int64_t i;
-    if (from == PRT_DTYPE_F32 && to == PRT_DTYPE_F16) {
-        const float *s = src;
-        uint16_t *d = dst;
-        for (i = begin; i < end; i++) d[i] = prt_f32_to_f16(s[i]);
-    } else if (from == PRT_DTYPE_F16 && to == PRT_DTYPE_F32) {
-        const uint16_t *s = src;
-        float *d = dst;
-        for (i = begin; i < end; i++) d[i] = prt_f16_to_f32(s[i]);
-    }
-}
-
 int32_t prt__runtime_find(const prt_engine *e, const char *name)
 {
     int32_t i;

@@ -32,7 +32,5 @@ prt_status prt__engine_build(const prt_network *net, const prt_builder_config *c
 /* Tensor index of the input or output called name, or -1. */
 int32_t prt__runtime_find(const prt_engine *e, const char *name);
 
-/* Element conversion of the internal cast layer (CPU). */
-void prt__runtime_cast_cpu(prt_dtype from, prt_dtype to, const void *src, void *dst, int64_t begin, int64_t end);
 
 #endif
