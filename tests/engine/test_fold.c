@@ -168,6 +168,7 @@ TEST(a_constant_subgraph_becomes_one_weight)
 
     run_y(e);
     CHECK_MSG(prt_engine_deserialize(r, bytes, len, &e2, err, sizeof err) == PRT_OK, "%s", err);
+    CHECK(toy_flip_and_load(r, bytes, len, 400) >= 0); /* a damaged FOLD section included */
     run_y(e2);
     CHECK_EQ_INT(atomic_load(&runs), 4); /* only y runs */
 

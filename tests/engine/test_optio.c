@@ -473,6 +473,8 @@ TEST(plan_round_trip_keeps_absent_inputs_and_omitted_outputs)
     CHECK_EQ_INT(bytes[12], 2); /* write version */
     CHECK_MSG(prt_engine_deserialize(r2, bytes, len, &e2, err, sizeof err) == PRT_OK, "%s", err);
     run_and_check(e2, 0, 1, 0);
+    /* Damaged plans with absent inputs load or fail with a message. */
+    CHECK(toy_flip_and_load(r2, bytes, len, 400) >= 0);
 
     /* The layer keeps its three inputs, the second absent, and one output. */
     CHECK_OK(prt__plan_read(bytes, len, &p, err, sizeof err));

@@ -158,6 +158,8 @@ TEST(reshape_from_a_shape_subgraph_keeps_a_symbolic_dim)
     CHECK(bytes != NULL);
     CHECK_EQ_INT(bytes[8], 2); /* read version 2: shape values */
     CHECK_MSG(prt_engine_deserialize(r2, bytes, len, &e2, err, sizeof err) == PRT_OK, "%s", err);
+    /* Damaged value plans load or fail with a message, never crash. */
+    CHECK(toy_flip_and_load(r2, bytes, len, 400) >= 0);
     run_at(e2, 5);
     run_at(e2, 2);
     free(bytes);
@@ -287,6 +289,7 @@ TEST(shape_value_input_bounded_by_the_profile)
     bytes = toy_plan_bytes(e, &len);
     CHECK(bytes != NULL);
     CHECK_MSG(prt_engine_deserialize(r, bytes, len, &e2, err, sizeof err) == PRT_OK, "%s", err);
+    CHECK(toy_flip_and_load(r, bytes, len, 400) >= 0);
     CHECK_OK(prt_context_create(e2, NULL, &ctx));
     run_values(ctx, 2, 4, 6);
     run_values(ctx, 2, 3, 8);

@@ -2,6 +2,9 @@
 #include <stdlib.h>
 
 #include "toyfield.h"
+#ifndef SV_LIBRARY
+#include "engine/plan.h"
+#endif
 
 static const char *toy_name(const prt_field_plugin *p) { return ((const toy_pl *)p)->creator->name; }
 static const char *toy_version(const prt_field_plugin *p) { return ((const toy_pl *)p)->creator->version; }
@@ -88,5 +91,37 @@ uint8_t *toy_plan_bytes(prt_engine *e, size_t *len)
         return NULL;
     }
     return b;
+}
+
+int toy_flip_and_load(prt_registry *r, const uint8_t *plan, size_t len, int rounds)
+{
+    uint8_t *q = malloc(len);
+    unsigned seed = 12345u;
+    int i, k, loaded = 0;
+    char err[1024];
+    if (!q || len <= 64) {
+        free(q);
+        return -1;
+    }
+    for (i = 0; i < rounds; i++) {
+        size_t at;
+        uint64_t sum;
+        prt_engine *e = NULL;
+        seed = seed * 1103515245u + 12345u;
+        at = 64 + (seed >> 8) % (len - 64);
+        memcpy(q, plan, len);
+        q[at] ^= (uint8_t)(1u << ((seed >> 4) & 7));
+        sum = prt__plan_checksum(q + 64, len - 64);
+        for (k = 0; k < 8; k++) q[24 + k] = (uint8_t)(sum >> (8 * k));
+        err[0] = 0;
+        if (prt_engine_deserialize(r, q, len, &e, err, sizeof err) == PRT_OK) {
+            loaded++;
+            prt_engine_destroy(e);
+        } else if (!err[0]) {
+            loaded = -1000000; /* a failure without a message */
+        }
+    }
+    free(q);
+    return loaded;
 }
 #endif

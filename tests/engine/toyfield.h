@@ -43,5 +43,10 @@ prt_status toy_same_shapes(prt_field_plugin *p, const prt_dims_expr *in, int32_t
 
 /* The engine's plan in a new buffer (free()) of *len bytes; NULL on failure. */
 uint8_t *toy_plan_bytes(prt_engine *e, size_t *len);
+/* Load `rounds` copies of the plan, each with one bit flipped past the
+ * header and the checksum fixed up, so that the section readers see it:
+ * every load must succeed or fail with a message, never crash or leak.
+ * Returns how many loaded. */
+int toy_flip_and_load(prt_registry *r, const uint8_t *plan, size_t len, int rounds);
 
 #endif
