@@ -2,7 +2,7 @@
  * backend/backend.h - one interface over the devices an execution context
  * runs on: device memory, copies, streams, page-locked host memory, and the
  * element casts of the engine's cast layers. Each device's code sits in its
- * own folder (backend/cpu/, backend/cuda/); engine code asks
+ * own folder (backend/cpu/, backend/cuda/); engine and tool code asks
  * prt__backend_of(device) and never branches on the device for these.
  *
  * Errors: functions returning prt_status write a message into err (cap
@@ -40,6 +40,12 @@ typedef struct prt__backend {
      * thread pool (CPU) or stream (CUDA). */
     prt_status (*cast)(prt_dtype from, prt_dtype to, const void *src, void *dst, int64_t n, prt_exec *ex, char *err,
                        size_t cap);
+    /* Timing events recorded on a stream (CPU: the host clock when
+     * recorded); elapsed waits for `end`, then gives the milliseconds. */
+    prt_status (*event_create)(void **out, char *err, size_t cap);
+    void (*event_destroy)(void *event); /* NULL ok */
+    prt_status (*event_record)(void *event, void *stream, char *err, size_t cap);
+    prt_status (*event_elapsed)(void *start, void *end, float *ms, char *err, size_t cap);
 } prt__backend;
 
 /* The backend of a device; NULL outside prt_device. A device this build

@@ -7,15 +7,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backend/backend.h"
 #include "backend/cuda/device.h"
 #include "cli.h"
 #include "cliutil.h"
 #include "plugrt/engine.h"
 #include "plugrt/npy.h"
 
-#ifdef PLUGRT_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 static void run_usage(FILE *f)
 {
@@ -206,9 +204,7 @@ int prt_cli_run(int argc, char **argv)
     char err[2048];
     uint64_t seed = 42;
     prt_device device;
-#ifdef PLUGRT_HAVE_CUDA
-    cudaEvent_t ev0 = NULL, ev1 = NULL;
-#endif
+    void *ev0 = NULL, *ev1 = NULL; /* CUDA: events timing each run on the GPU */
 
     in_args = calloc((size_t)argc + 1, sizeof *in_args);
     out_args = calloc((size_t)argc + 1, sizeof *out_args);
@@ -412,32 +408,28 @@ int prt_cli_run(int argc, char **argv)
     wall = calloc((size_t)iters, sizeof *wall);
     gpu = calloc((size_t)iters, sizeof *gpu);
     if (!wall || !gpu) goto oom;
-#ifdef PLUGRT_HAVE_CUDA
-    if (device == PRT_DEVICE_CUDA && (cudaEventCreate(&ev0) != cudaSuccess || cudaEventCreate(&ev1) != cudaSuccess)) {
-        fprintf(stderr, "plugrt run: cudaEventCreate failed\n");
+    if (device == PRT_DEVICE_CUDA && (prt__backend_cuda.event_create(&ev0, err, sizeof err) != PRT_OK ||
+                                      prt__backend_cuda.event_create(&ev1, err, sizeof err) != PRT_OK)) {
+        fprintf(stderr, "plugrt run: %s\n", err);
         goto done;
     }
-#endif
     for (i = 0; i < warmup + iters; i++) {
         double t0 = prt__cliutil_now_ms(), t1;
-#ifdef PLUGRT_HAVE_CUDA
-        if (device == PRT_DEVICE_CUDA) cudaEventRecord(ev0, (cudaStream_t)prt_context_stream(ctx));
-#endif
+        if (device == PRT_DEVICE_CUDA)
+            (void)prt__backend_cuda.event_record(ev0, prt_context_stream(ctx), err, sizeof err);
         if (prt_context_enqueue(ctx, NULL) != PRT_OK) {
             fprintf(stderr, "plugrt run: %s\n", prt_context_last_error(ctx));
             goto done;
         }
-#ifdef PLUGRT_HAVE_CUDA
         if (device == PRT_DEVICE_CUDA) {
             float ms = 0;
-            cudaEventRecord(ev1, (cudaStream_t)prt_context_stream(ctx));
-            if (cudaEventSynchronize(ev1) != cudaSuccess || cudaEventElapsedTime(&ms, ev0, ev1) != cudaSuccess) {
-                fprintf(stderr, "plugrt run: CUDA error while running: %s\n", cudaGetErrorString(cudaGetLastError()));
+            if (prt__backend_cuda.event_record(ev1, prt_context_stream(ctx), err, sizeof err) != PRT_OK ||
+                prt__backend_cuda.event_elapsed(ev0, ev1, &ms, err, sizeof err) != PRT_OK) {
+                fprintf(stderr, "plugrt run: CUDA error while running: %s\n", err);
                 goto done;
             }
             if (i >= warmup) gpu[i - warmup] = ms;
         }
-#endif
         t1 = prt__cliutil_now_ms();
         if (i >= warmup) wall[i - warmup] = t1 - t0;
     }
@@ -504,10 +496,8 @@ int prt_cli_run(int argc, char **argv)
 oom:
     fprintf(stderr, "plugrt run: out of memory\n");
 done:
-#ifdef PLUGRT_HAVE_CUDA
-    if (ev0) cudaEventDestroy(ev0);
-    if (ev1) cudaEventDestroy(ev1);
-#endif
+    prt__backend_cuda.event_destroy(ev0);
+    prt__backend_cuda.event_destroy(ev1);
     prt_context_destroy(ctx);
     if (bufs)
         for (i = 0; i < nio; i++) {

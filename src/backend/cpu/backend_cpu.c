@@ -2,6 +2,7 @@
  * choice of backend by device. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend/backend.h"
 #include "core/core.h"
@@ -97,12 +98,34 @@ static prt_status cpu_cast(prt_dtype from, prt_dtype to, const void *src, void *
     return PRT_OK;
 }
 
+static prt_status cpu_event_create(void **out, char *err, size_t cap)
+{
+    return cpu_host_alloc(sizeof(double), out, err, cap);
+}
+
+static prt_status cpu_event_record(void *event, void *stream, char *err, size_t cap)
+{
+    struct timespec ts;
+    (void)stream; (void)err; (void)cap;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    *(double *)event = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+    return PRT_OK;
+}
+
+static prt_status cpu_event_elapsed(void *start, void *end, float *ms, char *err, size_t cap)
+{
+    (void)err; (void)cap;
+    *ms = (float)(*(const double *)end - *(const double *)start);
+    return PRT_OK;
+}
+
 const prt__backend prt__backend_cpu = {
     .device = PRT_DEVICE_CPU, .name = "CPU", .host_memory = 1,
     .select = cpu_select, .alloc = cpu_alloc, .free = cpu_free, .upload = cpu_copy,
     .download_async = cpu_copy_async, .host_alloc = cpu_host_alloc, .host_free = cpu_free,
     .stream_create = cpu_stream_create, .stream_destroy = cpu_stream_destroy, .stream_sync = cpu_stream_sync,
-    .cast = cpu_cast,
+    .cast = cpu_cast, .event_create = cpu_event_create, .event_destroy = cpu_free, .event_record = cpu_event_record,
+    .event_elapsed = cpu_event_elapsed,
 };
 
 const prt__backend *prt__backend_of(prt_device device)

@@ -44,6 +44,18 @@ prt_status prt__cuda_memset(void *p, int byte, size_t n, char *err, size_t cap)
 prt_status prt__cuda_stream_create(void **out, char *err, size_t cap) { (void)out; return none(err, cap); }
 void prt__cuda_stream_destroy(void *stream) { (void)stream; }
 prt_status prt__cuda_stream_sync(void *stream, char *err, size_t cap) { (void)stream; return none(err, cap); }
+prt_status prt__cuda_event_create(void **out, char *err, size_t cap) { (void)out; return none(err, cap); }
+void prt__cuda_event_destroy(void *event) { (void)event; }
+prt_status prt__cuda_event_record(void *event, void *stream, char *err, size_t cap)
+{
+    (void)event; (void)stream;
+    return none(err, cap);
+}
+prt_status prt__cuda_event_elapsed(void *start, void *end, float *ms, char *err, size_t cap)
+{
+    (void)start; (void)end; (void)ms;
+    return none(err, cap);
+}
 prt_status prt__cuda_last_error(const char *what, char *err, size_t cap)
 {
     (void)what; (void)err; (void)cap;
@@ -83,7 +95,9 @@ const prt__backend prt__backend_cuda = {
     .select = no_select, .alloc = no_alloc, .free = prt__cuda_free, .upload = no_upload,
     .download_async = prt__cuda_copy_d2h_async, .host_alloc = prt__cuda_host_alloc, .host_free = prt__cuda_host_free,
     .stream_create = prt__cuda_stream_create, .stream_destroy = prt__cuda_stream_destroy,
-    .stream_sync = prt__cuda_stream_sync, .cast = no_cast,
+    .stream_sync = prt__cuda_stream_sync, .cast = no_cast, .event_create = prt__cuda_event_create,
+    .event_destroy = prt__cuda_event_destroy, .event_record = prt__cuda_event_record,
+    .event_elapsed = prt__cuda_event_elapsed,
 };
 #else
 typedef int prt__nocuda_unused; /* an empty translation unit is not ISO C */

@@ -48,5 +48,7 @@ const prt__backend prt__backend_cuda = {
     .select = cuda_select, .alloc = cuda_alloc, .free = prt__cuda_free, .upload = cuda_upload,
     .download_async = prt__cuda_copy_d2h_async, .host_alloc = prt__cuda_host_alloc, .host_free = prt__cuda_host_free,
     .stream_create = prt__cuda_stream_create, .stream_destroy = prt__cuda_stream_destroy,
-    .stream_sync = prt__cuda_stream_sync, .cast = cuda_cast,
+    .stream_sync = prt__cuda_stream_sync, .cast = cuda_cast, .event_create = prt__cuda_event_create,
+    .event_destroy = prt__cuda_event_destroy, .event_record = prt__cuda_event_record,
+    .event_elapsed = prt__cuda_event_elapsed,
 };
