@@ -46,7 +46,35 @@ typedef struct prt__backend {
     void (*event_destroy)(void *event); /* NULL ok */
     prt_status (*event_record)(void *event, void *stream, char *err, size_t cap);
     prt_status (*event_elapsed)(void *start, void *end, float *ms, char *err, size_t cap);
+    /* Host threads behind prt_exec.parallel_for: CPU, a pool of nb_threads
+     * (0: one per core); CUDA, none (*out = NULL, work runs inline). */
+    prt_status (*workers_create)(int32_t nb_threads, void **out, char *err, size_t cap);
+    void (*workers_destroy)(void *workers); /* NULL ok */
+    int32_t (*workers_size)(const void *workers);
+    void (*parallel_for)(void *workers, int64_t n, int64_t grain, prt_range_fn fn, void *arg);
 } prt__backend;
+
+/* The workers of a device without host threads of its own: inline. */
+static inline prt_status prt__backend_no_workers(int32_t nb_threads, void **out, char *err, size_t cap)
+{
+    (void)nb_threads; (void)err; (void)cap;
+    *out = NULL;
+    return PRT_OK;
+}
+static inline void prt__backend_no_workers_destroy(void *workers) { (void)workers; }
+static inline int32_t prt__backend_no_workers_size(const void *workers)
+{
+    (void)workers;
+    return 1;
+}
+static inline void prt__backend_inline_for(void *workers, int64_t n, int64_t grain, prt_range_fn fn, void *arg)
+{
+    (void)workers; (void)grain;
+    if (n > 0) fn(arg, 0, n);
+}
+#define PRT__BACKEND_NO_WORKERS                                                                     \
+    .workers_create = prt__backend_no_workers, .workers_destroy = prt__backend_no_workers_destroy, \
+    .workers_size = prt__backend_no_workers_size, .parallel_for = prt__backend_inline_for
 
 /* The backend of a device; NULL outside prt_device. A device this build
  * lacks still has one: its calls fail with PRT_STATUS_NO_DEVICE. */

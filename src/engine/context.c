@@ -19,7 +19,6 @@
 
 #include "backend/backend.h"
 #include "core/core.h"
-#include "core/threadpool.h"
 #include "engine/devq.h"
 #include "engine/optio.h"
 #include "engine/plugctx.h"
@@ -38,7 +37,7 @@ struct prt_context {
     int own_stream;
     prt_allocator alloc;
     int have_alloc;
-    prt__threadpool *pool;
+    void *pool;           /* the backend's host threads (CPU) */
 
     prt__plugin **inst;   /* per layer */
     uint8_t *arena;       /* activations (device memory on CUDA) */
@@ -84,8 +83,7 @@ static prt_context *ctx_of_ex(prt_exec *ex) { return (prt_context *)ex->host_; }
 static void ex_parallel_for(prt_exec *ex, int64_t n, int64_t grain, prt_range_fn fn, void *arg)
 {
     prt_context *c = ctx_of_ex(ex);
-    if (c->pool) prt__threadpool_parallel_for(c->pool, n, grain, fn, arg);
-    else if (n > 0) fn(arg, 0, n);
+    c->be->parallel_for(c->pool, n, grain, fn, arg);
 }
 
 static void ex_set_error(prt_exec *ex, const char *msg)
@@ -309,7 +307,7 @@ void prt_context_destroy(prt_context *c)
     mem_free(c, c->workspace_block);
     if (c->weights_block) mem_free(c, c->weights_block);
     if (c->own_stream) c->be->stream_destroy(c->stream);
-    prt__threadpool_destroy(c->pool);
+    c->be->workers_destroy(c->pool);
     prt__free(c->inst);
     prt__free(c->bound);
     prt__free(c->in_dims);
@@ -378,21 +376,19 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
         prt__free(c);
         return prt__err(e, s, "%s", msg);
     }
-    if (c->device == PRT_DEVICE_CUDA) {
-        if (cfg->cuda_stream) {
-            c->stream = cfg->cuda_stream;
-        } else {
-            if ((s = c->be->stream_create(&c->stream, msg, sizeof msg)) != PRT_OK) {
-                prt__free(c);
-                return prt__err(e, s, "%s", msg);
-            }
-            c->own_stream = 1;
-        }
+    if (c->device == PRT_DEVICE_CUDA && cfg->cuda_stream) {
+        c->stream = cfg->cuda_stream;
     } else {
-        if ((s = prt__threadpool_create(cfg->nb_threads, &c->pool, msg, sizeof msg)) != PRT_OK) {
+        if ((s = c->be->stream_create(&c->stream, msg, sizeof msg)) != PRT_OK) {
             prt__free(c);
             return prt__err(e, s, "%s", msg);
         }
+        c->own_stream = c->stream != NULL;
+    }
+    if ((s = c->be->workers_create(cfg->nb_threads, &c->pool, msg, sizeof msg)) != PRT_OK) {
+        if (c->own_stream) c->be->stream_destroy(c->stream);
+        prt__free(c);
+        return prt__err(e, s, "%s", msg);
     }
     io = max_io(p);
     c->inst = prt__calloc((size_t)p->nb_layers + 1, sizeof *c->inst);
@@ -430,7 +426,7 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
     c->arena = mem_alloc(c, (size_t)p->arena_size, &c->arena_block);
     c->workspace = mem_alloc(c, (size_t)ws, &c->workspace_block);
     if (!c->arena || !c->workspace) {
-        const char *where = c->device == PRT_DEVICE_CUDA ? "GPU" : "CPU";
+        const char *where = c->be->name;
         prt_context_destroy(c);
         return prt__err(e, PRT_STATUS_OUT_OF_MEMORY,
                         "cannot allocate %" PRIu64 " bytes of activations and %" PRIu64 " bytes of workspace on the %s",
@@ -462,7 +458,7 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
     c->ex.device = c->device;
     c->ex.cuda_device = c->cuda_device;
     c->ex.cuda_stream = c->device == PRT_DEVICE_CUDA ? c->stream : NULL;
-    c->ex.nb_threads = c->pool ? prt__threadpool_size(c->pool) : 1;
+    c->ex.nb_threads = c->be->workers_size(c->pool);
     c->ex.parallel_for = ex_parallel_for;
     c->ex.set_error = ex_set_error;
     c->ex.set_output_dims = ex_set_output_dims;
@@ -886,7 +882,7 @@ prt_status prt_context_execute(prt_context *c)
     char msg[512];
     if (!c) return PRT_STATUS_INVALID_ARGUMENT;
     s = run(c);
-    if (s == PRT_OK && c->device == PRT_DEVICE_CUDA) {
+    if (s == PRT_OK) { /* CPU: nothing to wait for */
         msg[0] = 0;
         s = c->be->stream_sync(c->stream, msg, sizeof msg);
         if (s != PRT_OK) s = prt__err(c, s, "%s", msg);

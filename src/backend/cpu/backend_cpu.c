@@ -6,6 +6,7 @@
 
 #include "backend/backend.h"
 #include "core/core.h"
+#include "core/threadpool.h"
 
 static prt_status cpu_select(int32_t index, char *err, size_t cap)
 {
@@ -119,13 +120,31 @@ static prt_status cpu_event_elapsed(void *start, void *end, float *ms, char *err
     return PRT_OK;
 }
 
+static prt_status cpu_workers_create(int32_t nb_threads, void **out, char *err, size_t cap)
+{
+    prt__threadpool *tp = NULL;
+    prt_status s = prt__threadpool_create(nb_threads, &tp, err, cap);
+    if (s == PRT_OK) *out = tp;
+    return s;
+}
+
+static void cpu_workers_destroy(void *w) { prt__threadpool_destroy(w); }
+static int32_t cpu_workers_size(const void *w) { return w ? prt__threadpool_size(w) : 1; }
+
+static void cpu_parallel_for(void *w, int64_t n, int64_t grain, prt_range_fn fn, void *arg)
+{
+    if (w) prt__threadpool_parallel_for(w, n, grain, fn, arg);
+    else if (n > 0) fn(arg, 0, n);
+}
+
 const prt__backend prt__backend_cpu = {
     .device = PRT_DEVICE_CPU, .name = "CPU", .host_memory = 1,
     .select = cpu_select, .alloc = cpu_alloc, .free = cpu_free, .upload = cpu_copy,
     .download_async = cpu_copy_async, .host_alloc = cpu_host_alloc, .host_free = cpu_free,
     .stream_create = cpu_stream_create, .stream_destroy = cpu_stream_destroy, .stream_sync = cpu_stream_sync,
     .cast = cpu_cast, .event_create = cpu_event_create, .event_destroy = cpu_free, .event_record = cpu_event_record,
-    .event_elapsed = cpu_event_elapsed,
+    .event_elapsed = cpu_event_elapsed, .workers_create = cpu_workers_create,
+    .workers_destroy = cpu_workers_destroy, .workers_size = cpu_workers_size, .parallel_for = cpu_parallel_for,
 };
 
 const prt__backend *prt__backend_of(prt_device device)
