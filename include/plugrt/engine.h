@@ -93,6 +93,10 @@ typedef struct prt_io_desc {
 } prt_io_desc;
 
 PRT_API int32_t prt_engine_nb_io(const prt_engine *e);
+/* For a shape-value input: the profile's bounds of its values (nb = the
+ * number of values) and PRT_OK; PRT_STATUS_NOT_FOUND for any other io. */
+PRT_API PRT_NODISCARD prt_status prt_engine_io_values(const prt_engine *e, int32_t index, prt_dims *min,
+                                                     prt_dims *opt, prt_dims *max);
 PRT_API PRT_NODISCARD prt_status prt_engine_io(const prt_engine *e, int32_t index, prt_io_desc *out);
 /* Index of the input or output called `name`, or -1. */
 PRT_API int32_t prt_engine_find_io(const prt_engine *e, const char *name);
@@ -140,6 +144,12 @@ PRT_API const char *prt_engine_last_error(const prt_engine *e);
  * their own dims. */
 PRT_API PRT_NODISCARD prt_status prt_context_set_input_shape(prt_context *ctx, const char *name,
                                                             const prt_dims *dims);
+/* The values of a shape-value input (prt_network_add_shape_input), within
+ * the profile's bounds; until set, the profile's opt values. Its buffer
+ * (prt_context_set_tensor) must hold the same values as data: CPU contexts
+ * check that before each run. */
+PRT_API PRT_NODISCARD prt_status prt_context_set_input_values(prt_context *ctx, const char *name,
+                                                             const int64_t *values, int32_t nb);
 /* Current extents of an input or output: after set_input_shape, the shapes
  * they imply (data-dependent extents at their upper bound); after a run, the
  * extents the run produced. */

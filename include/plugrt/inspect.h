@@ -48,6 +48,9 @@ typedef struct prt_plan_summary {
     uint64_t plan_bytes;
     int32_t nb_tensors;
     int32_t nb_layers;
+    /* Appended (read only when struct_size covers them). */
+    int32_t nb_folded;           /* layers folded into weights at build time (prt_plan_info_folded) */
+    int32_t reserved_;
 } prt_plan_summary;
 
 PRT_API PRT_NODISCARD prt_status prt_plan_info_summary(const prt_plan_info *pi, prt_plan_summary *out);
@@ -70,6 +73,10 @@ typedef struct prt_plan_tensor {
     prt_dims dims;           /* extents known at build time, -1 elsewhere */
     prt_dims min, opt, max;  /* over the profile */
     uint64_t offset, bytes;  /* activations: in the arena; constants: in the weights; inputs/outputs: 0, 0 */
+    /* Appended (read only when struct_size covers them). */
+    int32_t nb_values;       /* shape values the tensor carries before the run, or -1 (none) */
+    int32_t reserved2_;
+    prt_dims values_min, values_opt, values_max; /* shape-value inputs: the profile's bounds of the values */
 } prt_plan_tensor;
 
 PRT_API PRT_NODISCARD prt_status prt_plan_info_tensor(const prt_plan_info *pi, int32_t index, prt_plan_tensor *out);
@@ -92,12 +99,26 @@ typedef struct prt_plan_layer {
     uint64_t record_bytes;       /* size of its plugin record in the plan */
     prt_dtype cast_from, cast_to;/* cast layers */
     int32_t nb_inputs, nb_outputs;
-    const int32_t *inputs;       /* tensor indices */
+    const int32_t *inputs;       /* tensor indices; -1 for an absent optional input */
     const int32_t *outputs;
     uint64_t workspace;          /* bytes it asked for at build time */
 } prt_plan_layer;
 
 PRT_API PRT_NODISCARD prt_status prt_plan_info_layer(const prt_plan_info *pi, int32_t index, prt_plan_layer *out);
+
+/* A layer that read only constants, ran once at build time and became weights. */
+typedef struct prt_plan_folded {
+    uint32_t struct_size;
+    uint32_t abi_version;
+    const char *layer;
+    const char *plugin;
+    const char *version;
+    int32_t nb_outputs;
+    int32_t reserved_;
+    const char *const *outputs;  /* names of the constants it became */
+} prt_plan_folded;
+
+PRT_API PRT_NODISCARD prt_status prt_plan_info_folded(const prt_plan_info *pi, int32_t index, prt_plan_folded *out);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,16 @@ PRT_API void prt_network_destroy(prt_network *net);
 PRT_API PRT_NODISCARD prt_status prt_network_add_input(prt_network *net, const char *name, prt_dtype dtype,
                                                       const prt_dims *dims);
 
+/* A shape-value input, like a TensorRT shape tensor: a 0-D or 1-D int32 or
+ * int64 tensor of fixed dims and at most PRT_MAX_DIMS elements whose values
+ * plugins read as shape expressions (docs/plugin-abi.md, "Shape values").
+ * The builder's profile bounds its values: the range's min / opt / max give
+ * the smallest, typical and largest value of each element (nb = the number
+ * of elements). Contexts take the values with prt_context_set_input_values
+ * (engine.h); its buffer holds the same values as data. */
+PRT_API PRT_NODISCARD prt_status prt_network_add_shape_input(prt_network *net, const char *name, prt_dtype dtype,
+                                                            const prt_dims *dims);
+
 /* A constant tensor (weights). `data` holds volume(dims) elements of dtype
  * in host byte order; it is copied. Every extent must be known. */
 PRT_API PRT_NODISCARD prt_status prt_network_add_constant(prt_network *net, const char *name,
@@ -47,9 +57,12 @@ PRT_API PRT_NODISCARD prt_status prt_network_add_constant(prt_network *net, cons
 
 /* A plugin layer. The creator is found by (plugin, version, namespace) in
  * the network's registry (NULL namespace means ""); `fields` are validated
- * against its schema and copied. `inputs` name existing tensors; `outputs`
- * name the new tensors, one per plugin output (the count must match what the
- * plugin reports). A NULL `layer_name` gets "<plugin>_<n>". */
+ * against its schema and copied. `inputs` name existing tensors; an empty
+ * name "" is an absent optional input. `outputs` name the new tensors, one
+ * per plugin output; outputs at the end may be left out (fewer names, or
+ * empty names at the end) where the plugin allows it (prt_io_info in
+ * plugin.h; checked by the builder). A NULL `layer_name` gets
+ * "<plugin>_<n>". */
 PRT_API PRT_NODISCARD prt_status prt_network_add_layer(prt_network *net, const char *layer_name,
                                                       const char *plugin, const char *version,
                                                       const char *plugin_namespace,

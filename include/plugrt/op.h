@@ -2,12 +2,12 @@
  * plugrt/op.h - one plugin instance, run directly (without an engine).
  *
  * Contract
- *   A prt_op wraps a plugin of either style behind one interface and drives
- *   it through the same lifecycle the engine uses (docs/lifecycle.md):
- *   create -> output types/shapes -> format check -> configure -> workspace
- *   -> attach/initialize -> enqueue ... -> detach/terminate -> destroy.
- *   Tests, the demo and the conformance harness use it; the engine builds on
- *   the same internal adapter.
+ *   A prt_op wraps a plugin of either style behind one interface. Each
+ *   configure builds a one-layer engine around a copy of the plugin and
+ *   creates an execution context for it, so an op applies exactly the shape,
+ *   type and extent rules of engines, with the same messages
+ *   (docs/lifecycle.md, "prt_op: a one-layer engine"). Tests, the demo and
+ *   the conformance harness use it.
  *
  *   Ownership: prt_op_create/deserialize/clone make an op that the caller
  *   frees with prt_op_destroy (NULL accepted). The op owns its plugin object,
@@ -72,9 +72,10 @@ typedef struct prt_op_config {
 } prt_op_config;
 
 /* Fix the inputs (concrete shapes, dtypes, linear format) and the device:
- * infers output types and shapes, checks the format combination, configures
- * the plugin, sizes and allocates the workspace, attaches and initializes. May
- * be called again with other shapes. */
+ * builds the one-layer engine (output types and shapes, format check,
+ * configure, workspace, plan, load) and its context (attach, initialize). The
+ * plugin must take the inputs in their own types. May be called again with
+ * other shapes. */
 PRT_API PRT_NODISCARD prt_status prt_op_configure(prt_op *op, const prt_tensor_desc *inputs,
                                                  int32_t nb_inputs, const prt_op_config *cfg);
 PRT_API PRT_NODISCARD prt_status prt_op_output_desc(const prt_op *op, int32_t index,

@@ -111,6 +111,13 @@ typedef struct prt_dims_expr {
     const prt_expr *d[PRT_MAX_DIMS];
 } prt_dims_expr;
 
+/* Shape values: the elements of a small int32/int64 tensor (0-D or 1-D, at
+ * most PRT_MAX_DIMS elements) as expressions, held in a prt_dims_expr whose
+ * nb is the number of elements (1 for a 0-D tensor) and d[k] element k.
+ * nb == PRT_NB_VALUES_UNKNOWN: the values are not known before the run (the
+ * tensor is computed on the device, or is not small). */
+#define PRT_NB_VALUES_UNKNOWN (-1)
+
 /* ------------------------------------------------------------------------ */
 /* Execution and per-context resources (provided by the host)               */
 /* ------------------------------------------------------------------------ */
@@ -169,6 +176,47 @@ struct prt_plugin_context {
 };
 
 /* ------------------------------------------------------------------------ */
+/* Optional inputs and outputs                                              */
+/* ------------------------------------------------------------------------ */
+
+/* An absent optional input (an empty name in the network): its pointer at
+ * enqueue is NULL and its descriptors say absent - dtype PRT_DTYPE_ABSENT
+ * (tensor.h) and dims.nb == PRT_NB_DIMS_ABSENT (min/opt/max too; a prt_dims_expr has
+ * nb == PRT_NB_DIMS_ABSENT and no expressions). The host never asks
+ * supports_format_combination about an absent position. */
+#define PRT_NB_DIMS_ABSENT (-1)
+
+static inline int prt_tensor_absent(const prt_tensor_desc *d) { return d->dims.nb == PRT_NB_DIMS_ABSENT; }
+
+/* What a plugin says about its inputs and outputs, asked at build time and
+ * again at load (get_io_info, appended to both styles). Today: how many
+ * inputs and outputs a layer of this plugin may have.
+ * The host fills the counts with -1 ("default") and sets struct_size
+ * before the call; the plugin overwrites the members it declares, and only
+ * those that struct_size covers.
+ *   min_inputs   inputs 0 .. min_inputs-1 must be present; inputs from
+ *                min_inputs on may be absent (empty name) or left out at
+ *                the end. -1: every input the layer gives is required.
+ *   max_inputs   most inputs a layer may give (absent ones count). -1: no
+ *                limit.
+ *   min_outputs  fewest outputs a layer may name (1 .. get_nb_outputs());
+ *                outputs from min_outputs on may be left out at the end
+ *                (never in the middle). The plugin then sees nb_out = the
+ *                number named in every call. -1: all get_nb_outputs().
+ *   value_inputs bit i: input i is a shape-value input (a 0-D or 1-D int32
+ *                or int64 tensor of at most PRT_MAX_DIMS elements whose
+ *                values get_output_shapes_v2 reads as expressions). The
+ *                build fails when its values are not known before the run.
+ *                The host sets it to 0 (none) before the call. */
+typedef struct prt_io_info {
+    uint32_t struct_size;
+    int32_t min_inputs;
+    int32_t max_inputs;
+    int32_t min_outputs;
+    uint32_t value_inputs;
+} prt_io_info;
+
+/* ------------------------------------------------------------------------ */
 /* Blob-style plugins                                                       */
 /* ------------------------------------------------------------------------ */
 
@@ -211,6 +259,33 @@ struct prt_blob_plugin_ops {
     /* Optional: bind to / unbind from an execution context's resources. */
     prt_status (*attach_to_context)(prt_blob_plugin *p, prt_plugin_context *ctx, prt_msg *err);
     void (*detach_from_context)(prt_blob_plugin *p);
+    /* Appended in abi_version 1 (read only when struct_size covers it).
+     * Optional I/O (prt_io_info above). NULL: every input required, every
+     * output named. */
+    prt_status (*get_io_info)(const prt_blob_plugin *p, prt_io_info *info, prt_msg *err);
+    /* Appended in abi_version 1. Every output's dims at once, with the
+     * inputs' shape values (in_values[i].nb == PRT_NB_VALUES_UNKNOWN where
+     * they are not known), and optionally output values: the host sets every
+     * out_values[j].nb to PRT_NB_VALUES_UNKNOWN; a plugin that computes
+     * output j on the host (an int32/int64 output of at most PRT_MAX_DIMS
+     * elements, as many as its dims hold) sets its values there. A layer
+     * whose outputs all have values is never enqueued: the engine writes the
+     * values into the output tensors itself. Used instead of get_output_dims
+     * when set. */
+    prt_status (*get_output_shapes_v2)(prt_blob_plugin *p, const prt_dims_expr *in,
+                                       const prt_dims_expr *in_values, int32_t nb_in,
+                                       prt_dims_expr *out, prt_dims_expr *out_values, int32_t nb_out,
+                                       prt_expr_builder *eb, prt_msg *err);
+    /* Appended in abi_version 1. Per target device (the engine's device at
+     * build and load; a context's device when it differs): the workspace
+     * bytes for the given shapes (the max shapes), and whether io[pos] is
+     * accepted on that device - a plugin refuses a device at build time by
+     * accepting no combination there. Used instead of get_workspace_size /
+     * supports_format_combination when set. */
+    size_t (*get_workspace_size_v2)(const prt_blob_plugin *p, const prt_tensor_desc *in, int32_t nb_in,
+                                    const prt_tensor_desc *out, int32_t nb_out, prt_device device);
+    int (*supports_format_combination_v2)(prt_blob_plugin *p, int32_t pos, const prt_tensor_desc *io,
+                                          int32_t nb_in, int32_t nb_out, prt_device device);
 };
 
 /* ------------------------------------------------------------------------ */
@@ -251,6 +326,24 @@ typedef struct prt_plugin_build_ops {
                                  int32_t nb_in, const prt_dyn_tensor_desc *out, int32_t nb_out);
     /* Optional tactics: fill up to `cap` ids, return how many exist. NULL: none. */
     int32_t (*get_valid_tactics)(prt_field_plugin *p, int32_t *tactics, int32_t cap);
+    /* Appended in abi_version 1 (read only when struct_size covers it).
+     * Optional I/O (prt_io_info above). NULL: every input required, every
+     * output named. */
+    prt_status (*get_io_info)(const prt_field_plugin *p, prt_io_info *info, prt_msg *err);
+    /* Appended in abi_version 1. get_output_shapes with shape values: see
+     * prt_blob_plugin_ops.get_output_shapes_v2. Used instead of
+     * get_output_shapes when set. */
+    prt_status (*get_output_shapes_v2)(prt_field_plugin *p, const prt_dims_expr *in,
+                                       const prt_dims_expr *in_values, int32_t nb_in,
+                                       prt_dims_expr *out, prt_dims_expr *out_values, int32_t nb_out,
+                                       prt_expr_builder *eb, prt_msg *err);
+    /* Appended in abi_version 1. Per target device: see
+     * prt_blob_plugin_ops.get_workspace_size_v2. Used instead of
+     * get_workspace_size / supports_format_combination when set. */
+    size_t (*get_workspace_size_v2)(const prt_field_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
+                                    const prt_dyn_tensor_desc *out, int32_t nb_out, prt_device device);
+    int (*supports_format_combination_v2)(prt_field_plugin *p, int32_t pos, const prt_dyn_tensor_desc *io,
+                                          int32_t nb_in, int32_t nb_out, prt_device device);
 } prt_plugin_build_ops;
 
 typedef struct prt_plugin_runtime_ops {
@@ -594,6 +687,18 @@ _Static_assert(offsetof(prt_host_api, log) == 8 && offsetof(prt_host_api, device
                "prt_host_api layout is frozen");
 _Static_assert(offsetof(prt_library_desc, creators) == 24 && offsetof(prt_library_desc, registered) == 32,
                "prt_library_desc layout is frozen");
+_Static_assert(offsetof(prt_blob_plugin_ops, get_io_info) == 128, "prt_blob_plugin_ops layout is frozen");
+_Static_assert(offsetof(prt_plugin_build_ops, get_valid_tactics) == 56, "prt_plugin_build_ops layout is frozen");
+_Static_assert(offsetof(prt_plugin_build_ops, get_io_info) == 64, "prt_plugin_build_ops layout is frozen");
+_Static_assert(offsetof(prt_blob_plugin_ops, get_output_shapes_v2) == 136, "prt_blob_plugin_ops layout is frozen");
+_Static_assert(offsetof(prt_plugin_build_ops, get_output_shapes_v2) == 72, "prt_plugin_build_ops layout is frozen");
+_Static_assert(offsetof(prt_io_info, value_inputs) == 16, "prt_io_info layout is frozen");
+_Static_assert(offsetof(prt_blob_plugin_ops, get_workspace_size_v2) == 144, "prt_blob_plugin_ops layout is frozen");
+_Static_assert(offsetof(prt_blob_plugin_ops, supports_format_combination_v2) == 152,
+               "prt_blob_plugin_ops layout is frozen");
+_Static_assert(offsetof(prt_plugin_build_ops, get_workspace_size_v2) == 80, "prt_plugin_build_ops layout is frozen");
+_Static_assert(offsetof(prt_plugin_build_ops, supports_format_combination_v2) == 88,
+               "prt_plugin_build_ops layout is frozen");
 #endif
 
 #ifdef __cplusplus

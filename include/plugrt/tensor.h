@@ -20,6 +20,7 @@ extern "C" {
 #endif
 
 typedef enum prt_dtype {
+    PRT_DTYPE_ABSENT = -1, /* an absent optional input (plugin.h); never a tensor's type */
     PRT_DTYPE_F32 = 0,
     PRT_DTYPE_F16 = 1,
     PRT_DTYPE_BF16 = 2,
@@ -91,6 +92,7 @@ static inline const char *prt_dtype_name(prt_dtype t)
     case PRT_DTYPE_I32: return "i32";
     case PRT_DTYPE_I64: return "i64";
     case PRT_DTYPE_BOOL: return "bool";
+    case PRT_DTYPE_ABSENT: return "absent";
     default: return "?";
     }
 }

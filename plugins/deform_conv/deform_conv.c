@@ -396,6 +396,21 @@ static size_t core_workspace_one(const dcn_core *c, const prt_dims *x, const prt
     return a > b ? a : b;
 }
 
+/* The workspace of one device's path only: a CPU engine reserves no CUDA
+ * column buffer. */
+static size_t core_workspace_dev(const dcn_core *c, const prt_dims *x, const prt_dims *w, prt_dtype t,
+                                 prt_device device)
+{
+    prt__dcn_shape s;
+    if (shape_from_dims(c, x, w, 0, &s) != 0) return 0;
+    if (device == PRT_DEVICE_CPU) return prt__deform_conv_cpu_workspace(&c->p, &s, t == PRT_DTYPE_F16);
+#ifdef PLUGRT_HAVE_CUDA
+    return prt__deform_conv_cuda_workspace(&c->p, &s, t == PRT_DTYPE_F16);
+#else
+    return 0;
+#endif
+}
+
 static void par_adapter(void *ctx, int64_t n, int64_t grain, prt__dcn_range_fn fn, void *arg)
 {
     prt_exec *ex = (prt_exec *)ctx;
@@ -603,6 +618,15 @@ static size_t v1_workspace(const prt_blob_plugin *p, const prt_tensor_desc *in, 
     return core_workspace_one(&V1C(p)->core, &in[0].dims, &in[3].dims, in[0].dtype);
 }
 
+static size_t v1_workspace_dev(const prt_blob_plugin *p, const prt_tensor_desc *in, int32_t nb_in,
+                               const prt_tensor_desc *out, int32_t nb_out, prt_device device)
+{
+    (void)out;
+    (void)nb_out;
+    if (nb_in < 4) return 0;
+    return core_workspace_dev(&V1C(p)->core, &in[0].dims, &in[3].dims, in[0].dtype, device);
+}
+
 static prt_status v1_enqueue(prt_blob_plugin *p, const prt_tensor_desc *in, const prt_tensor_desc *out,
                              const void *const *inputs, void *const *outputs, void *ws, prt_exec *ex)
 {
@@ -664,6 +688,7 @@ static const prt_blob_plugin_ops dcn_v1_ops = {
     .get_workspace_size = v1_workspace, .enqueue = v1_enqueue, .get_serialization_size = v1_ser_size,
     .serialize = v1_serialize, .clone = v1_clone, .destroy = v1_destroy, .attach_to_context = v1_attach,
     .detach_from_context = v1_detach,
+    .get_workspace_size_v2 = v1_workspace_dev,
 };
 
 static prt_status v1_create(const prt_plugin_creator *cr, const prt_fields *fc, prt_blob_plugin **out,
@@ -868,6 +893,18 @@ static size_t v2_workspace(const prt_field_plugin *p, const prt_dyn_tensor_desc 
     return a > b ? a : b;
 }
 
+static size_t v2_workspace_dev(const prt_field_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
+                               const prt_dyn_tensor_desc *out, int32_t nb_out, prt_device device)
+{
+    size_t a, b;
+    (void)out;
+    (void)nb_out;
+    if (nb_in < 4) return 0;
+    a = core_workspace_dev(&V2C(p)->core, &in[0].max, &in[3].max, in[0].desc.dtype, device);
+    b = core_workspace_dev(&V2C(p)->core, &in[0].min, &in[3].min, in[0].desc.dtype, device);
+    return a > b ? a : b;
+}
+
 static prt_status v2_on_shape_change(prt_field_plugin *p, const prt_tensor_desc *in, int32_t nb_in,
                                      const prt_tensor_desc *out, int32_t nb_out, prt_msg *err)
 {
@@ -953,6 +990,7 @@ static const prt_plugin_build_ops dcn_v2_build = {
     .struct_size = sizeof(prt_plugin_build_ops), .abi_version = PRT_ABI_VERSION, .get_nb_outputs = v2_nb_outputs,
     .get_output_data_types = v2_output_types, .get_output_shapes = v2_output_shapes,
     .supports_format_combination = v2_supports, .configure = v2_configure, .get_workspace_size = v2_workspace,
+    .get_workspace_size_v2 = v2_workspace_dev,
 };
 static const prt_plugin_runtime_ops dcn_v2_runtime = {
     .struct_size = sizeof(prt_plugin_runtime_ops), .abi_version = PRT_ABI_VERSION,

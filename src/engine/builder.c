@@ -20,8 +20,12 @@
 #include "core/checked.h"
 #include "core/core.h"
 #include "core/hmap.h"
+#include "engine/devq.h"
 #include "engine/expr.h"
+#include "engine/fold.h"
 #include "engine/netdef.h"
+#include "engine/optio.h"
+#include "engine/shapeval.h"
 #include "engine/runtime.h"
 
 #define ARENA_ALIGN 256u
@@ -131,7 +135,7 @@ typedef struct bstate {
     size_t cap;
     rec rc;
     prt__plan *p; /* being filled */
-    int32_t cap_tensors, cap_layers, cap_records;
+    int32_t cap_tensors, cap_layers, cap_records, cap_folds;
     int32_t *net2plan;   /* net tensor -> plan tensor (the version it was produced as) */
     prt_dtype *declared; /* net tensor -> dtype under the declared (fp32) types */
     int32_t *plan2net;   /* plan tensor -> net tensor */
@@ -140,8 +144,15 @@ typedef struct bstate {
     prt__hmap names;     /* plan tensor name -> index */
     int32_t (*versions)[4]; /* net tensor -> its plan tensors in creation order (the first 4) */
     uint8_t *nb_versions;   /* net tensor -> how many; 5 = more than fit */
+    int strict_types; /* prt_op: the inputs' own types only, no casts */
     uint8_t *wbuf;
     size_t wlen, wcap;
+    struct folded { /* outputs of folded layers: constants with data made here */
+        int32_t tensor;
+        void *data;
+        size_t bytes;
+    } *folded;
+    int32_t nb_folded, cap_folded;
 } bstate;
 
 static prt_status bfail(bstate *b, prt_status s, const char *fmt, ...) PRT_PRINTF(3, 4);
@@ -204,6 +215,7 @@ static int32_t new_tensor(bstate *b, const char *name, uint32_t role, prt_dtype 
     t->role = role;
     t->dtype = dtype;
     t->format = PRT_FORMAT_LINEAR;
+    t->nb_vals = -1;
     b->plan2net[p->nb_tensors] = net_index;
     if (net_index >= 0 && b->nb_versions[net_index] < 4)
         b->versions[net_index][b->nb_versions[net_index]++] = p->nb_tensors;
@@ -305,26 +317,61 @@ done:
     return s;
 }
 
+/* The recorded node of each expression of d (a plugin's output dims or
+ * values), into idx. */
+static prt_status node_indices(bstate *b, const prt_dims_expr *d, int32_t *idx, const char *who, int32_t out_index,
+                               const char *what)
+{
+    int32_t j;
+    for (j = 0; j < d->nb; j++) {
+        idx[j] = rec_find(&b->rc, d->d[j]);
+        if (idx[j] < 0)
+            return bfail(b, PRT_STATUS_PLUGIN_ERROR,
+                         "%s: output %d %s %d is an expression that was not made by this build's expression builder",
+                         who, out_index, what, j);
+    }
+    return PRT_OK;
+}
+
 /* Set a tensor's shape from expressions; dims hold what folds to a constant. */
 static prt_status set_shape(bstate *b, int32_t ti, const prt_dims_expr *d, const char *who, int32_t out_index)
 {
     prt__ptensor *t = &b->p->tensors[ti];
     int32_t j;
+    prt_status s;
+    if ((s = node_indices(b, d, t->expr, who, out_index, "dim")) != PRT_OK) return s;
     t->nb_dims = d->nb;
     t->dims.nb = d->nb;
     for (j = 0; j < d->nb; j++) {
         int64_t v;
-        int32_t n = rec_find(&b->rc, d->d[j]);
-        if (n < 0)
-            return bfail(b, PRT_STATUS_PLUGIN_ERROR,
-                         "%s: output %d dim %d is an expression that was not made by this build's expression builder",
-                         who, out_index, j);
-        t->expr[j] = n;
+        int32_t n = t->expr[j];
         t->dims.d[j] = (b->rc.nodes[n].kind != PRT__NODE_DDEP && b->rc.under->get_constant(b->rc.under, d->d[j], &v) &&
                         v >= 0)
                            ? v
                            : -1;
     }
+    return PRT_OK;
+}
+
+/* Record a tensor's shape values (a plugin's out_values): every expression
+ * made by this build, and as many as its fixed dims hold. */
+static prt_status set_values(bstate *b, int32_t ti, const prt_dims_expr *v, const char *who, int32_t out_index)
+{
+    prt__ptensor *t = &b->p->tensors[ti];
+    int64_t vol;
+    prt_status s;
+    char d[160];
+    if (v->nb == PRT_NB_VALUES_UNKNOWN) return PRT_OK;
+    vol = prt_dims_volume(&t->dims);
+    if (t->nb_dims > 1 || vol != v->nb)
+        return bfail(b, PRT_STATUS_PLUGIN_ERROR,
+                     "%s: output %d gives %d shape values, but its dims %s %s; values need fixed 0-D or 1-D dims "
+                     "holding that many elements",
+                     who, out_index, (int)v->nb, prt_dims_str(&t->dims, d, sizeof d),
+                     vol < 0 ? "are not fixed" : "hold another number");
+    if ((s = node_indices(b, v, t->val, who, out_index, "value")) != PRT_OK) return s;
+    t->nb_vals = v->nb;
+    b->p->read_version = 2;
     return PRT_OK;
 }
 
@@ -384,6 +431,8 @@ static prt_status cast_version(bstate *b, int32_t src, prt_dtype to, uint32_t ro
     return PRT_OK;
 }
 
+static const char *device_name(prt_device d) { return d == PRT_DEVICE_CUDA ? "cuda device" : "cpu"; }
+
 static int is_float(prt_dtype t) { return t == PRT_DTYPE_F32 || t == PRT_DTYPE_F16; }
 
 static void dyn_desc(const prt__ptensor *t, prt_dtype dtype, prt_dyn_tensor_desc *d)
@@ -397,6 +446,19 @@ static void dyn_desc(const prt__ptensor *t, prt_dtype dtype, prt_dyn_tensor_desc
     d->max = t->max;
 }
 
+/* The build-time descriptors of a layer's inputs (pin[i] < 0: absent) and
+ * outputs under the candidate types. */
+static void io_descs(bstate *b, const int32_t *pin, const prt_dtype *cand, int32_t nin, const prt__net_layer *nl,
+                     const prt_dtype *cand_out, int32_t nout, prt_dyn_tensor_desc *io)
+{
+    int32_t i;
+    for (i = 0; i < nin; i++) {
+        if (pin[i] < 0) prt__optio_absent_dyn(&io[i]);
+        else dyn_desc(&b->p->tensors[pin[i]], cand[i], &io[i]);
+    }
+    for (i = 0; i < nout; i++) dyn_desc(&b->p->tensors[b->net2plan[nl->out[i]]], cand_out[i], &io[nin + i]);
+}
+
 static const char *types_str(const prt_dtype *t, int32_t n, char *buf, size_t cap)
 {
     size_t k = 0;
@@ -406,6 +468,189 @@ static const char *types_str(const prt_dtype *t, int32_t n, char *buf, size_t ca
     for (i = 0; i < n && k < cap; i++) k += (size_t)snprintf(buf + k, cap - k, "%s%s", i ? ", " : "", prt_dtype_name(t[i]));
     if (k < cap) snprintf(buf + k, cap - k, ")");
     return buf;
+}
+
+/* ---- constant folding ---------------------------------------------------------- */
+
+/* The data of a constant plan tensor: the network's, or a folded layer's. */
+static const void *const_data(const bstate *b, int32_t ti)
+{
+    int32_t k;
+    for (k = 0; k < b->nb_folded; k++)
+        if (b->folded[k].tensor == ti) return b->folded[k].data;
+    return b->net->tensors[b->plan2net[ti]].data;
+}
+
+/* A copy of s (NULL when out of memory); "" for NULL. */
+static char *dup_or_empty(const char *s) { return prt__strdup(s ? s : ""); }
+
+/* Layer `li` (the last one, just configured) reads only constants, and its
+ * outputs are fixed-size activations no caller binds: run it once on the
+ * CPU and make its outputs constants; the layer leaves the plan. Not
+ * foldable, or a CPU run that fails (a CUDA-only plugin): the layer stays,
+ * and that is not an error. */
+static prt_status fold_layer(bstate *b, int32_t li, const prt__net_layer *nl, size_t ws)
+{
+    prt__plan *p = b->p;
+    prt__player *l = &p->layers[li];
+    prt__plugin *pl = b->plugins[li];
+    prt_tensor_desc *din = NULL, *dout = NULL;
+    const void **ins = NULL;
+    void **outs = NULL;
+    prt__pfold *f = NULL;
+    char msg[PRT_ERR_CAP];
+    int32_t i, j, all_values = 1;
+    prt_status s = PRT_OK;
+
+    for (i = 0; i < l->nb_in; i++)
+        if (l->in[i] >= 0 && p->tensors[l->in[i]].role != PRT__ROLE_CONSTANT) return PRT_OK;
+    for (i = 0; i < l->nb_out; i++) {
+        const prt__ptensor *t = &p->tensors[l->out[i]];
+        if (b->net->tensors[nl->out[i]].is_output) return PRT_OK;
+        if (t->nb_vals < 0) all_values = 0;
+        for (j = 0; j < t->nb_dims; j++)
+            if (t->dims.d[j] < 0 || p->nodes[t->expr[j]].kind == PRT__NODE_DDEP) return PRT_OK;
+    }
+    if (all_values) return PRT_OK; /* computed on the host already, never enqueued */
+    din = prt__calloc((size_t)l->nb_in + 1, sizeof *din);
+    dout = prt__calloc((size_t)l->nb_out, sizeof *dout);
+    ins = prt__calloc((size_t)l->nb_in + 1, sizeof *ins);
+    outs = prt__calloc((size_t)l->nb_out, sizeof *outs);
+    if (!din || !dout || !ins || !outs ||
+        !grow((void **)&b->folded, &b->cap_folded, b->nb_folded + l->nb_out, sizeof *b->folded)) {
+        s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    while (b->nb_folded + l->nb_out > b->cap_folded)
+        if (!grow((void **)&b->folded, &b->cap_folded, b->cap_folded, sizeof *b->folded)) {
+            s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+            goto done;
+        }
+    for (i = 0; i < l->nb_in; i++) {
+        const prt__ptensor *t;
+        if (l->in[i] < 0) {
+            prt__optio_absent(&din[i]);
+            continue;
+        }
+        t = &p->tensors[l->in[i]];
+        din[i].dtype = t->dtype;
+        din[i].format = t->format;
+        din[i].dims = t->dims;
+        ins[i] = const_data(b, l->in[i]);
+    }
+    for (i = 0; i < l->nb_out; i++) {
+        const prt__ptensor *t = &p->tensors[l->out[i]];
+        dout[i].dtype = t->dtype;
+        dout[i].format = t->format;
+        dout[i].dims = t->dims;
+    }
+    msg[0] = 0;
+    if (prt__fold_run(pl, din, ins, l->nb_in, dout, outs, l->nb_out, ws, msg, sizeof msg) != PRT_OK) {
+        prt_log(PRT_SEVERITY_INFO, "layer \"%s\" reads only constants but stays in the plan: %s", l->name, msg);
+        goto done;
+    }
+    /* The record of what was folded, for inspect. */
+    if (!grow((void **)&p->folds, &b->cap_folds, p->nb_folds, sizeof *p->folds)) {
+        s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    f = &p->folds[p->nb_folds];
+    memset(f, 0, sizeof *f);
+    f->layer = dup_or_empty(l->name);
+    f->plugin = dup_or_empty(pl->creator->name);
+    f->version = dup_or_empty(pl->creator->version);
+    f->outputs = prt__calloc((size_t)l->nb_out, sizeof *f->outputs);
+    p->nb_folds++; /* owns what is set from here */
+    if (!f->layer || !f->plugin || !f->version || !f->outputs) {
+        s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    for (i = 0; i < l->nb_out; i++) {
+        prt__ptensor *t = &p->tensors[l->out[i]];
+        if (!(f->outputs[i] = dup_or_empty(t->name))) {
+            s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+            goto done;
+        }
+        f->nb_out = i + 1;
+        t->role = PRT__ROLE_CONSTANT;
+        for (j = 0; j < t->nb_dims; j++)
+            t->expr[j] = rec_add(&b->rc, prt__exprs_const(b->rc.x, t->dims.d[j]), PRT__NODE_CONST, 0, 0, 0,
+                                 t->dims.d[j]);
+        t->min = t->opt = t->max = t->dims;
+        b->folded[b->nb_folded].tensor = l->out[i];
+        b->folded[b->nb_folded].data = outs[i];
+        b->folded[b->nb_folded].bytes = (size_t)prt_dims_volume(&t->dims) * prt_dtype_size(t->dtype);
+        b->nb_folded++;
+        outs[i] = NULL;
+        if (t->nb_vals < 0 && prt__shapeval_fits(t->dtype, &t->dims)) { /* a small integer result: values */
+            int32_t n = (int32_t)prt_dims_volume(&t->dims);
+            for (j = 0; j < n; j++) {
+                int64_t v = prt__shapeval_element(t->dtype, b->folded[b->nb_folded - 1].data, j);
+                t->val[j] = rec_add(&b->rc, prt__exprs_const(b->rc.x, v), PRT__NODE_CONST, 0, 0, 0, v);
+            }
+            t->nb_vals = n;
+        }
+    }
+    if (b->rc.failed) {
+        s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    /* The layer leaves the plan. */
+    prt__plugin_destroy(pl);
+    b->plugins[li] = NULL;
+    prt__free(l->name);
+    prt__free(l->in);
+    prt__free(l->out);
+    p->nb_layers--;
+done:
+    if (outs)
+        for (i = 0; i < l->nb_out; i++) prt__free(outs[i]);
+    prt__free(din);
+    prt__free(dout);
+    prt__free(ins);
+    prt__free(outs);
+    return s;
+}
+
+/* Constants no layer reads (the inputs of folded layers, say) leave the
+ * plan; tensor indices are renumbered. */
+static prt_status drop_unread_constants(bstate *b)
+{
+    prt__plan *p = b->p;
+    int32_t *map, i, j, n = 0;
+    map = prt__calloc((size_t)p->nb_tensors + 1, sizeof *map);
+    if (!map) return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < p->nb_layers; i++)
+        for (j = 0; j < p->layers[i].nb_in; j++)
+            if (p->layers[i].in[j] >= 0) map[p->layers[i].in[j]] = 1;
+    for (i = 0; i < p->nb_tensors; i++) {
+        if (p->tensors[i].role == PRT__ROLE_CONSTANT && !map[i]) {
+            prt__free(p->tensors[i].name);
+            map[i] = -1;
+            continue;
+        }
+        map[i] = n;
+        p->tensors[n] = p->tensors[i];
+        b->plan2net[n] = b->plan2net[i];
+        n++;
+    }
+    for (i = 0; i < p->nb_layers; i++) {
+        for (j = 0; j < p->layers[i].nb_in; j++)
+            if (p->layers[i].in[j] >= 0) p->layers[i].in[j] = map[p->layers[i].in[j]];
+        for (j = 0; j < p->layers[i].nb_out; j++) p->layers[i].out[j] = map[p->layers[i].out[j]];
+    }
+    for (i = 0, j = 0; i < b->nb_folded; i++) {
+        if (map[b->folded[i].tensor] < 0) {
+            prt__free(b->folded[i].data);
+            continue;
+        }
+        b->folded[j] = b->folded[i];
+        b->folded[j++].tensor = map[b->folded[i].tensor];
+    }
+    b->nb_folded = j;
+    p->nb_tensors = n;
+    prt__free(map);
+    return PRT_OK;
 }
 
 /* One network layer. */
@@ -423,17 +668,23 @@ static prt_status build_layer(bstate *b, int32_t li)
     prt_dims_expr *ein = NULL, *eout = NULL;
     prt_dtype *decl_in = NULL, *decl_out = NULL, *cand = NULL, *cand_out = NULL;
     prt_dyn_tensor_desc *io = NULL;
-    int32_t nb_out_reported;
-    int found = 0, decl_ok;
+    int found = 0, decl_ok, optio = 0;
+    int32_t refused = -1;
+    prt_io_info info;
+    prt_dims_expr *vin = NULL, *vout = NULL;
     size_t ws;
 
     snprintf(who, sizeof who, "layer \"%.200s\" (%s%s%.100s v%.40s)", nl->name, nl->plugin_namespace,
              nl->plugin_namespace[0] ? "::" : "", nl->plugin, nl->version);
-    s = prt_registry_find(b->reg, nl->plugin, nl->version, nl->plugin_namespace, &c, &owner);
-    if (s != PRT_OK) return bfail(b, s, "layer \"%s\": %s", nl->name, prt_registry_last_error(b->reg));
     msg[0] = 0;
-    s = prt__plugin_create(c, owner, nl->name, prt_owned_fields_get(nl->fields), PRT_PHASE_BUILD, &pl, msg,
-                           sizeof msg);
+    if (nl->proto) { /* prt_op: the op's own plugin, as it is */
+        s = prt__plugin_clone(nl->proto, &pl, msg, sizeof msg);
+    } else {
+        s = prt_registry_find(b->reg, nl->plugin, nl->version, nl->plugin_namespace, &c, &owner);
+        if (s != PRT_OK) return bfail(b, s, "layer \"%s\": %s", nl->name, prt_registry_last_error(b->reg));
+        s = prt__plugin_create(c, owner, nl->name, prt_owned_fields_get(nl->fields), PRT_PHASE_BUILD, &pl, msg,
+                               sizeof msg);
+    }
     if (s != PRT_OK) return bfail(b, s, "%s", msg);
     pli = new_layer(b, nl->name, PRT__LAYER_PLUGIN);
     if (pli < 0) {
@@ -442,10 +693,10 @@ static prt_status build_layer(bstate *b, int32_t li)
     }
     b->plugins[pli] = pl; /* destroyed with the build state from here on */
 
-    nb_out_reported = prt__plugin_nb_outputs(pl);
-    if (nb_out_reported != nout)
-        return bfail(b, PRT_STATUS_INVALID_ARGUMENT, "%s: the plugin has %d outputs, the network names %d", who,
-                     (int)nb_out_reported, (int)nout);
+    msg[0] = 0;
+    if ((s = prt__optio_check(pl, who, nl->in, nin, nout, &info, &optio, msg, sizeof msg)) != PRT_OK)
+        return bfail(b, s, "%s", msg);
+    if (optio) p->read_version = 2;
 
     pin = prt__calloc((size_t)nin + 1, sizeof *pin);
     ein = prt__calloc((size_t)nin + 1, sizeof *ein);
@@ -455,7 +706,9 @@ static prt_status build_layer(bstate *b, int32_t li)
     cand = prt__calloc((size_t)nin + 1, sizeof *cand);
     cand_out = prt__calloc((size_t)nout, sizeof *cand_out);
     io = prt__calloc((size_t)(nin + nout), sizeof *io);
-    if (!pin || !ein || !eout || !decl_in || !decl_out || !cand || !cand_out || !io) {
+    vin = prt__calloc((size_t)nin + 1, sizeof *vin);
+    vout = prt__calloc((size_t)nout, sizeof *vout);
+    if (!pin || !ein || !eout || !decl_in || !decl_out || !cand || !cand_out || !io || !vin || !vout) {
         s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
         goto done;
     }
@@ -463,22 +716,42 @@ static prt_status build_layer(bstate *b, int32_t li)
     /* Shapes. */
     for (i = 0; i < nin; i++) {
         const prt__ptensor *t;
+        vin[i].nb = PRT_NB_VALUES_UNKNOWN;
+        if (nl->in[i] < 0) { /* absent */
+            pin[i] = -1;
+            prt__optio_absent_expr(&ein[i]);
+            decl_in[i] = PRT_DTYPE_ABSENT;
+            continue;
+        }
         pin[i] = b->net2plan[nl->in[i]];
         t = &p->tensors[pin[i]];
         ein[i].nb = t->nb_dims;
         for (j = 0; j < t->nb_dims; j++) ein[i].d[j] = b->rc.ptrs[t->expr[j]];
+        vin[i].nb = t->nb_vals;
+        for (j = 0; j < t->nb_vals; j++) vin[i].d[j] = b->rc.ptrs[t->val[j]];
         decl_in[i] = b->declared[nl->in[i]];
+        if (i < 32 && (info.value_inputs >> i & 1u) && t->nb_vals < 0) {
+            char d[160];
+            s = bfail(b, PRT_STATUS_SHAPE_MISMATCH,
+                      "%s: input %d (\"%s\", %s %s) is a shape-value input, but its values are not known before the "
+                      "run; expected a 0-D or 1-D int32/int64 tensor of at most %d elements from a constant, a "
+                      "shape-value input or a layer that computes it on the host",
+                      who, (int)i, t->name, prt_dtype_name(t->dtype), prt_dims_str(&t->dims, d, sizeof d),
+                      PRT_MAX_DIMS);
+            goto done;
+        }
     }
     msg[0] = 0;
-    s = prt__plugin_output_shapes(pl, ein, nin, eout, nout, &b->rc.pub, msg, sizeof msg);
+    s = prt__shapeval_outputs(pl, ein, vin, nin, eout, vout, nout, &b->rc.pub, msg, sizeof msg);
     if (s != PRT_OK) {
         char shapes[1024];
         size_t n = 0;
         shapes[0] = 0;
         for (i = 0; i < nin && n < sizeof shapes; i++) {
             char d[160];
-            n += (size_t)snprintf(shapes + n, sizeof shapes - n, "%s%s %s", i ? ", " : "", p->tensors[pin[i]].name,
-                                  prt_dims_str(&p->tensors[pin[i]].dims, d, sizeof d));
+            n += (size_t)snprintf(shapes + n, sizeof shapes - n, "%s%s %s", i ? ", " : "",
+                                  pin[i] < 0 ? "(absent)" : p->tensors[pin[i]].name,
+                                  pin[i] < 0 ? "-" : prt_dims_str(&p->tensors[pin[i]].dims, d, sizeof d));
         }
         s = bfail(b, s, "%s (inputs %s)", msg, shapes);
         goto done;
@@ -506,13 +779,15 @@ static prt_status build_layer(bstate *b, int32_t li)
         b->net2plan[ni] = t;
         if ((s = set_shape(b, t, &eout[i], who, i)) != PRT_OK) goto done;
         if ((s = eval_ranges(b, t, who)) != PRT_OK) goto done;
+        if ((s = set_values(b, t, &vout[i], who, i)) != PRT_OK) goto done;
     }
 
     /* Type negotiation: candidates in order of preference. */
     for (k = 0; k < 4 && !found; k++) {
         int same_as_earlier = 0;
+        if (b->strict_types && k != 1) continue;
         for (i = 0; i < nin; i++) {
-            prt_dtype cur = p->tensors[pin[i]].dtype;
+            prt_dtype cur = pin[i] < 0 ? PRT_DTYPE_ABSENT : p->tensors[pin[i]].dtype;
             switch (k) {
             case 0: cand[i] = (b->cfg->precision == PRT_PRECISION_FP16 && is_float(cur)) ? PRT_DTYPE_F16 : cur; break;
             case 1: cand[i] = cur; break;
@@ -520,13 +795,13 @@ static prt_status build_layer(bstate *b, int32_t li)
             default: cand[i] = is_float(cur) ? PRT_DTYPE_F16 : cur; break;
             }
         }
-        if (k > 0) {
+        if (k > 0 && !b->strict_types) {
             /* Skip a candidate equal to an earlier one (recompute them). */
             int32_t kk;
             for (kk = 0; kk < k && !same_as_earlier; kk++) {
                 int eq = 1;
                 for (i = 0; i < nin; i++) {
-                    prt_dtype cur = p->tensors[pin[i]].dtype, e;
+                    prt_dtype cur = pin[i] < 0 ? PRT_DTYPE_ABSENT : p->tensors[pin[i]].dtype, e;
                     switch (kk) {
                     case 0: e = (b->cfg->precision == PRT_PRECISION_FP16 && is_float(cur)) ? PRT_DTYPE_F16 : cur; break;
                     case 1: e = cur; break;
@@ -542,25 +817,35 @@ static prt_status build_layer(bstate *b, int32_t li)
         msg[0] = 0;
         s = prt__plugin_output_types(pl, cand, nin, cand_out, nout, msg, sizeof msg);
         if (s != PRT_OK) continue; /* this assignment is not one the plugin takes */
-        for (i = 0; i < nin; i++) dyn_desc(&p->tensors[pin[i]], cand[i], &io[i]);
-        for (i = 0; i < nout; i++) dyn_desc(&p->tensors[b->net2plan[nl->out[i]]], cand_out[i], &io[nin + i]);
+        io_descs(b, pin, cand, nin, nl, cand_out, nout, io);
         found = 1;
         for (i = 0; i < nin + nout && found; i++)
-            if (!prt__plugin_supports(pl, i, io, nin, nout)) found = 0;
+            if ((i >= nin || pin[i] >= 0) && !prt__devq_supports(pl, i, io, nin, nout, b->cfg->device)) {
+                found = 0;
+                refused = i;
+            }
+    }
+    if (!found && b->strict_types) {
+        s = bfail(b, PRT_STATUS_UNSUPPORTED, "%s: the plugin does not support %s %d as %s/%s on the %s", who,
+                  refused < 0 ? "its input types" : refused < nin ? "input" : "output",
+                  refused < 0 ? 0 : (int)(refused < nin ? refused : refused - nin),
+                  refused < 0 ? "?" : prt_dtype_name(io[refused].desc.dtype),
+                  refused < 0 ? "?" : prt_format_name(io[refused].desc.format), device_name(b->cfg->device));
+        goto done;
     }
     if (!found) {
         char t1[256];
-        for (i = 0; i < nin; i++) cand[i] = p->tensors[pin[i]].dtype;
+        for (i = 0; i < nin; i++) cand[i] = pin[i] < 0 ? PRT_DTYPE_ABSENT : p->tensors[pin[i]].dtype;
         s = bfail(b, PRT_STATUS_TYPE_MISMATCH,
                   "%s: the plugin accepts no type combination tried for its inputs %s (f32 and f16 variants of float "
-                  "inputs, linear format)",
-                  who, types_str(cand, nin, t1, sizeof t1));
+                  "inputs, linear format) on the %s",
+                  who, types_str(cand, nin, t1, sizeof t1), device_name(b->cfg->device));
         goto done;
     }
     /* Casts for inputs in another type; they run before this layer, so the
      * layer moves after them. */
     for (i = 0; i < nin; i++) {
-        if (p->tensors[pin[i]].dtype != cand[i]) {
+        if (pin[i] >= 0 && p->tensors[pin[i]].dtype != cand[i]) {
             int32_t t;
             if ((s = cast_version(b, pin[i], cand[i], PRT__ROLE_ACTIVATION, NULL, &t)) != PRT_OK) goto done;
             pin[i] = t;
@@ -586,6 +871,11 @@ static prt_status build_layer(bstate *b, int32_t li)
     }
     for (i = 0; i < nout; i++) {
         int32_t t = b->net2plan[nl->out[i]];
+        if (p->tensors[t].nb_vals >= 0 && cand_out[i] != PRT_DTYPE_I32 && cand_out[i] != PRT_DTYPE_I64) {
+            s = bfail(b, PRT_STATUS_TYPE_MISMATCH, "%s: output %d (\"%s\") has shape values but type %s; expected "
+                      "int32 or int64", who, (int)i, p->tensors[t].name, prt_dtype_name(cand_out[i]));
+            goto done;
+        }
         p->tensors[t].dtype = cand_out[i];
         if (cand_out[i] != decl_out[i]) {
             /* The produced version carries the dtype in its name. */
@@ -611,8 +901,7 @@ static prt_status build_layer(bstate *b, int32_t li)
             p->tensors[t].name = nn;
         }
     }
-    for (i = 0; i < nin; i++) dyn_desc(&p->tensors[pin[i]], cand[i], &io[i]);
-    for (i = 0; i < nout; i++) dyn_desc(&p->tensors[b->net2plan[nl->out[i]]], cand_out[i], &io[nin + i]);
+    io_descs(b, pin, cand, nin, nl, cand_out, nout, io);
 
     p->layers[pli].in = prt__malloc(((size_t)nin + 1) * sizeof(int32_t));
     p->layers[pli].out = prt__malloc((size_t)nout * sizeof(int32_t));
@@ -631,7 +920,7 @@ static prt_status build_layer(bstate *b, int32_t li)
         s = bfail(b, s, "%s", msg);
         goto done;
     }
-    ws = prt__plugin_workspace(pl, io, nin, io + nin, nout);
+    ws = prt__devq_workspace(pl, io, nin, io + nin, nout, b->cfg->device);
     if (ws == SIZE_MAX || (uint64_t)ws > (uint64_t)INT64_MAX) {
         s = bfail(b, PRT_STATUS_PLUGIN_ERROR, "%s: asks for %zu workspace bytes", who, ws);
         goto done;
@@ -642,6 +931,13 @@ static prt_status build_layer(bstate *b, int32_t li)
         goto done;
     }
     p->layers[pli].workspace = (uint64_t)ws;
+
+    /* Folding runs on the CPU: its workspace is the CPU's. */
+    if ((s = fold_layer(b, pli, nl,
+                        b->cfg->device == PRT_DEVICE_CPU ? ws
+                                                         : prt__devq_workspace(pl, io, nin, io + nin, nout,
+                                                                               PRT_DEVICE_CPU))) != PRT_OK)
+        goto done;
 
     /* Network outputs are delivered in their declared type. */
     for (i = 0; i < nout; i++) {
@@ -657,6 +953,8 @@ static prt_status build_layer(bstate *b, int32_t li)
     }
     s = PRT_OK;
 done:
+    prt__free(vin);
+    prt__free(vout);
     prt__free(pin);
     prt__free(ein);
     prt__free(eout);
@@ -857,6 +1155,37 @@ static prt_status input_range(bstate *b, int32_t ti, prt_dims *mn, prt_dims *op,
     return PRT_OK;
 }
 
+/* The profile of shape-value input `ti` (net tensor): bounds of its values,
+ * one per element. */
+static prt_status value_range(bstate *b, int32_t ti, prt_dims *mn, prt_dims *op, prt_dims *mx)
+{
+    const prt__net_tensor *t = &b->net->tensors[ti];
+    const prt_profile_range *r = NULL;
+    int32_t i, n = (int32_t)prt_dims_volume(&t->dims);
+    char d1[160], d2[160], d3[160];
+    for (i = 0; i < b->cfg->nb_ranges; i++)
+        if (strcmp(b->cfg->ranges[i].input, t->name) == 0) r = &b->cfg->ranges[i];
+    if (!r)
+        return bfail(b, PRT_STATUS_INVALID_ARGUMENT,
+                     "shape-value input \"%s\" needs a profile range of its %d values (min, opt, max)", t->name, (int)n);
+    if (r->min.nb != n || r->opt.nb != n || r->max.nb != n)
+        return bfail(b, PRT_STATUS_SHAPE_MISMATCH,
+                     "profile for shape-value input \"%s\": min %s, opt %s, max %s must each hold its %d values",
+                     t->name, prt_dims_str(&r->min, d1, sizeof d1), prt_dims_str(&r->opt, d2, sizeof d2),
+                     prt_dims_str(&r->max, d3, sizeof d3), (int)n);
+    for (i = 0; i < n; i++)
+        if (r->min.d[i] > r->opt.d[i] || r->opt.d[i] > r->max.d[i])
+            return bfail(b, PRT_STATUS_SHAPE_MISMATCH,
+                         "profile for shape-value input \"%s\" value %d: min %" PRId64 ", opt %" PRId64 ", max %" PRId64
+                         " must satisfy min <= opt <= max",
+                         t->name, (int)i, r->min.d[i], r->opt.d[i], r->max.d[i]);
+    *mn = r->min;
+    *op = r->opt;
+    *mx = r->max;
+    mn->reserved_ = op->reserved_ = mx->reserved_ = 0;
+    return PRT_OK;
+}
+
 static prt_status add_weights(bstate *b, const void *data, size_t n, uint64_t *off)
 {
     uint64_t at64, end;
@@ -886,6 +1215,12 @@ static prt_status add_weights(bstate *b, const void *data, size_t n, uint64_t *o
 prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cfg, prt_registry *r, prt_engine **out,
                             char *err, size_t cap)
 {
+    return prt__engine_build(net, cfg, r, 0, out, err, cap);
+}
+
+prt_status prt__engine_build(const prt_network *net, const prt_builder_config *cfg, prt_registry *r, int strict_types,
+                             prt_engine **out, char *err, size_t cap)
+{
     bstate b;
     prt_builder_config defcfg;
     prt__plan *p;
@@ -909,6 +1244,7 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
     cfg = &defcfg;
     b.net = net;
     b.cfg = cfg;
+    b.strict_types = strict_types;
     b.reg = r ? r : net->registry;
     if ((s = check_config(&b)) != PRT_OK) return s;
     if (net->nb_outputs == 0) return bfail(&b, PRT_STATUS_INVALID_ARGUMENT, "the network marks no outputs");
@@ -919,9 +1255,10 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
     b.declared = prt__calloc((size_t)net->nb_tensors, sizeof *b.declared);
     b.versions = prt__calloc((size_t)net->nb_tensors + 1, sizeof *b.versions);
     b.nb_versions = prt__calloc((size_t)net->nb_tensors + 1, 1);
-    b.in_min = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
-    b.in_opt = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
-    b.in_max = prt__calloc((size_t)net->nb_inputs + 1, sizeof(prt_dims));
+    /* Per input its dims, then per input its shape values (nb 0: none). */
+    b.in_min = prt__calloc(2 * (size_t)net->nb_inputs + 1, sizeof(prt_dims));
+    b.in_opt = prt__calloc(2 * (size_t)net->nb_inputs + 1, sizeof(prt_dims));
+    b.in_max = prt__calloc(2 * (size_t)net->nb_inputs + 1, sizeof(prt_dims));
     if (!p || !b.net2plan || !b.declared || !b.versions || !b.nb_versions || !b.in_min || !b.in_opt || !b.in_max ||
         prt__exprs_create(&b.rc.x) != PRT_OK) {
         s = bfail(&b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
@@ -950,7 +1287,8 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
         const prt__net_tensor *nt = &net->tensors[i];
         int32_t t;
         if (nt->kind != PRT__TENSOR_INPUT) continue;
-        if ((s = input_range(&b, i, &b.in_min[nin], &b.in_opt[nin], &b.in_max[nin])) != PRT_OK) goto done;
+        if (nt->shape_values) b.in_min[nin] = b.in_opt[nin] = b.in_max[nin] = nt->dims;
+        else if ((s = input_range(&b, i, &b.in_min[nin], &b.in_opt[nin], &b.in_max[nin])) != PRT_OK) goto done;
         t = new_tensor(&b, nt->name, PRT__ROLE_INPUT, nt->dtype, i);
         if (t < 0) {
             s = bfail(&b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
@@ -964,6 +1302,24 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
         for (j = 0; j < nt->dims.nb; j++) {
             const prt_expr *e = prt__exprs_leaf(b.rc.x, nin, j, nt->dims.d[j]);
             p->tensors[t].expr[j] = rec_add(&b.rc, e, PRT__NODE_LEAF, 0, nin, j, 0);
+        }
+        if (nt->shape_values) {
+            /* Its values are leaves too: value j of input k is leaf
+             * (nb_inputs + k, j), bounded by the profile. */
+            int32_t vi = net->nb_inputs + nin;
+            prt__ptensor *pt = &p->tensors[t];
+            if ((s = value_range(&b, i, &pt->vmin, &pt->vopt, &pt->vmax)) != PRT_OK) goto done;
+            b.in_min[vi] = pt->vmin;
+            b.in_opt[vi] = pt->vopt;
+            b.in_max[vi] = pt->vmax;
+            pt->nb_vals = pt->vmin.nb;
+            for (j = 0; j < pt->nb_vals; j++) {
+                int64_t v = pt->vmin.d[j];
+                pt->val[j] = v == pt->vmax.d[j] /* a fixed value is a constant */
+                                 ? rec_add(&b.rc, prt__exprs_const(b.rc.x, v), PRT__NODE_CONST, 0, 0, 0, v)
+                                 : rec_add(&b.rc, prt__exprs_leaf(b.rc.x, vi, j, -1), PRT__NODE_LEAF, 0, vi, j, 0);
+            }
+            p->read_version = 2;
         }
         b.net2plan[i] = t;
         b.declared[i] = nt->dtype;
@@ -986,6 +1342,14 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
             const prt_expr *e = prt__exprs_const(b.rc.x, nt->dims.d[j]);
             p->tensors[t].expr[j] = rec_add(&b.rc, e, PRT__NODE_CONST, 0, 0, 0, nt->dims.d[j]);
         }
+        if (prt__shapeval_fits(nt->dtype, &nt->dims)) { /* a small integer constant: its values are known */
+            int32_t n = (int32_t)prt_dims_volume(&nt->dims);
+            for (j = 0; j < n; j++) {
+                int64_t v = prt__shapeval_element(nt->dtype, nt->data, j);
+                p->tensors[t].val[j] = rec_add(&b.rc, prt__exprs_const(b.rc.x, v), PRT__NODE_CONST, 0, 0, 0, v);
+            }
+            p->tensors[t].nb_vals = n;
+        }
         b.net2plan[i] = t;
         b.declared[i] = nt->dtype;
     }
@@ -999,15 +1363,16 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
 
     p->nodes = b.rc.nodes;
     p->nb_nodes = b.rc.nb;
+    if ((s = drop_unread_constants(&b)) != PRT_OK) goto done;
     if ((s = plan_memory(&b)) != PRT_OK) goto done;
     /* Weights, each at a multiple of 64 bytes. */
     for (i = 0; i < p->nb_tensors; i++) {
         prt__ptensor *t = &p->tensors[i];
-        const prt__net_tensor *nt;
+        size_t n;
         if (t->role != PRT__ROLE_CONSTANT) continue;
-        nt = &net->tensors[b.plan2net[i]];
-        if ((s = add_weights(&b, nt->data, nt->nbytes, &t->offset)) != PRT_OK) goto done;
-        t->bytes = nt->nbytes;
+        n = (size_t)prt_dims_volume(&t->dims) * prt_dtype_size(t->dtype);
+        if ((s = add_weights(&b, const_data(&b, i), n, &t->offset)) != PRT_OK) goto done;
+        t->bytes = n;
     }
     p->weights = b.wbuf;
     p->weights_len = b.wlen;
@@ -1077,6 +1442,8 @@ done:
         prt__free(b.wbuf);
         prt__free(b.rc.nodes);
     }
+    for (i = 0; i < b.nb_folded; i++) prt__free(b.folded[i].data);
+    prt__free(b.folded);
     prt__free((void *)b.rc.ptrs);
     prt__hmap_free(&b.rc.index);
     prt__hmap_free(&b.names);

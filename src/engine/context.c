@@ -17,15 +17,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/cuda/device.h"
-#ifdef PLUGRT_HAVE_CUDA
-#include "backend/cuda/cast.h"
-#endif
+#include "backend/backend.h"
 #include "core/checked.h"
 #include "core/core.h"
-#include "core/threadpool.h"
+#include "engine/devq.h"
 #include "engine/layercheck.h"
+#include "engine/optio.h"
 #include "engine/plugctx.h"
+#include "engine/shapeval.h"
 #include "engine/runtime.h"
 
 #define EXEC_ERR_CAP 1024
@@ -33,13 +32,14 @@
 
 struct prt_context {
     prt_engine *e;
+    const prt__backend *be; /* the device's memory, copies, streams, casts */
     prt_device device;
     int32_t cuda_device;
     void *stream;
     int own_stream;
     prt_allocator alloc;
     int have_alloc;
-    prt__threadpool *pool;
+    void *pool;           /* the backend's host threads (CPU) */
 
     prt__plugin **inst;   /* per layer */
     uint8_t *arena;       /* activations (device memory on CUDA) */
@@ -47,8 +47,9 @@ struct prt_context {
     uint8_t *workspace;
     void *workspace_block;
     uint8_t *weights;     /* CUDA: a device copy of the weights; CPU: the engine's */
+    void *weights_block;
     void **bound;         /* per tensor: caller buffers of inputs and outputs */
-    prt_dims *in_dims;    /* per graph input */
+    prt_dims *in_dims;    /* per graph input its dims, then per graph input its shape values */
     int64_t *vals;        /* per expression node */
     uint8_t *ddep_known;
     prt_dims *cur;        /* per tensor: current extents */
@@ -84,8 +85,7 @@ static prt_context *ctx_of_ex(prt_exec *ex) { return (prt_context *)ex->host_; }
 static void ex_parallel_for(prt_exec *ex, int64_t n, int64_t grain, prt_range_fn fn, void *arg)
 {
     prt_context *c = ctx_of_ex(ex);
-    if (c->pool) prt__threadpool_parallel_for(c->pool, n, grain, fn, arg);
-    else if (n > 0) fn(arg, 0, n);
+    c->be->parallel_for(c->pool, n, grain, fn, arg);
 }
 
 static void ex_set_error(prt_exec *ex, const char *msg)
@@ -199,7 +199,7 @@ static prt_status resolve_pending(prt_context *c)
     prt_status s;
     if (!c->nb_queued) return PRT_OK;
     msg[0] = 0;
-    s = prt__cuda_stream_sync(c->pend_stream, msg, sizeof msg);
+    s = c->be->stream_sync(c->pend_stream, msg, sizeof msg);
     c->nb_queued = 0;
     if (s != PRT_OK) return prt__err(c, s, "waiting for data-dependent extents: %s", msg);
     for (k = 0; k < c->nb_pend; k++) {
@@ -227,7 +227,7 @@ static prt_status resolve_pending(prt_context *c)
 static void drop_pending(prt_context *c)
 {
     char msg[256];
-    if (c->nb_queued) (void)prt__cuda_stream_sync(c->pend_stream, msg, sizeof msg);
+    if (c->nb_queued) (void)c->be->stream_sync(c->pend_stream, msg, sizeof msg);
     c->nb_queued = 0;
     c->nb_pend = 0;
 }
@@ -240,7 +240,7 @@ static prt_status queue_pending(prt_context *c, const prt__player *l)
     prt_status s;
     if (!c->pend_host) {
         msg[0] = 0;
-        s = prt__cuda_host_alloc((size_t)c->cap_pend * sizeof(int64_t), (void **)&c->pend_host, msg, sizeof msg);
+        s = c->be->host_alloc((size_t)c->cap_pend * sizeof(int64_t), (void **)&c->pend_host, msg, sizeof msg);
         if (s != PRT_OK) {
             c->nb_pend = 0;
             return prt__err(c, s, "layer \"%s\": page-locked memory for data-dependent extents: %s", l->name, msg);
@@ -248,8 +248,8 @@ static prt_status queue_pending(prt_context *c, const prt__player *l)
     }
     for (k = 0; k < c->nb_pend; k++) {
         msg[0] = 0;
-        s = prt__cuda_copy_d2h_async(&c->pend_host[k], c->pend[k].dev, sizeof(int64_t), c->ex.cuda_stream, msg,
-                                     sizeof msg);
+        s = c->be->download_async(&c->pend_host[k], c->pend[k].dev, sizeof(int64_t), c->ex.cuda_stream, msg,
+                                  sizeof msg);
         if (s != PRT_OK) {
             /* Copies queued so far finish before the stream is used again. */
             c->pend_stream = c->ex.cuda_stream;
@@ -272,22 +272,14 @@ static void *mem_alloc(prt_context *c, size_t n, void **block)
         *block = c->alloc.alloc(c->alloc.user, c->device, n);
         return *block;
     }
-    if (c->device == PRT_DEVICE_CUDA) {
-        char e[256];
-        void *p = NULL;
-        if (prt__cuda_malloc(n, &p, e, sizeof e) != PRT_OK) return NULL;
-        *block = p;
-        return p;
-    }
-    return prt__plan_aligned_alloc(n, block);
+    return c->be->alloc(n, block);
 }
 
 static void mem_free(prt_context *c, void *block)
 {
     if (!block) return;
     if (c->have_alloc) c->alloc.free(c->alloc.user, c->device, block);
-    else if (c->device == PRT_DEVICE_CUDA) prt__cuda_free(block);
-    else prt__free(block);
+    else c->be->free(block);
 }
 
 /* ---- create / destroy ------------------------------------------------------------- */
@@ -308,16 +300,16 @@ void prt_context_destroy(prt_context *c)
     if (!c) return;
     p = c->e->plan;
     drop_pending(c);
-    prt__cuda_host_free(c->pend_host);
+    c->be->host_free(c->pend_host);
     prt__free(c->pend);
     if (c->inst)
         for (i = 0; i < p->nb_layers; i++) prt__plugin_destroy(c->inst[i]);
     prt__plugctx_destroy(c->res); /* resources at their last release */
     mem_free(c, c->arena_block);
     mem_free(c, c->workspace_block);
-    if (c->device == PRT_DEVICE_CUDA) mem_free(c, c->weights);
-    if (c->own_stream) prt__cuda_stream_destroy(c->stream);
-    prt__threadpool_destroy(c->pool);
+    if (c->weights_block) mem_free(c, c->weights_block);
+    if (c->own_stream) c->be->stream_destroy(c->stream);
+    c->be->workers_destroy(c->pool);
     prt__free(c->inst);
     prt__free(c->bound);
     prt__free(c->in_dims);
@@ -348,7 +340,8 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
     const prt__plan *p;
     char msg[PRT_ERR_CAP];
     prt_status s;
-    int32_t i, k, io;
+    int32_t i, io;
+    uint64_t ws;
 
     if (!e || !out) return PRT_STATUS_INVALID_ARGUMENT;
     p = e->plan;
@@ -380,35 +373,29 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
         c->have_alloc = 1;
     }
     msg[0] = 0;
-    if (c->device == PRT_DEVICE_CUDA) {
-        if (prt__cuda_device_count() <= c->cuda_device || c->cuda_device < 0) {
-            prt__free(c);
-            return prt__err(e, PRT_STATUS_NO_DEVICE, "no CUDA device %d (%d found)", (int)cfg->cuda_device,
-                            prt__cuda_device_count());
-        }
-        if ((s = prt__cuda_set_device(c->cuda_device, msg, sizeof msg)) != PRT_OK) {
-            prt__free(c);
-            return prt__err(e, s, "%s", msg);
-        }
-        if (cfg->cuda_stream) {
-            c->stream = cfg->cuda_stream;
-        } else {
-            if ((s = prt__cuda_stream_create(&c->stream, msg, sizeof msg)) != PRT_OK) {
-                prt__free(c);
-                return prt__err(e, s, "%s", msg);
-            }
-            c->own_stream = 1;
-        }
+    c->be = prt__backend_of(c->device);
+    if ((s = c->be->select(c->cuda_device, msg, sizeof msg)) != PRT_OK) {
+        prt__free(c);
+        return prt__err(e, s, "%s", msg);
+    }
+    if (c->device == PRT_DEVICE_CUDA && cfg->cuda_stream) {
+        c->stream = cfg->cuda_stream;
     } else {
-        if ((s = prt__threadpool_create(cfg->nb_threads, &c->pool, msg, sizeof msg)) != PRT_OK) {
+        if ((s = c->be->stream_create(&c->stream, msg, sizeof msg)) != PRT_OK) {
             prt__free(c);
             return prt__err(e, s, "%s", msg);
         }
+        c->own_stream = c->stream != NULL;
+    }
+    if ((s = c->be->workers_create(cfg->nb_threads, &c->pool, msg, sizeof msg)) != PRT_OK) {
+        if (c->own_stream) c->be->stream_destroy(c->stream);
+        prt__free(c);
+        return prt__err(e, s, "%s", msg);
     }
     io = max_io(p);
     c->inst = prt__calloc((size_t)p->nb_layers + 1, sizeof *c->inst);
     c->bound = prt__calloc((size_t)p->nb_tensors + 1, sizeof *c->bound);
-    c->in_dims = prt__calloc((size_t)p->nb_inputs + 1, sizeof *c->in_dims);
+    c->in_dims = prt__calloc(2 * (size_t)p->nb_inputs + 1, sizeof *c->in_dims);
     c->vals = prt__calloc((size_t)p->nb_nodes + 1, sizeof *c->vals);
     c->ddep_known = prt__calloc((size_t)p->nb_nodes + 1, 1);
     c->cur = prt__calloc((size_t)p->nb_tensors + 1, sizeof *c->cur);
@@ -422,41 +409,47 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
         prt_context_destroy(c);
         return prt__err(e, PRT_STATUS_OUT_OF_MEMORY, "out of memory creating a context");
     }
-    if (p->arena_size > (uint64_t)PTRDIFF_MAX || p->workspace_size > (uint64_t)PTRDIFF_MAX) {
+    ws = p->workspace_size;
+    if (c->device != (prt_device)p->device) {
+        /* The plan sized workspaces for its own device: ask for this one. */
+        uint64_t need;
+        pthread_mutex_lock(&e->lock);
+        need = prt__devq_plan_workspace(p, e->protos, c->device);
+        pthread_mutex_unlock(&e->lock);
+        if (need > ws) ws = need;
+    }
+    if (p->arena_size > (uint64_t)PTRDIFF_MAX || ws > (uint64_t)PTRDIFF_MAX) {
         prt_context_destroy(c);
         return prt__err(e, PRT_STATUS_OUT_OF_MEMORY,
                         "the plan asks for %" PRIu64 " bytes of activations and %" PRIu64
                         " bytes of workspace; at most %td each can be allocated",
-                        p->arena_size, p->workspace_size, (ptrdiff_t)PTRDIFF_MAX);
+                        p->arena_size, ws, (ptrdiff_t)PTRDIFF_MAX);
     }
     c->arena = mem_alloc(c, (size_t)p->arena_size, &c->arena_block);
-    c->workspace = mem_alloc(c, (size_t)p->workspace_size, &c->workspace_block);
+    c->workspace = mem_alloc(c, (size_t)ws, &c->workspace_block);
     if (!c->arena || !c->workspace) {
-        const char *where = c->device == PRT_DEVICE_CUDA ? "GPU" : "CPU";
+        const char *where = c->be->name;
         prt_context_destroy(c);
         return prt__err(e, PRT_STATUS_OUT_OF_MEMORY,
                         "cannot allocate %" PRIu64 " bytes of activations and %" PRIu64 " bytes of workspace on the %s",
-                        p->arena_size, p->workspace_size, where);
+                        p->arena_size, ws, where);
     }
-    if (c->device == PRT_DEVICE_CUDA) {
-        void *blk = NULL;
-        c->weights = mem_alloc(c, (size_t)p->weights_len, &blk);
+    if (!c->be->host_memory) {
+        c->weights = mem_alloc(c, (size_t)p->weights_len, &c->weights_block);
         if (!c->weights) {
             prt_context_destroy(c);
-            return prt__err(e, PRT_STATUS_OUT_OF_MEMORY, "cannot allocate %" PRIu64 " bytes of weights on the GPU",
-                            p->weights_len);
+            return prt__err(e, PRT_STATUS_OUT_OF_MEMORY, "cannot allocate %" PRIu64 " bytes of weights on the %s",
+                            p->weights_len, c->be->name);
         }
-        if (p->weights_len &&
-            (s = prt__cuda_copy(c->weights, p->weights, (size_t)p->weights_len, PRT__H2D, msg, sizeof msg)) != PRT_OK) {
+        if ((s = c->be->upload(c->weights, p->weights, (size_t)p->weights_len, msg, sizeof msg)) != PRT_OK) {
             prt_context_destroy(c);
             return prt__err(e, s, "%s", msg);
         }
     } else {
         c->weights = p->weights;
     }
-    /* Inputs start at the profile's opt shapes. */
-    for (i = 0, k = 0; i < p->nb_tensors; i++)
-        if (p->tensors[i].role == PRT__ROLE_INPUT) c->in_dims[k++] = p->tensors[i].opt;
+    /* Inputs start at the profile's opt shapes (and values). */
+    prt__plan_inputs_at(p, 1, c->in_dims);
 
     if ((s = prt__plugctx_create(c->device, c->cuda_device, &c->res)) != PRT_OK) {
         prt_context_destroy(c);
@@ -467,7 +460,7 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
     c->ex.device = c->device;
     c->ex.cuda_device = c->cuda_device;
     c->ex.cuda_stream = c->device == PRT_DEVICE_CUDA ? c->stream : NULL;
-    c->ex.nb_threads = c->pool ? prt__threadpool_size(c->pool) : 1;
+    c->ex.nb_threads = c->be->workers_size(c->pool);
     c->ex.parallel_for = ex_parallel_for;
     c->ex.set_error = ex_set_error;
     c->ex.set_output_dims = ex_set_output_dims;
@@ -581,6 +574,66 @@ prt_status prt_context_set_input_shape(prt_context *c, const char *name, const p
     return PRT_OK;
 }
 
+prt_status prt_context_set_input_values(prt_context *c, const char *name, const int64_t *values, int32_t nb)
+{
+    const prt__plan *p;
+    const prt__ptensor *t;
+    prt_status s = PRT_OK;
+    int32_t ti, k, j, idx = 0;
+    char a[160], b[160];
+    if (!c) return PRT_STATUS_INVALID_ARGUMENT;
+    p = c->e->plan;
+    ti = find_tensor(c, name, "set_input_values", &s);
+    if (ti < 0) return s;
+    t = &p->tensors[ti];
+    if (t->role != PRT__ROLE_INPUT || t->nb_vals < 0)
+        return prt__err(c, PRT_STATUS_INVALID_ARGUMENT,
+                        "set_input_values: \"%s\" is not a shape-value input (prt_network_add_shape_input)", name);
+    if (!values && nb) return prt__err(c, PRT_STATUS_INVALID_ARGUMENT, "set_input_values: no values given for \"%s\"", name);
+    if (nb != t->nb_vals)
+        return prt__err(c, PRT_STATUS_SHAPE_MISMATCH, "shape-value input \"%s\" holds %d values; got %d", name,
+                        (int)t->nb_vals, (int)nb);
+    for (j = 0; j < nb; j++)
+        if (values[j] < t->vmin.d[j] || values[j] > t->vmax.d[j])
+            return prt__err(c, PRT_STATUS_SHAPE_MISMATCH,
+                            "shape-value input \"%s\" value %d is %" PRId64 ", outside the profile's range %" PRId64
+                            "..%" PRId64 " (min %s, max %s)",
+                            name, (int)j, values[j], t->vmin.d[j], t->vmax.d[j], prt_dims_str(&t->vmin, a, sizeof a),
+                            prt_dims_str(&t->vmax, b, sizeof b));
+    for (k = 0; k < ti; k++)
+        if (p->tensors[k].role == PRT__ROLE_INPUT) idx++;
+    memset(&c->in_dims[p->nb_inputs + idx], 0, sizeof(prt_dims));
+    c->in_dims[p->nb_inputs + idx].nb = nb;
+    for (j = 0; j < nb; j++) c->in_dims[p->nb_inputs + idx].d[j] = values[j];
+    c->ran = 0;
+    return PRT_OK;
+}
+
+/* CPU: a shape-value input's buffer must hold the values the shapes were
+ * computed from. */
+static prt_status check_input_values(prt_context *c)
+{
+    const prt__plan *p = c->e->plan;
+    int32_t i, j, k = 0;
+    if (c->device != PRT_DEVICE_CPU) return PRT_OK;
+    for (i = 0; i < p->nb_tensors; i++) {
+        const prt__ptensor *t = &p->tensors[i];
+        const prt_dims *v;
+        if (t->role != PRT__ROLE_INPUT) continue;
+        v = &c->in_dims[p->nb_inputs + k++];
+        if (t->nb_vals < 0) continue;
+        for (j = 0; j < t->nb_vals; j++) {
+            int64_t have = prt__shapeval_element(t->dtype, c->bound[i], j);
+            if (have != v->d[j])
+                return prt__err(c, PRT_STATUS_INVALID_ARGUMENT,
+                                "shape-value input \"%s\": its buffer holds %" PRId64 " at element %d, but the shapes "
+                                "were computed for %" PRId64 " (give the values with prt_context_set_input_values)",
+                                t->name, have, (int)j, v->d[j]);
+        }
+    }
+    return PRT_OK;
+}
+
 prt_status prt_context_get_shape(prt_context *c, const char *name, prt_dims *out)
 {
     prt_status s = PRT_OK;
@@ -646,42 +699,53 @@ static void *addr(prt_context *c, int32_t ti)
     }
 }
 
-typedef struct cast_job {
-    prt_dtype from, to;
-    const void *src;
-    void *dst;
-} cast_job;
-
-static void cast_range(void *arg, int64_t b, int64_t e)
-{
-    cast_job *j = arg;
-    prt__runtime_cast_cpu(j->from, j->to, j->src, j->dst, b, e);
-}
-
 static prt_status run_cast(prt_context *c, const prt__player *l, int64_t n)
 {
-    cast_job j;
-    j.from = l->cast_from;
-    j.to = l->cast_to;
-    j.src = addr(c, l->in[0]);
-    j.dst = addr(c, l->out[0]);
-    if (n <= 0) return PRT_OK;
-    if (c->device == PRT_DEVICE_CPU) {
-        ex_parallel_for(&c->ex, n, 16384, cast_range, &j);
-        return PRT_OK;
+    char msg[512];
+    prt_status s;
+    msg[0] = 0;
+    s = c->be->cast(l->cast_from, l->cast_to, addr(c, l->in[0]), addr(c, l->out[0]), n, &c->ex, msg, sizeof msg);
+    return s == PRT_OK ? s : prt__err(c, s, "layer \"%s\": %s", l->name, msg);
+}
+
+/* Does every output of the layer have shape values? Then the engine
+ * writes them and the plugin is not enqueued. */
+static int values_only(const prt__plan *p, const prt__player *l)
+{
+    int32_t j;
+    if (l->kind != PRT__LAYER_PLUGIN) return 0;
+    for (j = 0; j < l->nb_out; j++)
+        if (p->tensors[l->out[j]].nb_vals < 0) return 0;
+    return 1;
+}
+
+static prt_status write_values(prt_context *c, const prt__player *l)
+{
+    const prt__plan *p = c->e->plan;
+    int32_t j, k;
+    for (j = 0; j < l->nb_out; j++) {
+        const prt__ptensor *t = &p->tensors[l->out[j]];
+        int64_t v[PRT_MAX_DIMS], bytes[PRT_MAX_DIMS]; /* int64 is the larger element */
+        for (k = 0; k < t->nb_vals; k++) {
+            v[k] = c->vals[t->val[k]];
+            if (v[k] == PRT__EVAL_BAD || (t->dtype == PRT_DTYPE_I32 && (v[k] < INT32_MIN || v[k] > INT32_MAX)))
+                return prt__err(c, PRT_STATUS_SHAPE_MISMATCH,
+                                "layer \"%s\": shape value %d of \"%s\" %s for the current input shapes", l->name,
+                                (int)k, t->name, v[k] == PRT__EVAL_BAD ? "cannot be computed" : "does not fit int32");
+        }
+        if (c->be->host_memory) {
+            prt__shapeval_store(t->dtype, addr(c, l->out[j]), v, t->nb_vals);
+        } else {
+            char msg[256];
+            prt_status s;
+            prt__shapeval_store(t->dtype, bytes, v, t->nb_vals);
+            msg[0] = 0;
+            s = c->be->upload(addr(c, l->out[j]), bytes, (size_t)t->nb_vals * prt_dtype_size(t->dtype), msg,
+                              sizeof msg);
+            if (s != PRT_OK) return prt__err(c, s, "layer \"%s\": writing shape values: %s", l->name, msg);
+        }
     }
-#ifdef PLUGRT_HAVE_CUDA
-    {
-        /* CUDA: a kernel on the stream this run is queued on. */
-        int rc = prt__cuda_cast((int)j.from, (int)j.to, j.src, j.dst, n, c->ex.cuda_stream);
-        if (rc != 0)
-            return prt__err(c, PRT_STATUS_CUDA_ERROR, "layer \"%s\": the %s -> %s cast of %" PRId64 " elements failed: %s",
-                            l->name, prt_dtype_name(j.from), prt_dtype_name(j.to), n, prt__cuda_cast_error_string(rc));
-        return PRT_OK;
-    }
-#else
-    return prt__err(c, PRT_STATUS_NO_DEVICE, "layer \"%s\": this build has no CUDA support", l->name);
-#endif
+    return PRT_OK;
 }
 
 static int same_descs(const prt_tensor_desc *a, const prt_tensor_desc *b, int32_t n)
@@ -700,6 +764,7 @@ static prt_status run(prt_context *c)
     const void **ins = NULL;
     void **outs = NULL;
     prt_tensor_desc *din = NULL, *dout = NULL;
+    prt_dims *vin = NULL;
     char msg[PRT_ERR_CAP];
 
     for (i = 0; i < p->nb_tensors; i++) {
@@ -708,6 +773,7 @@ static prt_status run(prt_context *c)
             return prt__err(c, PRT_STATUS_INVALID_ARGUMENT, "%s \"%s\" has no buffer: call prt_context_set_tensor",
                             r == PRT__ROLE_INPUT ? "input" : "output", p->tensors[i].name);
     }
+    if ((s = check_input_values(c)) != PRT_OK) return s;
     c->ran = 0;
     drop_pending(c);
     memset(c->ddep_known, 0, (size_t)p->nb_nodes);
@@ -716,7 +782,8 @@ static prt_status run(prt_context *c)
     outs = prt__calloc((size_t)io, sizeof *outs);
     din = prt__calloc((size_t)io, sizeof *din);
     dout = prt__calloc((size_t)io, sizeof *dout);
-    if (!ins || !outs || !din || !dout) {
+    vin = prt__calloc((size_t)io, sizeof *vin);
+    if (!ins || !outs || !din || !dout || !vin) {
         s = prt__err(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory running the engine");
         goto done;
     }
@@ -727,6 +794,11 @@ static prt_status run(prt_context *c)
          * shapes need them now. */
         if (c->nb_queued && (s = resolve_pending(c)) != PRT_OK) goto done;
         for (j = 0; j < l->nb_in; j++) {
+            if (l->in[j] < 0) { /* absent optional input */
+                prt__optio_absent(&din[j]);
+                ins[j] = NULL;
+                continue;
+            }
             din[j].dtype = p->tensors[l->in[j]].dtype;
             din[j].format = p->tensors[l->in[j]].format;
             din[j].dims = c->cur[l->in[j]];
@@ -751,6 +823,10 @@ static prt_status run(prt_context *c)
             if ((s = run_cast(c, l, prt_dims_volume(&din[0].dims))) != PRT_OK) goto done;
             continue;
         }
+        if (values_only(p, l)) {
+            if ((s = write_values(c, l)) != PRT_OK) goto done;
+            continue;
+        }
         if (!c->notified[i] || !same_descs(din, &c->last_in[(size_t)i * (size_t)io], l->nb_in) ||
             !same_descs(dout, &c->last_out[(size_t)i * (size_t)io], l->nb_out)) {
             const prt_plugin_creator *cr = c->inst[i]->creator;
@@ -759,7 +835,13 @@ static prt_status run(prt_context *c)
              * must be what the engine allocated. */
             snprintf(who, sizeof who, "layer \"%.200s\" (%.100s v%.40s)", l->name, cr->name, cr->version);
             msg[0] = 0;
-            s = prt__layercheck_outputs(c->inst[i], din, l->nb_in, dout, l->nb_out, who, msg, sizeof msg);
+            for (j = 0; j < l->nb_in; j++) { /* the current shape values of inputs that carry them */
+                const prt__ptensor *t = l->in[j] >= 0 ? &p->tensors[l->in[j]] : NULL;
+                int32_t k;
+                vin[j].nb = t && t->nb_vals >= 0 ? t->nb_vals : PRT_NB_VALUES_UNKNOWN;
+                for (k = 0; k < vin[j].nb; k++) vin[j].d[k] = c->vals[t->val[k]];
+            }
+            s = prt__layercheck_outputs(c->inst[i], din, vin, l->nb_in, dout, l->nb_out, who, msg, sizeof msg);
             if (s != PRT_OK) {
                 c->notified[i] = 0;
                 s = prt__err(c, s, "%s", msg);
@@ -785,9 +867,15 @@ static prt_status run(prt_context *c)
         if (s != PRT_OK) {
             c->nb_pend = 0;
             const prt_plugin_creator *cr = c->inst[i]->creator;
-            s = prt__err(c, (int)s > 0 && s < PRT_STATUS_COUNT_ ? s : PRT_STATUS_PLUGIN_ERROR,
-                         "layer \"%s\" (%s v%s): enqueue failed: %s", l->name, cr->name, cr->version,
-                         c->exec_err_set ? c->exec_err : prt_status_str(s));
+            if (c->exec_err_set && c->exec_err[0])
+                s = prt__err(c, (int)s > 0 && s < PRT_STATUS_COUNT_ ? s : PRT_STATUS_PLUGIN_ERROR,
+                             "layer \"%s\" (%s%s%s v%s): enqueue failed: %s", l->name, cr->plugin_namespace,
+                             cr->plugin_namespace[0] ? "::" : "", cr->name, cr->version, c->exec_err);
+            else
+                s = prt__err(c, (int)s > 0 && s < PRT_STATUS_COUNT_ ? s : PRT_STATUS_PLUGIN_ERROR,
+                             "layer \"%s\" (%s%s%s v%s): enqueue failed with %s (%s) and gave no message", l->name,
+                             cr->plugin_namespace, cr->plugin_namespace[0] ? "::" : "", cr->name, cr->version,
+                             prt_status_name(s), prt_status_str(s));
             goto done;
         }
         if (c->nb_pend) {
@@ -804,6 +892,7 @@ done:
     prt__free(outs);
     prt__free(din);
     prt__free(dout);
+    prt__free(vin);
     return s;
 }
 
@@ -825,9 +914,9 @@ prt_status prt_context_execute(prt_context *c)
     char msg[512];
     if (!c) return PRT_STATUS_INVALID_ARGUMENT;
     s = run(c);
-    if (s == PRT_OK && c->device == PRT_DEVICE_CUDA) {
+    if (s == PRT_OK) { /* CPU: nothing to wait for */
         msg[0] = 0;
-        s = prt__cuda_stream_sync(c->stream, msg, sizeof msg);
+        s = c->be->stream_sync(c->stream, msg, sizeof msg);
         if (s != PRT_OK) s = prt__err(c, s, "%s", msg);
     }
     return s;

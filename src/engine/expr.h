@@ -6,7 +6,7 @@
  * (input i, dim j) with a known value or -1 for dynamic. Interior nodes are
  * prt_expr_op operations and data-dependent extents. A network build uses one
  * arena, so that a layer's output expressions become the next layer's input
- * expressions; prt_op uses one per configure.
+ * expressions.
  */
 #ifndef PLUGRT_ENGINE_EXPR_H
 #define PLUGRT_ENGINE_EXPR_H

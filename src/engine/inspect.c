@@ -129,6 +129,7 @@ prt_status prt_plan_info_summary(const prt_plan_info *pi, prt_plan_summary *out)
     s.plan_bytes = pi->plan_bytes;
     s.nb_tensors = pi->plan->nb_tensors;
     s.nb_layers = pi->plan->nb_layers;
+    s.nb_folded = pi->plan->nb_folds;
     return hand_out(out, &s, sizeof s);
 }
 
@@ -151,6 +152,10 @@ prt_status prt_plan_info_tensor(const prt_plan_info *pi, int32_t index, prt_plan
     t.max = p->max;
     t.offset = p->offset;
     t.bytes = p->bytes;
+    t.nb_values = p->nb_vals;
+    t.values_min = p->vmin;
+    t.values_opt = p->vopt;
+    t.values_max = p->vmax;
     return hand_out(out, &t, sizeof t);
 }
 
@@ -183,4 +188,21 @@ prt_status prt_plan_info_layer(const prt_plan_info *pi, int32_t index, prt_plan_
     l.outputs = p->out;
     l.workspace = p->workspace;
     return hand_out(out, &l, sizeof l);
+}
+
+prt_status prt_plan_info_folded(const prt_plan_info *pi, int32_t index, prt_plan_folded *out)
+{
+    prt_plan_folded f;
+    const prt__pfold *p;
+    if (!pi || index < 0 || index >= pi->plan->nb_folds) return PRT_STATUS_INVALID_ARGUMENT;
+    p = &pi->plan->folds[index];
+    memset(&f, 0, sizeof f);
+    f.struct_size = (uint32_t)sizeof f;
+    f.abi_version = PRT_ABI_VERSION;
+    f.layer = p->layer;
+    f.plugin = p->plugin;
+    f.version = p->version;
+    f.nb_outputs = p->nb_out;
+    f.outputs = (const char *const *)p->outputs;
+    return hand_out(out, &f, sizeof f);
 }

@@ -4,14 +4,17 @@
 
 #include "core/core.h"
 #include "engine/expr.h"
+#include "engine/devq.h"
 #include "engine/layercheck.h"
+#include "engine/shapeval.h"
 
 prt_status prt__layercheck_formats(prt__plugin *pl, const prt_dyn_tensor_desc *io, int32_t nb_in, int32_t nb_out,
-                                   const char *who, char *err, size_t cap)
+                                   prt_device device, const char *who, char *err, size_t cap)
 {
     int32_t i;
     for (i = 0; i < nb_in + nb_out; i++) {
-        if (prt__plugin_supports(pl, i, io, nb_in, nb_out)) continue;
+        if (i < nb_in && io[i].desc.dims.nb == PRT_NB_DIMS_ABSENT) continue;
+        if (prt__devq_supports(pl, i, io, nb_in, nb_out, device)) continue;
         snprintf(err, cap,
                  "plan does not match its plugin: %s does not support %s %d as %s in format %s (the plan's types "
                  "and formats)",
@@ -22,19 +25,21 @@ prt_status prt__layercheck_formats(prt__plugin *pl, const prt_dyn_tensor_desc *i
     return PRT_OK;
 }
 
-prt_status prt__layercheck_outputs(prt__plugin *pl, const prt_tensor_desc *in, int32_t nb_in,
-                                   const prt_tensor_desc *out, int32_t nb_out, const char *who, char *err,
-                                   size_t cap)
+prt_status prt__layercheck_outputs(prt__plugin *pl, const prt_tensor_desc *in, const prt_dims *in_values,
+                                   int32_t nb_in, const prt_tensor_desc *out, int32_t nb_out, const char *who,
+                                   char *err, size_t cap)
 {
     prt__exprs *x = NULL;
-    prt_dims_expr *ein = NULL, *eout = NULL;
+    prt_dims_expr *ein = NULL, *eout = NULL, *vin = NULL, *vout = NULL;
     prt_status s;
     int32_t i, j;
     char msg[PRT_ERR_CAP];
 
     ein = prt__calloc((size_t)nb_in + 1, sizeof *ein);
     eout = prt__calloc((size_t)nb_out + 1, sizeof *eout);
-    if (!ein || !eout || prt__exprs_create(&x) != PRT_OK) {
+    vin = prt__calloc((size_t)nb_in + 1, sizeof *vin);
+    vout = prt__calloc((size_t)nb_out + 1, sizeof *vout);
+    if (!ein || !eout || !vin || !vout || prt__exprs_create(&x) != PRT_OK) {
         snprintf(err, cap, "out of memory checking the output shapes of %s", who);
         s = PRT_STATUS_OUT_OF_MEMORY;
         goto done;
@@ -42,6 +47,8 @@ prt_status prt__layercheck_outputs(prt__plugin *pl, const prt_tensor_desc *in, i
     for (i = 0; i < nb_in; i++) {
         ein[i].nb = in[i].dims.nb;
         for (j = 0; j < in[i].dims.nb && j < PRT_MAX_DIMS; j++) ein[i].d[j] = prt__exprs_const(x, in[i].dims.d[j]);
+        vin[i].nb = in_values ? in_values[i].nb : PRT_NB_VALUES_UNKNOWN;
+        for (j = 0; j < vin[i].nb && j < PRT_MAX_DIMS; j++) vin[i].d[j] = prt__exprs_const(x, in_values[i].d[j]);
     }
     if (prt__exprs_failed(x)) {
         snprintf(err, cap, "out of memory checking the output shapes of %s", who);
@@ -49,7 +56,7 @@ prt_status prt__layercheck_outputs(prt__plugin *pl, const prt_tensor_desc *in, i
         goto done;
     }
     msg[0] = 0;
-    s = prt__plugin_output_shapes(pl, ein, nb_in, eout, nb_out, prt__exprs_builder(x), msg, sizeof msg);
+    s = prt__shapeval_outputs(pl, ein, vin, nb_in, eout, vout, nb_out, prt__exprs_builder(x), msg, sizeof msg);
     if (s != PRT_OK) {
         snprintf(err, cap, "%s refuses its current input shapes: %s", who, msg);
         s = PRT_STATUS_SHAPE_MISMATCH;
@@ -86,5 +93,7 @@ done:
     prt__exprs_destroy(x);
     prt__free(ein);
     prt__free(eout);
+    prt__free(vin);
+    prt__free(vout);
     return s;
 }

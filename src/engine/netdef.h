@@ -7,6 +7,7 @@
 
 #include "core/hmap.h"
 #include "plugrt/network.h"
+#include "registry/adapter.h"
 
 typedef enum prt__tensor_kind {
     PRT__TENSOR_INPUT = 0,    /* a graph input bound by the caller */
@@ -24,6 +25,7 @@ typedef struct prt__net_tensor {
     int32_t producer;    /* layer index for LAYER tensors, else -1 */
     int32_t producer_out;
     int is_output;
+    int shape_values;    /* an input whose values the profile bounds (prt_network_add_shape_input) */
 } prt__net_tensor;
 
 typedef struct prt__net_layer {
@@ -31,7 +33,8 @@ typedef struct prt__net_layer {
     char *plugin, *version, *plugin_namespace;
     prt_owned_fields *fields; /* validated, normalized copy */
     int32_t nb_in, nb_out;
-    int32_t *in, *out;        /* tensor indices */
+    int32_t *in, *out;        /* tensor indices; -1: an absent optional input */
+    const prt__plugin *proto; /* borrowed; set: the builder clones it instead of creating from fields */
 } prt__net_layer;
 
 struct prt_network {
@@ -46,6 +49,13 @@ struct prt_network {
     prt__hmap names;       /* tensor name -> index (names owned by the tensors) */
     prt__hmap layer_names; /* layer name -> index (names owned by the layers) */
 };
+
+/* A layer whose plugin is a clone of `proto` as it is (its fields or blob),
+ * for prt_op's one-layer engines. `proto` is borrowed: it must outlive the
+ * network. */
+prt_status prt__network_add_proto_layer(prt_network *net, const char *layer_name, const prt__plugin *proto,
+                                        const char *const *inputs, int32_t nb_inputs, const char *const *outputs,
+                                        int32_t nb_outputs);
 
 /* Index of the tensor called `name`, or -1. */
 int32_t prt__network_find(const prt_network *net, const char *name);

@@ -629,7 +629,7 @@ static prt_status build(jctx *j, prt_network *net, const cJSON *doc)
     prt_status s;
     int i;
     static const char *const known[] = {"name", "doc", "inputs", "constants", "layers", "outputs", NULL};
-    static const char *const known_input[] = {"name", "dtype", "dims", "doc", NULL};
+    static const char *const known_input[] = {"name", "dtype", "dims", "doc", "shape_values", NULL};
 
     if (!cJSON_IsObject(doc))
         return jfail(j, PRT_STATUS_BAD_FORMAT, "a network description is a JSON object, got %s", jtype(doc));
@@ -640,7 +640,7 @@ static prt_status build(jctx *j, prt_network *net, const cJSON *doc)
     i = 0;
     cJSON_ArrayForEach(e, sec) {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
-        const cJSON *dt = cJSON_GetObjectItemCaseSensitive(e, "dtype");
+        const cJSON *dt = cJSON_GetObjectItemCaseSensitive(e, "dtype"), *sv;
         char what[320];
         prt_dtype dtype = PRT_DTYPE_F32;
         prt_dims d;
@@ -652,8 +652,12 @@ static prt_status build(jctx *j, prt_network *net, const cJSON *doc)
             return jfail(j, PRT_STATUS_BAD_FORMAT, "%s: unknown \"dtype\" (expected f32, f16, bf16, i8, u8, i32, i64 or bool)",
                          what);
         if ((s = parse_dims(j, cJSON_GetObjectItemCaseSensitive(e, "dims"), what, 1, &d)) != PRT_OK) return s;
-        if ((s = prt_network_add_input(net, name->valuestring, dtype, &d)) != PRT_OK)
-            return jfail(j, s, "%s", prt_network_last_error(net));
+        sv = cJSON_GetObjectItemCaseSensitive(e, "shape_values");
+        if (sv && !cJSON_IsBool(sv))
+            return jfail(j, PRT_STATUS_BAD_FORMAT, "%s: \"shape_values\" must be true or false, got %s", what, jtype(sv));
+        s = cJSON_IsTrue(sv) ? prt_network_add_shape_input(net, name->valuestring, dtype, &d)
+                             : prt_network_add_input(net, name->valuestring, dtype, &d);
+        if (s != PRT_OK) return jfail(j, s, "%s", prt_network_last_error(net));
         i++;
     }
     sec = cJSON_GetObjectItemCaseSensitive(doc, "constants");

@@ -148,6 +148,23 @@ prt_status prt_network_add_input(prt_network *net, const char *name, prt_dtype d
     return PRT_OK;
 }
 
+prt_status prt_network_add_shape_input(prt_network *net, const char *name, prt_dtype dtype, const prt_dims *dims)
+{
+    prt_status s;
+    int64_t n;
+    char d[160];
+    if (!net) return PRT_STATUS_INVALID_ARGUMENT;
+    if ((s = check_dims(net, "shape-value input", name ? name : "(null)", dims, 0)) != PRT_OK) return s;
+    n = prt_dims_volume(dims);
+    if ((dtype != PRT_DTYPE_I32 && dtype != PRT_DTYPE_I64) || dims->nb > 1 || n > PRT_MAX_DIMS)
+        return prt__err(net, PRT_STATUS_INVALID_ARGUMENT,
+                        "shape-value input \"%s\" is %s %s; expected int32 or int64, 0-D or 1-D, at most %d elements",
+                        name ? name : "(null)", prt_dtype_name(dtype), prt_dims_str(dims, d, sizeof d), PRT_MAX_DIMS);
+    if ((s = prt_network_add_input(net, name, dtype, dims)) != PRT_OK) return s;
+    net->tensors[net->nb_tensors - 1].shape_values = 1;
+    return PRT_OK;
+}
+
 prt_status prt_network_add_constant(prt_network *net, const char *name, prt_dtype dtype, const prt_dims *dims,
                                     const void *data, size_t nbytes)
 {
@@ -192,10 +209,36 @@ static int layer_name_taken(const prt_network *net, const char *name)
     return prt__hmap_get(&net->layer_names, name) >= 0;
 }
 
+static prt_status add_layer(prt_network *net, const char *layer_name, const char *plugin, const char *version,
+                            const char *plugin_namespace, const prt_fields *fields, const prt__plugin *proto,
+                            const char *const *inputs, int32_t nb_inputs, const char *const *outputs,
+                            int32_t nb_outputs);
+
 prt_status prt_network_add_layer(prt_network *net, const char *layer_name, const char *plugin,
                                  const char *version, const char *plugin_namespace, const prt_fields *fields,
                                  const char *const *inputs, int32_t nb_inputs, const char *const *outputs,
                                  int32_t nb_outputs)
+{
+    return add_layer(net, layer_name, plugin, version, plugin_namespace, fields, NULL, inputs, nb_inputs, outputs,
+                     nb_outputs);
+}
+
+prt_status prt__network_add_proto_layer(prt_network *net, const char *layer_name, const prt__plugin *proto,
+                                        const char *const *inputs, int32_t nb_inputs, const char *const *outputs,
+                                        int32_t nb_outputs)
+{
+    const prt_plugin_creator *c = proto ? proto->creator : NULL;
+    if (!net || !c) return PRT_STATUS_INVALID_ARGUMENT;
+    return add_layer(net, layer_name, c->name, c->version, c->plugin_namespace, NULL, proto, inputs, nb_inputs,
+                     outputs, nb_outputs);
+}
+
+/* The one path of both: a borrowed proto, or a creator found in the
+ * registry with validated fields. */
+static prt_status add_layer(prt_network *net, const char *layer_name, const char *plugin, const char *version,
+                            const char *plugin_namespace, const prt_fields *fields, const prt__plugin *proto,
+                            const char *const *inputs, int32_t nb_inputs, const char *const *outputs,
+                            int32_t nb_outputs)
 {
     static const prt_fields no_fields = {NULL, 0, 0};
     const prt_plugin_creator *c = NULL;
@@ -229,11 +272,18 @@ prt_status prt_network_add_layer(prt_network *net, const char *layer_name, const
         return prt__err(net, PRT_STATUS_INVALID_ARGUMENT, "layer \"%s\": needs at least one output name, got %d",
                         lname, nb_outputs);
     for (i = 0; i < nb_inputs; i++) {
+        if (inputs[i] && !inputs[i][0]) continue; /* an absent optional input */
         if (!inputs[i] || prt__network_find(net, inputs[i]) < 0)
             return prt__err(net, PRT_STATUS_NOT_FOUND, "layer \"%s\": input %d names tensor \"%s\", which does not exist",
                             lname, i, inputs[i] ? inputs[i] : "(null)");
     }
+    /* Outputs left out at the end (empty names) are not made. */
+    while (nb_outputs > 1 && outputs[nb_outputs - 1] && !outputs[nb_outputs - 1][0]) nb_outputs--;
     for (i = 0; i < nb_outputs; i++) {
+        if (outputs[i] && !outputs[i][0])
+            return prt__err(net, PRT_STATUS_INVALID_ARGUMENT,
+                            "layer \"%s\": output %d has an empty name; only outputs at the end may be left out", lname,
+                            i);
         if (!outputs[i] || !outputs[i][0] || strlen(outputs[i]) > 4096)
             return prt__err(net, PRT_STATUS_INVALID_ARGUMENT, "layer \"%s\": output %d needs a name of 1 to 4096 bytes",
                             lname, i);
@@ -245,12 +295,14 @@ prt_status prt_network_add_layer(prt_network *net, const char *layer_name, const
                 return prt__err(net, PRT_STATUS_ALREADY_EXISTS, "layer \"%s\": output \"%s\" is named twice", lname,
                                 outputs[i]);
     }
-    s = prt_registry_find(net->registry, plugin, version, plugin_namespace, &c, NULL);
-    if (s != PRT_OK)
-        return prt__err(net, s, "layer \"%s\": %s", lname, prt_registry_last_error(net->registry));
-    err[0] = 0;
-    s = prt_fields_validate(c, fields ? fields : &no_fields, &owned, err, sizeof err);
-    if (s != PRT_OK) return prt__err(net, s, "layer \"%s\": %s", lname, err);
+    if (!proto) {
+        s = prt_registry_find(net->registry, plugin, version, plugin_namespace, &c, NULL);
+        if (s != PRT_OK)
+            return prt__err(net, s, "layer \"%s\": %s", lname, prt_registry_last_error(net->registry));
+        err[0] = 0;
+        s = prt_fields_validate(c, fields ? fields : &no_fields, &owned, err, sizeof err);
+        if (s != PRT_OK) return prt__err(net, s, "layer \"%s\": %s", lname, err);
+    }
 
     memset(&l, 0, sizeof l);
     l.name = prt__strdup(lname);
@@ -268,7 +320,7 @@ prt_status prt_network_add_layer(prt_network *net, const char *layer_name, const
         !reserve((void **)&net->tensors, &net->cap_tensors, net->nb_tensors, nb_outputs, sizeof *net->tensors) ||
         !reserve_names(net, nb_outputs))
         goto oom;
-    for (i = 0; i < nb_inputs; i++) l.in[i] = prt__network_find(net, inputs[i]);
+    for (i = 0; i < nb_inputs; i++) l.in[i] = inputs[i][0] ? prt__network_find(net, inputs[i]) : -1;
     /* Name copies first, so that nothing below can fail. */
     {
         char **names = prt__calloc((size_t)nb_outputs, sizeof(char *));
@@ -294,6 +346,7 @@ prt_status prt_network_add_layer(prt_network *net, const char *layer_name, const
         prt__free(names);
     }
     (void)prt__hmap_put(&net->layer_names, l.name, net->nb_layers); /* room reserved, name checked unique */
+    l.proto = proto;
     net->layers[net->nb_layers++] = l;
     return PRT_OK;
 oom:

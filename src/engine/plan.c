@@ -15,6 +15,8 @@
 #define TAG_EXPR TAG('E', 'X', 'P', 'R')
 #define TAG_TENS TAG('T', 'E', 'N', 'S')
 #define TAG_LAYR TAG('L', 'A', 'Y', 'R')
+#define TAG_VALU TAG('V', 'A', 'L', 'U')
+#define TAG_FOLD TAG('F', 'O', 'L', 'D')
 #define TAG_PLUG TAG('P', 'L', 'U', 'G')
 #define TAG_MEMP TAG('M', 'E', 'M', 'P')
 #define TAG_WGHT TAG('W', 'G', 'H', 'T')
@@ -66,6 +68,17 @@ void prt__plan_free(prt__plan *p)
     if (p->records)
         for (i = 0; i < p->nb_records; i++) prt__free(p->records[i].data);
     prt__free(p->records);
+    if (p->folds)
+        for (i = 0; i < p->nb_folds; i++) {
+            int32_t j;
+            prt__free(p->folds[i].layer);
+            prt__free(p->folds[i].plugin);
+            prt__free(p->folds[i].version);
+            if (p->folds[i].outputs)
+                for (j = 0; j < p->folds[i].nb_out; j++) prt__free(p->folds[i].outputs[j]);
+            prt__free(p->folds[i].outputs);
+        }
+    prt__free(p->folds);
     prt__free(p->weights_block);
     prt__free(p);
 }
@@ -81,7 +94,7 @@ int32_t prt__plan_eval(const prt__plan *p, const prt_dims *in, int64_t *vals, co
         switch (n->kind) {
         case PRT__NODE_CONST: v = n->v; break;
         case PRT__NODE_LEAF:
-            if (n->a >= 0 && n->a < p->nb_inputs && n->b >= 0 && n->b < in[n->a].nb) v = in[n->a].d[n->b];
+            if (n->a >= 0 && n->a < 2 * p->nb_inputs && n->b >= 0 && n->b < in[n->a].nb) v = in[n->a].d[n->b];
             break;
         case PRT__NODE_OP:
             if (vals[n->a] == PRT__EVAL_BAD || vals[n->b] == PRT__EVAL_BAD ||
@@ -95,6 +108,31 @@ int32_t prt__plan_eval(const prt__plan *p, const prt_dims *in, int64_t *vals, co
         if (v == PRT__EVAL_BAD) nbad++;
     }
     return nbad;
+}
+
+void prt__plan_inputs_at(const prt__plan *p, int point, prt_dims *in)
+{
+    int32_t i, k = 0;
+    for (i = 0; i < p->nb_tensors && k < p->nb_inputs; i++) {
+        const prt__ptensor *t = &p->tensors[i];
+        prt_dims *v = &in[p->nb_inputs + k];
+        if (t->role != PRT__ROLE_INPUT) continue;
+        in[k] = point == 0 ? t->min : point == 1 ? t->opt : t->max;
+        memset(v, 0, sizeof *v);
+        if (t->nb_vals >= 0) *v = point == 0 ? t->vmin : point == 1 ? t->vopt : t->vmax;
+        k++;
+    }
+}
+
+void prt__plan_dyn_desc(const prt__ptensor *t, prt_dyn_tensor_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->desc.dtype = t->dtype;
+    d->desc.format = t->format;
+    d->desc.dims = t->dims;
+    d->min = t->min;
+    d->opt = t->opt;
+    d->max = t->max;
 }
 
 /* ---- writer ------------------------------------------------------------------ */
@@ -123,6 +161,15 @@ static void write_dims(prt_writer *w, const prt_dims *d, int32_t nb)
     for (j = 0; j < nb; j++) prt_write_i64(w, d->d[j]);
 }
 
+/* Tensors with shape values (the entries of VALU). */
+static int32_t nb_valued(const prt__plan *p)
+{
+    int32_t i, n = 0;
+    for (i = 0; i < p->nb_tensors; i++)
+        if (p->tensors[i].nb_vals >= 0) n++;
+    return n;
+}
+
 static void write_all(const prt__plan *p, prt_writer *w)
 {
     static const uint8_t zeros[24] = {0};
@@ -130,12 +177,16 @@ static void write_all(const prt__plan *p, prt_writer *w)
     int32_t i, j;
 
     prt_write_bytes(w, PRT__PLAN_MAGIC, 8);
-    prt_write_u32(w, PRT__PLAN_READ_VERSION);
+    /* A VALU section (even one holding only small integer constants) needs
+     * a reader of version 2. */
+    prt_write_u32(w, p->read_version > PRT__PLAN_READ_VERSION   ? p->read_version
+                     : nb_valued(p) && PRT__PLAN_READ_VERSION < 2 ? 2
+                                                                  : PRT__PLAN_READ_VERSION);
     prt_write_u32(w, PRT__PLAN_WRITE_VERSION);
     prt_write_u64(w, 0); /* total length: patched */
     prt_write_u64(w, 0); /* checksum: patched */
     prt_write_u32(w, PRT__PLAN_HEADER_SIZE);
-    prt_write_u32(w, 7);
+    prt_write_u32(w, 7 + (nb_valued(p) ? 1 : 0) + (p->nb_folds ? 1 : 0));
     prt_write_bytes(w, zeros, sizeof zeros);
 
     at = section_begin(w, TAG_META);
@@ -193,6 +244,41 @@ static void write_all(const prt__plan *p, prt_writer *w)
         prt_write_u64(w, l->workspace);
     }
     section_end(w, at);
+
+    if (nb_valued(p)) {
+        at = section_begin(w, TAG_VALU);
+        prt_write_u32(w, (uint32_t)nb_valued(p));
+        for (i = 0; i < p->nb_tensors; i++) {
+            const prt__ptensor *t = &p->tensors[i];
+            if (t->nb_vals < 0) continue;
+            prt_write_u32(w, (uint32_t)i);
+            prt_write_u32(w, (uint32_t)t->nb_vals);
+            for (j = 0; j < t->nb_vals; j++) prt_write_i32(w, t->val[j]);
+            if (t->role == PRT__ROLE_INPUT) {
+                write_dims(w, &t->vmin, t->nb_vals);
+                write_dims(w, &t->vopt, t->nb_vals);
+                write_dims(w, &t->vmax, t->nb_vals);
+            }
+        }
+        section_end(w, at);
+    }
+
+    if (p->nb_folds) {
+        prt_write_u32(w, TAG_FOLD);
+        prt_write_u32(w, SECTION_OPTIONAL);
+        at = w->len;
+        prt_write_u64(w, 0);
+        prt_write_u32(w, (uint32_t)p->nb_folds);
+        for (i = 0; i < p->nb_folds; i++) {
+            const prt__pfold *f = &p->folds[i];
+            prt_write_str(w, f->layer);
+            prt_write_str(w, f->plugin);
+            prt_write_str(w, f->version);
+            prt_write_u32(w, (uint32_t)f->nb_out);
+            for (j = 0; j < f->nb_out; j++) prt_write_str(w, f->outputs[j]);
+        }
+        section_end(w, at);
+    }
 
     at = section_begin(w, TAG_PLUG);
     prt_write_u32(w, (uint32_t)p->nb_records);
@@ -390,6 +476,7 @@ static prt_status read_tens_all(rctx *c, prt__plan *p, prt__hmap *names)
     p->nb_tensors = 0;
     for (i = 0; i < n; i++) {
         prt__ptensor *t = &p->tensors[i];
+        t->nb_vals = -1;
         if ((s = read_name(c, "a tensor name", &t->name)) != PRT_OK) return s;
         p->nb_tensors = i + 1;
         if (!t->name[0]) return rfail(c, PRT_STATUS_BAD_FORMAT, "tensor %d has an empty name", i);
@@ -440,14 +527,16 @@ static prt_status read_tens_all(rctx *c, prt__plan *p, prt__hmap *names)
             p->nb_inputs++;
         }
     }
-    for (i = 0; i < p->nb_nodes; i++)
-        if (p->nodes[i].kind == PRT__NODE_LEAF && p->nodes[i].a >= p->nb_inputs)
+    for (i = 0; i < p->nb_nodes; i++) /* values of inputs (a >= nb_inputs): checked with VALU */
+        if (p->nodes[i].kind == PRT__NODE_LEAF &&
+            (p->nodes[i].a >= 2 * p->nb_inputs || (p->nodes[i].a >= p->nb_inputs && p->read_version < 2)))
             return rfail(c, PRT_STATUS_BAD_FORMAT, "node %d names input %d; the plan has %d", i, p->nodes[i].a,
                          p->nb_inputs);
     return PRT_OK;
 }
 
-static prt_status read_indices(rctx *c, prt__plan *p, const char *lname, const char *what, int32_t *nb, int32_t **out)
+static prt_status read_indices(rctx *c, prt__plan *p, const char *lname, const char *what, int absent_ok, int32_t *nb,
+                               int32_t **out)
 {
     prt_status s;
     int32_t j, n;
@@ -458,6 +547,7 @@ static prt_status read_indices(rctx *c, prt__plan *p, const char *lname, const c
     for (j = 0; j < n; j++) {
         (*out)[j] = prt_read_i32(&c->r);
         if (c->r.failed) return ended(c, what);
+        if ((*out)[j] == -1 && absent_ok) continue; /* an absent optional input */
         if ((*out)[j] < 0 || (*out)[j] >= p->nb_tensors)
             return rfail(c, PRT_STATUS_BAD_FORMAT, "layer \"%s\": %s %d is tensor %d of %d", lname, what, j, (*out)[j],
                          p->nb_tensors);
@@ -512,8 +602,10 @@ static prt_status read_layr(rctx *c, prt__plan *p)
             s = ended(c, "a layer");
             goto done;
         }
-        if ((s = read_indices(c, p, l->name, "input", &l->nb_in, &l->in)) != PRT_OK) goto done;
-        if ((s = read_indices(c, p, l->name, "output", &l->nb_out, &l->out)) != PRT_OK) goto done;
+        if ((s = read_indices(c, p, l->name, "input", l->kind == PRT__LAYER_PLUGIN && p->read_version >= 2,
+                              &l->nb_in, &l->in)) != PRT_OK)
+            goto done;
+        if ((s = read_indices(c, p, l->name, "output", 0, &l->nb_out, &l->out)) != PRT_OK) goto done;
         l->workspace = prt_read_u64(&c->r);
         if (c->r.failed) {
             s = ended(c, "a layer's workspace");
@@ -539,7 +631,9 @@ static prt_status read_layr(rctx *c, prt__plan *p)
             goto done;
         }
         for (j = 0; j < l->nb_in; j++) {
-            const prt__ptensor *t = &p->tensors[l->in[j]];
+            const prt__ptensor *t;
+            if (l->in[j] < 0) continue;
+            t = &p->tensors[l->in[j]];
             if ((t->role == PRT__ROLE_ACTIVATION || t->role == PRT__ROLE_OUTPUT) && producer[l->in[j]] < 0) {
                 s = rfail(c, PRT_STATUS_BAD_FORMAT, "layer \"%s\" reads \"%s\" before any layer writes it", l->name,
                           t->name);
@@ -567,6 +661,89 @@ static prt_status read_layr(rctx *c, prt__plan *p)
 done:
     prt__free(producer);
     return s;
+}
+
+static prt_status read_valu(rctx *c, prt__plan *p)
+{
+    prt_status s;
+    int32_t i, j, n;
+    if (p->read_version < 2) return rfail(c, PRT_STATUS_BAD_FORMAT, "shape values need read version 2, the plan says %u",
+                                          p->read_version);
+    if ((s = read_count(c, "tensors with values", 8, &n)) != PRT_OK) return s;
+    for (i = 0; i < n; i++) {
+        uint32_t ti = prt_read_u32(&c->r), nb = prt_read_u32(&c->r);
+        prt__ptensor *t;
+        int64_t vol;
+        if (c->r.failed) return ended(c, "a tensor's values");
+        if (ti >= (uint32_t)p->nb_tensors || nb > PRT_MAX_DIMS || p->tensors[ti].nb_vals >= 0)
+            return rfail(c, PRT_STATUS_BAD_FORMAT, "entry %d: tensor %u with %u values is out of range or repeated", i,
+                         ti, nb);
+        t = &p->tensors[ti];
+        vol = prt_dims_volume(&t->dims);
+        if ((t->dtype != PRT_DTYPE_I32 && t->dtype != PRT_DTYPE_I64) || t->nb_dims > 1 || vol != (int64_t)nb)
+            return rfail(c, PRT_STATUS_BAD_FORMAT, "tensor \"%s\" has %u values but is %s with %d dims (%lld elements)",
+                         t->name, nb, prt_dtype_name(t->dtype), t->nb_dims, (long long)vol);
+        for (j = 0; j < (int32_t)nb; j++) {
+            t->val[j] = prt_read_i32(&c->r);
+            if (c->r.failed) return ended(c, "a tensor's values");
+            if (t->val[j] < 0 || t->val[j] >= p->nb_nodes)
+                return rfail(c, PRT_STATUS_BAD_FORMAT, "tensor \"%s\" value %d names expression node %d of %d", t->name,
+                             j, t->val[j], p->nb_nodes);
+        }
+        t->nb_vals = (int32_t)nb;
+        if (t->role == PRT__ROLE_INPUT) {
+            prt_dims *r[3] = {&t->vmin, &t->vopt, &t->vmax};
+            int k;
+            for (k = 0; k < 3; k++) {
+                r[k]->nb = (int32_t)nb;
+                for (j = 0; j < (int32_t)nb; j++) r[k]->d[j] = prt_read_i64(&c->r);
+            }
+            if (c->r.failed) return ended(c, "an input's value range");
+            for (j = 0; j < (int32_t)nb; j++)
+                if (t->vmin.d[j] > t->vopt.d[j] || t->vopt.d[j] > t->vmax.d[j])
+                    return rfail(c, PRT_STATUS_BAD_FORMAT, "input \"%s\" value %d: range %" PRId64 "/%" PRId64 "/%" PRId64
+                                 " is not min <= opt <= max", t->name, j, t->vmin.d[j], t->vopt.d[j], t->vmax.d[j]);
+        }
+    }
+    /* A leaf past the inputs' extents is a value of a shape-value input,
+     * and names one it has. */
+    for (i = 0; i < p->nb_nodes; i++) {
+        const prt__pnode *e = &p->nodes[i];
+        int32_t k = 0, ti;
+        if (e->kind != PRT__NODE_LEAF || e->a < p->nb_inputs) continue;
+        for (ti = 0; ti < p->nb_tensors; ti++)
+            if (p->tensors[ti].role == PRT__ROLE_INPUT && k++ == e->a - p->nb_inputs) break;
+        if (ti == p->nb_tensors || p->tensors[ti].nb_vals <= e->b)
+            return rfail(c, PRT_STATUS_BAD_FORMAT, "node %d names value %d of input %d, which has no such value", i,
+                         e->b, e->a - p->nb_inputs);
+    }
+    return PRT_OK;
+}
+
+static prt_status read_fold(rctx *c, prt__plan *p)
+{
+    prt_status s;
+    int32_t i, j, n;
+    if ((s = read_count(c, "folded layers", 16, &n)) != PRT_OK) return s;
+    p->folds = prt__calloc((size_t)(n ? n : 1), sizeof *p->folds);
+    if (!p->folds) return rfail(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < n; i++) {
+        prt__pfold *f = &p->folds[i];
+        p->nb_folds = i + 1;
+        if ((s = read_name(c, "a folded layer's name", &f->layer)) != PRT_OK ||
+            (s = read_name(c, "a folded layer's plugin", &f->plugin)) != PRT_OK ||
+            (s = read_name(c, "a folded layer's version", &f->version)) != PRT_OK ||
+            (s = read_count(c, "folded outputs", 4, &f->nb_out)) != PRT_OK)
+            return s;
+        f->outputs = prt__calloc((size_t)(f->nb_out ? f->nb_out : 1), sizeof *f->outputs);
+        if (!f->outputs) {
+            f->nb_out = 0;
+            return rfail(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        }
+        for (j = 0; j < f->nb_out; j++)
+            if ((s = read_name(c, "a folded output's name", &f->outputs[j])) != PRT_OK) return s;
+    }
+    return PRT_OK;
 }
 
 static prt_status read_plug(rctx *c, prt__plan *p)
@@ -710,9 +887,11 @@ prt_status prt__plan_read(const void *data, size_t len, prt__plan **out, char *e
         uint32_t tag;
         const char *name;
         prt_status (*fn)(rctx *, prt__plan *);
-    } known[] = {{TAG_META, "META", read_meta}, {TAG_EXPR, "EXPR", read_expr}, {TAG_TENS, "TENS", read_tens},
-                 {TAG_LAYR, "LAYR", read_layr}, {TAG_PLUG, "PLUG", read_plug}, {TAG_MEMP, "MEMP", read_memp},
-                 {TAG_WGHT, "WGHT", read_wght}};
+        int may_miss; /* a section only some plans have */
+    } known[] = {{TAG_META, "META", read_meta, 0}, {TAG_EXPR, "EXPR", read_expr, 0}, {TAG_TENS, "TENS", read_tens, 0},
+                 {TAG_LAYR, "LAYR", read_layr, 0}, {TAG_VALU, "VALU", read_valu, 1}, {TAG_FOLD, "FOLD", read_fold, 1},
+                 {TAG_PLUG, "PLUG", read_plug, 0},
+                 {TAG_MEMP, "MEMP", read_memp, 0}, {TAG_WGHT, "WGHT", read_wght, 0}};
     const uint8_t *b = data;
     rctx c;
     prt__plan *p;
@@ -766,6 +945,7 @@ prt_status prt__plan_read(const void *data, size_t len, prt__plan **out, char *e
         snprintf(err, cap, "out of memory reading a plan");
         return PRT_STATUS_OUT_OF_MEMORY;
     }
+    p->read_version = rv;
     c.r = prt_reader_init(data, len);
     c.r.pos = PRT__PLAN_HEADER_SIZE;
     for (k = 0; k < nsec; k++) {
@@ -803,6 +983,7 @@ prt_status prt__plan_read(const void *data, size_t len, prt__plan **out, char *e
                       k, tag);
             goto fail;
         }
+        while (next < i && known[next].may_miss) next++;
         if (i != next) {
             s = rfail(&c, PRT_STATUS_BAD_FORMAT, "section %s is out of order or repeated (expected %s)", known[i].name,
                       next < sizeof known / sizeof known[0] ? known[next].name : "no more");
@@ -827,6 +1008,7 @@ prt_status prt__plan_read(const void *data, size_t len, prt__plan **out, char *e
     }
     c.section = NULL;
     c.r.len = len;
+    while (next < sizeof known / sizeof known[0] && known[next].may_miss) next++;
     if (next != sizeof known / sizeof known[0]) {
         s = rfail(&c, PRT_STATUS_BAD_FORMAT, "section %s is missing", known[next].name);
         goto fail;

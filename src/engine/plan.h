@@ -8,8 +8,10 @@
  *
  *   Header, 64 bytes:
  *     0  u8[8]  magic "PLUGRTPL"
- *     8  u32    read version: the oldest reader that can load this plan (1)
- *     12 u32    write version: the format the writer produced (1);
+ *     8  u32    read version: the oldest reader that can load this plan:
+ *               1, or 2 when a layer has an absent optional input or leaves
+ *               outputs out (older readers refuse it with a clear message)
+ *     12 u32    write version: the format the writer produced (2);
  *               informational - any value >= the read version loads
  *     16 u64    total length of the plan in bytes, header included
  *     24 u64    checksum: FNV-1a 64 over bytes [64, total length)
@@ -42,6 +44,22 @@
  *          (0 plugin, 1 cast), i32 plugin record index (-1 for a cast),
  *          u32 cast from dtype, u32 cast to dtype, u32 nb inputs, i32 tensor
  *          indices, u32 nb outputs, i32 tensor indices, u64 workspace bytes.
+ *          Read version 2: a plugin layer's input index may be -1, an absent
+ *          optional input, and its outputs may be fewer than the plugin's
+ *          (outputs left out at the end); both are checked against the
+ *          plugin's get_io_info at load.
+ *   "VALU" (read version 2; only when some tensor has shape values) u32 n,
+ *          then per tensor with values: u32 tensor index, u32 nb values
+ *          (0..8), nb i32 expression nodes; for an input (a shape-value
+ *          input) then the profile's min, opt and max values (nb i64 each,
+ *          three times). The tensor is int32 or int64 with fixed dims
+ *          holding nb elements. Value j of input k is expression leaf
+ *          (nb inputs + k, j). A plugin layer whose outputs all have values
+ *          is not enqueued: contexts write the values.
+ *   "FOLD" (optional flag set: older readers skip it; only when layers were
+ *          folded) u32 n, then per layer folded into weights at build time:
+ *          str layer name, str plugin, str version, u32 nb outputs, per
+ *          output str the name of the constant it became. For `inspect`.
  *   "PLUG" u32 n, then per record: u64 length, the plugin record
  *          (src/registry/adapter.h: u8 style, str name, str version, str
  *          namespace, str owner - the library that provided the creator -
@@ -64,8 +82,8 @@
 #include "plugrt/engine.h"
 
 #define PRT__PLAN_MAGIC "PLUGRTPL"
-#define PRT__PLAN_READ_VERSION 1u  /* what this writer needs from a reader */
-#define PRT__PLAN_WRITE_VERSION 1u /* the newest format this code reads and writes */
+#define PRT__PLAN_READ_VERSION 1u  /* what this writer needs from a reader, at least */
+#define PRT__PLAN_WRITE_VERSION 2u /* the newest format this code reads and writes */
 #define PRT__PLAN_HEADER_SIZE 64u
 #define PRT__PLAN_WEIGHT_ALIGN 64u
 
@@ -90,6 +108,9 @@ typedef struct prt__ptensor {
     prt_dims dims; /* extents known at build time, -1 elsewhere */
     prt_dims min, opt, max;
     uint64_t offset, bytes; /* MEMP */
+    int32_t nb_vals;               /* VALU: shape values known before the run, or -1 */
+    int32_t val[PRT_MAX_DIMS];     /* expression node of each value */
+    prt_dims vmin, vopt, vmax;     /* shape-value inputs: the profile's bounds of the values */
 } prt__ptensor;
 
 typedef struct prt__player {
@@ -102,6 +123,13 @@ typedef struct prt__player {
     uint64_t workspace;
 } prt__player;
 
+/* A layer folded into weights at build time (FOLD). */
+typedef struct prt__pfold {
+    char *layer, *plugin, *version;
+    int32_t nb_out;
+    char **outputs; /* names of the constants it became */
+} prt__pfold;
+
 typedef struct prt__precord {
     uint8_t *data;
     size_t len;
@@ -109,6 +137,7 @@ typedef struct prt__precord {
 
 /* The engine description a plan holds. */
 typedef struct prt__plan {
+    uint32_t read_version; /* header: 1, or 2 when a layer uses optional I/O */
     char *lib_version;
     uint32_t precision, device;
     uint64_t workspace_limit;
@@ -118,6 +147,8 @@ typedef struct prt__plan {
     prt__player *layers;
     prt__precord *records;
     uint64_t arena_size, workspace_size;
+    int32_t nb_folds;
+    prt__pfold *folds;
     uint8_t *weights; /* 64-byte aligned; prt__plan_free frees it */
     void *weights_block;
     uint64_t weights_len;
@@ -135,13 +166,22 @@ prt_status prt__plan_read(const void *data, size_t len, prt__plan **out, char *e
 /* FNV-1a 64. */
 uint64_t prt__plan_checksum(const uint8_t *p, size_t n);
 
-/* Evaluate every node given the input extents (in[i] for input i) and the
+/* Per graph input its dims, then per graph input its shape values (nb 0
+ * for inputs without values), at the profile's min (point 0), opt (1) or max
+ * (2): the `in` array of prt__plan_eval, 2 * nb_inputs entries. */
+void prt__plan_inputs_at(const prt__plan *p, int point, prt_dims *in);
+
+/* Evaluate every node given the input extents (in[i] for input i, and
+ * in[nb_inputs + i] for its shape values) and the
  * values of data-dependent nodes already known (ddep_known[k] non-zero:
  * vals[k] holds it). vals receives one value per node; a node that cannot
  * be computed (division by zero, overflow, an extent outside in[], or an
  * operand that cannot) gets PRT__EVAL_BAD. Returns the number of such nodes. */
 #define PRT__EVAL_BAD INT64_MIN
 int32_t prt__plan_eval(const prt__plan *p, const prt_dims *in, int64_t *vals, const uint8_t *ddep_known);
+
+/* A plan tensor as plugins see it at build time (dims and profile ranges). */
+void prt__plan_dyn_desc(const prt__ptensor *t, prt_dyn_tensor_desc *d);
 
 /* Allocation aligned to 64 bytes; *block receives what to free. */
 void *prt__plan_aligned_alloc(size_t n, void **block);

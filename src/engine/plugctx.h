@@ -2,7 +2,8 @@
  * engine/plugctx.h - the per-execution-context resource table behind
  * prt_plugin_context (plugin.h): resources shared by every plugin of one
  * context under a key, created at the first acquire and destroyed at the
- * last release. Used by prt_op and by the engine's execution contexts.
+ * last release. Used by the engine's execution contexts (and so by prt_op)
+ * and by constant folding.
  */
 #ifndef PLUGRT_ENGINE_PLUGCTX_H
 #define PLUGRT_ENGINE_PLUGCTX_H

@@ -4,8 +4,11 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "engine/devq.h"
 #include "engine/expr.h"
 #include "engine/layercheck.h"
+#include "engine/optio.h"
+#include "engine/shapeval.h"
 #include "engine/runtime.h"
 
 static void seterr(char *err, size_t cap, const char *fmt, ...) PRT_PRINTF(3, 4);
@@ -16,20 +19,6 @@ static void seterr(char *err, size_t cap, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, cap, fmt, ap);
     va_end(ap);
-}
-
-void prt__runtime_cast_cpu(prt_dtype from, prt_dtype to, const void *src, void *dst, int64_t begin, int64_t end)
-{
-    int64_t i;
-    if (from == PRT_DTYPE_F32 && to == PRT_DTYPE_F16) {
-        const float *s = src;
-        uint16_t *d = dst;
-        for (i = begin; i < end; i++) d[i] = prt_f32_to_f16(s[i]);
-    } else if (from == PRT_DTYPE_F16 && to == PRT_DTYPE_F32) {
-        const uint16_t *s = src;
-        float *d = dst;
-        for (i = begin; i < end; i++) d[i] = prt_f16_to_f32(s[i]);
-    }
 }
 
 int32_t prt__runtime_find(const prt_engine *e, const char *name)
@@ -69,11 +58,11 @@ static prt_status check_shapes(const prt__plan *p, char *err, size_t cap)
 {
     int64_t *vals;
     prt_dims *in;
-    int32_t i, j, k, pt;
+    int32_t i, j, pt;
     static const char *const point[3] = {"min", "opt", "max"};
     prt_status s = PRT_OK;
     vals = prt__calloc((size_t)p->nb_nodes + 1, sizeof *vals);
-    in = prt__calloc((size_t)p->nb_inputs + 1, sizeof *in);
+    in = prt__calloc(2 * (size_t)p->nb_inputs + 1, sizeof *in);
     if (!vals || !in) {
         seterr(err, cap, "out of memory checking the plan's shapes");
         s = PRT_STATUS_OUT_OF_MEMORY;
@@ -91,10 +80,7 @@ static prt_status check_shapes(const prt__plan *p, char *err, size_t cap)
         }
     }
     for (pt = 0; pt < 3 && s == PRT_OK; pt++) {
-        for (i = 0, k = 0; i < p->nb_tensors; i++) {
-            const prt__ptensor *t = &p->tensors[i];
-            if (t->role == PRT__ROLE_INPUT) in[k++] = pt == 0 ? t->min : pt == 1 ? t->opt : t->max;
-        }
+        prt__plan_inputs_at(p, pt, in);
         prt__plan_eval(p, in, vals, NULL);
         for (i = 0; i < p->nb_tensors && s == PRT_OK; i++) {
             const prt__ptensor *t = &p->tensors[i];
@@ -163,7 +149,7 @@ static prt_status load_check_init(load_check *lc, const prt__plan *p, char *err,
     lc->input_tensor = prt__calloc((size_t)p->nb_inputs + 1, sizeof *lc->input_tensor);
     for (k = 0; k < 3; k++) {
         lc->vals[k] = prt__calloc((size_t)p->nb_nodes + 1, sizeof *lc->vals[k]);
-        lc->in[k] = prt__calloc((size_t)p->nb_inputs + 1, sizeof *lc->in[k]);
+        lc->in[k] = prt__calloc(2 * (size_t)p->nb_inputs + 1, sizeof *lc->in[k]);
     }
     if (!lc->node || !lc->dd || !lc->input_tensor || !lc->vals[0] || !lc->vals[1] || !lc->vals[2] || !lc->in[0] ||
         !lc->in[1] || !lc->in[2] || prt__exprs_create(&lc->x) != PRT_OK)
@@ -172,12 +158,12 @@ static prt_status load_check_init(load_check *lc, const prt__plan *p, char *err,
         const prt__ptensor *t = &p->tensors[i];
         if (t->role != PRT__ROLE_INPUT) continue;
         lc->input_tensor[k] = i;
-        lc->in[0][k] = t->min;
-        lc->in[1][k] = t->opt;
-        lc->in[2][k] = t->max;
         k++;
     }
-    for (k = 0; k < 3; k++) prt__plan_eval(p, lc->in[k], lc->vals[k], NULL);
+    for (k = 0; k < 3; k++) {
+        prt__plan_inputs_at(p, k, lc->in[k]);
+        prt__plan_eval(p, lc->in[k], lc->vals[k], NULL);
+    }
     /* The plan's nodes in the arena; operands precede their node (the
      * reader checked that). */
     eb = prt__exprs_builder(lc->x);
@@ -215,17 +201,6 @@ oom:
     return PRT_STATUS_OUT_OF_MEMORY;
 }
 
-static void dyn_of(const prt__ptensor *t, prt_dyn_tensor_desc *d)
-{
-    memset(d, 0, sizeof *d);
-    d->desc.dtype = t->dtype;
-    d->desc.format = t->format;
-    d->desc.dims = t->dims;
-    d->min = t->min;
-    d->opt = t->opt;
-    d->max = t->max;
-}
-
 /* Ask layer li's re-created plugin again for its outputs' number, types and
  * shapes (with the plan's input expressions) and require what the plan
  * recorded; then (blob style: after configure_plugin with the profile's
@@ -235,19 +210,24 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
 {
     prt__player *l = &p->layers[li];
     const prt_plugin_creator *cr = pl->creator;
-    int32_t nin = l->nb_in, nout = l->nb_out, i, j, k, nb;
+    int32_t nin = l->nb_in, nout = l->nb_out, i, j, k;
+    int optio = 0;
     prt_dtype *tin = NULL, *tout = NULL;
-    prt_dims_expr *ein = NULL, *eout = NULL;
+    prt_dims_expr *ein = NULL, *eout = NULL, *vin = NULL, *vout = NULL;
     prt_dyn_tensor_desc *io = NULL;
     char msg[PRT_ERR_CAP], who[512];
     prt_status s = PRT_OK;
     size_t ws;
 
     snprintf(who, sizeof who, "layer \"%.200s\" (%.100s v%.40s)", l->name, cr->name, cr->version);
-    nb = prt__plugin_nb_outputs(pl);
-    if (nb != nout) {
-        seterr(err, cap, "plan does not match its plugin: %s: the plugin has %d outputs, the plan gives the layer %d",
-               who, (int)nb, (int)nout);
+    msg[0] = 0;
+    if ((s = prt__optio_check(pl, who, l->in, nin, nout, NULL, &optio, msg, sizeof msg)) != PRT_OK) {
+        seterr(err, cap, "plan does not match its plugin: %s", msg);
+        return s == PRT_STATUS_INVALID_ARGUMENT ? PRT_STATUS_BAD_FORMAT : s;
+    }
+    if (optio && p->read_version < 2) {
+        seterr(err, cap, "corrupt plan: %s uses optional inputs or outputs, which need read version 2; the plan says %u",
+               who, p->read_version);
         return PRT_STATUS_BAD_FORMAT;
     }
     tin = prt__calloc((size_t)nin + 1, sizeof *tin);
@@ -255,14 +235,16 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
     ein = prt__calloc((size_t)nin + 1, sizeof *ein);
     eout = prt__calloc((size_t)nout + 1, sizeof *eout);
     io = prt__calloc((size_t)(nin + nout) + 1, sizeof *io);
-    if (!tin || !tout || !ein || !eout || !io) {
+    vin = prt__calloc((size_t)nin + 1, sizeof *vin);
+    vout = prt__calloc((size_t)nout + 1, sizeof *vout);
+    if (!tin || !tout || !ein || !eout || !io || !vin || !vout) {
         seterr(err, cap, "out of memory checking %s", who);
         s = PRT_STATUS_OUT_OF_MEMORY;
         goto done;
     }
 
     /* Types. */
-    for (i = 0; i < nin; i++) tin[i] = p->tensors[l->in[i]].dtype;
+    for (i = 0; i < nin; i++) tin[i] = l->in[i] < 0 ? PRT_DTYPE_ABSENT : p->tensors[l->in[i]].dtype;
     msg[0] = 0;
     if ((s = prt__plugin_output_types(pl, tin, nin, tout, nout, msg, sizeof msg)) != PRT_OK) {
         seterr(err, cap, "plan does not match its plugin: %s refuses the plan's input types: %s", who, msg);
@@ -283,12 +265,20 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
     /* Shapes: the plugin's expressions over the plan's, evaluated at the
      * profile's three points, against the plan's values there. */
     for (i = 0; i < nin; i++) {
-        const prt__ptensor *t = &p->tensors[l->in[i]];
+        const prt__ptensor *t;
+        vin[i].nb = PRT_NB_VALUES_UNKNOWN;
+        if (l->in[i] < 0) {
+            prt__optio_absent_expr(&ein[i]);
+            continue;
+        }
+        t = &p->tensors[l->in[i]];
         ein[i].nb = t->nb_dims;
         for (j = 0; j < t->nb_dims; j++) ein[i].d[j] = lc->node[t->expr[j]];
+        vin[i].nb = t->nb_vals;
+        for (j = 0; j < t->nb_vals; j++) vin[i].d[j] = lc->node[t->val[j]];
     }
     msg[0] = 0;
-    if ((s = prt__plugin_output_shapes(pl, ein, nin, eout, nout, prt__exprs_builder(lc->x), msg, sizeof msg)) !=
+    if ((s = prt__shapeval_outputs(pl, ein, vin, nin, eout, vout, nout, prt__exprs_builder(lc->x), msg, sizeof msg)) !=
         PRT_OK) {
         seterr(err, cap, "plan does not match its plugin: %s refuses the plan's input shapes: %s", who, msg);
         s = PRT_STATUS_BAD_FORMAT;
@@ -312,7 +302,7 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
                 int64_t v = -1;
                 int dd = 0;
                 if (!prt__exprs_owns(lc->x, eout[i].d[j]) ||
-                    prt__expr_eval(lc->x, eout[i].d[j], lc->in[k], p->nb_inputs, &v, &dd) != 0)
+                    prt__expr_eval(lc->x, eout[i].d[j], lc->in[k], 2 * p->nb_inputs, &v, &dd) != 0)
                     v = -1;
                 got.d[j] = v;
                 if (j < t->nb_dims) {
@@ -345,10 +335,37 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
         }
     }
 
-    /* Formats, then workspace for the profile. */
-    for (i = 0; i < nin; i++) dyn_of(&p->tensors[l->in[i]], &io[i]);
-    for (i = 0; i < nout; i++) dyn_of(&p->tensors[l->out[i]], &io[nin + i]);
-    if ((s = prt__layercheck_formats(pl, io, nin, nout, who, err, cap)) != PRT_OK) goto done;
+    /* Shape values: the same number, and the same values at the three points. */
+    for (i = 0; i < nout; i++) {
+        const prt__ptensor *t = &p->tensors[l->out[i]];
+        int bad = vout[i].nb != t->nb_vals;
+        for (k = 0; k < 3 && !bad; k++)
+            for (j = 0; j < t->nb_vals && !bad; j++) {
+                int64_t v = -1;
+                int dd = 0;
+                if (!prt__exprs_owns(lc->x, vout[i].d[j]) ||
+                    prt__expr_eval(lc->x, vout[i].d[j], lc->in[k], 2 * p->nb_inputs, &v, &dd) != 0 ||
+                    v != lc->vals[k][t->val[j]])
+                    bad = 1;
+            }
+        if (bad) {
+            seterr(err, cap,
+                   "plan does not match its plugin: %s: the plugin gives output %d \"%s\" %d shape values, the plan "
+                   "records %d%s",
+                   who, (int)i, t->name, (int)vout[i].nb, (int)t->nb_vals,
+                   vout[i].nb == t->nb_vals ? " with other values at the profile's shapes" : "");
+            s = PRT_STATUS_BAD_FORMAT;
+            goto done;
+        }
+    }
+
+    /* Formats (absent inputs are never asked about), then workspace for the profile. */
+    for (i = 0; i < nin; i++) {
+        if (l->in[i] < 0) prt__optio_absent_dyn(&io[i]);
+        else prt__plan_dyn_desc(&p->tensors[l->in[i]], &io[i]);
+    }
+    for (i = 0; i < nout; i++) prt__plan_dyn_desc(&p->tensors[l->out[i]], &io[nin + i]);
+    if ((s = prt__layercheck_formats(pl, io, nin, nout, (prt_device)p->device, who, err, cap)) != PRT_OK) goto done;
     if (pl->style == PRT_STYLE_BLOB) {
         msg[0] = 0;
         if ((s = prt__plugin_configure(pl, io, nin, io + nin, nout, msg, sizeof msg)) != PRT_OK) {
@@ -358,7 +375,7 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
             goto done;
         }
     }
-    ws = prt__plugin_workspace(pl, io, nin, io + nin, nout);
+    ws = prt__devq_workspace(pl, io, nin, io + nin, nout, (prt_device)p->device);
     if (ws == SIZE_MAX || (uint64_t)ws > (uint64_t)INT64_MAX / 2) {
         seterr(err, cap, "%s: asks for %zu workspace bytes at the profile's shapes", who, ws);
         s = PRT_STATUS_PLUGIN_ERROR;
@@ -382,6 +399,8 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
     }
     s = PRT_OK;
 done:
+    prt__free(vin);
+    prt__free(vout);
     prt__free(tin);
     prt__free(tout);
     prt__free(ein);
@@ -536,6 +555,18 @@ prt_status prt_engine_io(const prt_engine *e, int32_t index, prt_io_desc *out)
     out->min = t->min;
     out->opt = t->opt;
     out->max = t->max;
+    return PRT_OK;
+}
+
+prt_status prt_engine_io_values(const prt_engine *e, int32_t index, prt_dims *min, prt_dims *opt, prt_dims *max)
+{
+    const prt__ptensor *t;
+    if (!e || !min || !opt || !max || index < 0 || index >= e->nb_io) return PRT_STATUS_INVALID_ARGUMENT;
+    t = &e->plan->tensors[e->io[index]];
+    if (t->role != PRT__ROLE_INPUT || t->nb_vals < 0) return PRT_STATUS_NOT_FOUND;
+    *min = t->vmin;
+    *opt = t->vopt;
+    *max = t->vmax;
     return PRT_OK;
 }
 

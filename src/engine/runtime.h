@@ -23,10 +23,14 @@ struct prt_engine {
     pthread_mutex_t lock;
 };
 
+/* prt_engine_build; with strict_types (prt_op) a plugin gets its inputs in
+ * their own types or the build fails naming the refused position: no cast
+ * layers. */
+prt_status prt__engine_build(const prt_network *net, const prt_builder_config *cfg, prt_registry *r, int strict_types,
+                             prt_engine **out, char *err, size_t cap);
+
 /* Tensor index of the input or output called name, or -1. */
 int32_t prt__runtime_find(const prt_engine *e, const char *name);
 
-/* Element conversion of the internal cast layer (CPU). */
-void prt__runtime_cast_cpu(prt_dtype from, prt_dtype to, const void *src, void *dst, int64_t begin, int64_t end);
 
 #endif

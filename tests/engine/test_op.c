@@ -1,6 +1,7 @@
 /* prt_op: one plugin of either style driven through its whole lifecycle. */
 #include "core/core.h"
 #include "fakes.h"
+#include "plugrt/engine.h"
 #include "plugrt/op.h"
 #include "prt_test.h"
 
@@ -79,10 +80,16 @@ TEST(blob_op_lifecycle_and_values)
     prt_op_destroy(op);
     prt_registry_destroy(r);
     CHECK_MSG(strcmp(fake_log,
-                     "B:create_blob B:get_nb_outputs B:get_output_data_types B:get_output_dims "
-                     "B:supports_format_combination B:supports_format_combination B:configure_plugin "
-                     "B:get_workspace_size B:clone B:attach_to_context B:initialize B:configure_plugin "
-                     "B:enqueue B:terminate B:detach_from_context B:destroy B:destroy ") == 0,
+                     "B:create_blob B:get_nb_outputs B:clone B:get_nb_outputs B:get_output_dims "
+                     "B:get_output_data_types B:get_output_data_types B:supports_format_combination "
+                     "B:supports_format_combination B:configure_plugin B:get_workspace_size "
+                     "B:get_serialization_size B:get_serialization_size B:serialize B:destroy B:deserialize_blob "
+                     "B:get_serialization_size B:get_nb_outputs B:get_output_data_types B:get_output_dims "
+                     "B:supports_format_combination B:supports_format_combination "
+                     "B:configure_plugin B:get_workspace_size B:clone B:attach_to_context B:initialize "
+                     "B:get_output_dims B:configure_plugin B:enqueue B:terminate B:detach_from_context B:destroy "
+                     "B:destroy "
+                     "B:destroy ") == 0,
               "order: %s", fake_log);
     CHECK_EQ_INT(fake_res_created, 1);
     CHECK_EQ_INT(fake_res_destroyed, 1);
@@ -104,13 +111,19 @@ TEST(field_op_lifecycle_values_and_threads)
     run_scale(op, 2, 2, 2, 0, 0.5f);  /* all cores */
     prt_op_destroy(op);
     prt_registry_destroy(r);
-    CHECK(strncmp(fake_log,
-                  "F:create_field(build) F:get_nb_outputs F:get_output_data_types F:get_output_shapes "
-                  "F:supports_format_combination F:supports_format_combination F:configure "
-                  "F:get_workspace_size F:attach_to_context F:on_shape_change F:enqueue ",
-                  strlen("F:create_field(build) F:get_nb_outputs F:get_output_data_types F:get_output_shapes "
-                         "F:supports_format_combination F:supports_format_combination F:configure "
-                         "F:get_workspace_size F:attach_to_context F:on_shape_change F:enqueue ")) == 0);
+    /* The lifecycle of a one-layer engine (docs/lifecycle.md): build (a clone
+     * of the op's plugin), plan record, load (re-created from its fields),
+     * context (attach), run. */
+    {
+        static const char engine_order[] =
+            "F:create_field(build) F:get_nb_outputs F:clone F:get_nb_outputs F:get_output_shapes "
+            "F:get_output_data_types F:get_output_data_types F:supports_format_combination "
+            "F:supports_format_combination F:configure F:get_workspace_size F:get_fields_to_serialize "
+            "F:get_fields_to_serialize F:destroy F:create_field(runtime) F:get_nb_outputs F:get_output_data_types "
+            "F:get_output_shapes F:supports_format_combination F:supports_format_combination F:get_workspace_size "
+            "F:attach_to_context F:get_output_shapes F:on_shape_change F:enqueue ";
+        CHECK_MSG(strncmp(fake_log, engine_order, strlen(engine_order)) == 0, "order: %s", fake_log);
+    }
     CHECK_EQ_INT(fake_res_created, 3);   /* one context per configure */
     CHECK_EQ_INT(fake_res_destroyed, 3);
     CHECK_EQ_INT(fake_live_objects, 0);
@@ -291,11 +304,11 @@ TEST(run_errors_with_and_without_messages)
     CHECK_OK(prt_op_configure(op, &in, 1, &cfg));
     fake_fail_call = "enqueue";
     CHECK(prt_op_run(op, ins, outs) == PRT_STATUS_PLUGIN_ERROR);
-    CHECK_STR_CONTAINS(prt_op_last_error(op), "FakeField (test::FakeField v1): enqueue failed: fake failure in enqueue");
+    CHECK_STR_CONTAINS(prt_op_last_error(op), "layer \"FakeField\" (test::FakeField v1): enqueue failed: fake failure in enqueue");
     fake_fail_silent = 1;
     CHECK(prt_op_run(op, ins, outs) == PRT_STATUS_PLUGIN_ERROR);
     CHECK_STR_CONTAINS(prt_op_last_error(op),
-                       "FakeField (test::FakeField v1): enqueue failed with PRT_STATUS_PLUGIN_ERROR");
+                       "layer \"FakeField\" (test::FakeField v1): enqueue failed with PRT_STATUS_PLUGIN_ERROR");
     fake_fail_call = NULL;
     CHECK_OK(prt_op_run(op, ins, outs));
     CHECK(prt_op_run(op, NULL, outs) == PRT_STATUS_INVALID_ARGUMENT);
@@ -375,4 +388,96 @@ TEST(template_plugin_runs_and_round_trips)
     run_scale(back, 1, 5, 5, 1, -0.5f);
     prt_op_destroy(op);
     prt_op_destroy(back);
+}
+
+/* ---- one host: prt_op is a one-layer engine ---------------------------------- */
+
+/* NonMaxSuppression (bundled) with boxes [1, 6, 4], scores [1, 2, n],
+ * max 3 per class, iou 0.5, score 0.1 (4 inputs: score threshold left out
+ * when four_inputs). */
+static const float k_boxes[24] = {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, -0.1f, 1, 0.9f,
+                                  0, 10, 1, 11, 0, 10.1f, 1, 11.1f, 0, 100, 1, 101};
+static const float k_scores[12] = {0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f, 0.2f, 0.8f, 0.05f, 0.4f, 0.7f, 0.65f};
+static const int64_t k_max = 3;
+static const float k_iou = 0.5f, k_thr = 0.1f;
+
+static void nms_descs(prt_tensor_desc *d, int64_t n)
+{
+    d[0] = desc(PRT_DTYPE_F32, 3, 1, 6, 4);
+    d[1] = desc(PRT_DTYPE_F32, 3, 1, 2, n);
+    d[2] = desc(PRT_DTYPE_I64, 1, 1, 0, 0);
+    d[3] = desc(PRT_DTYPE_F32, 1, 1, 0, 0);
+    d[4] = desc(PRT_DTYPE_F32, 1, 1, 0, 0);
+}
+
+/* The same layer in a network: inputs input0.., output output0. */
+static prt_status nms_engine(int32_t nin, int64_t n, prt_engine **e, char *err, size_t cap)
+{
+    static const char *const names[] = {"input0", "input1", "input2", "input3", "input4"};
+    static const char *const outs[] = {"output0"};
+    prt_network *net = NULL;
+    prt_tensor_desc d[5];
+    prt_status s;
+    int32_t i;
+    nms_descs(d, n);
+    CHECK_OK(prt_network_create(NULL, &net));
+    for (i = 0; i < nin; i++) CHECK_OK(prt_network_add_input(net, names[i], d[i].dtype, &d[i].dims));
+    CHECK_OK(prt_network_add_layer(net, "NonMaxSuppression", "NonMaxSuppression", "1", "", NULL, names, nin, outs, 1));
+    CHECK_OK(prt_network_mark_output(net, "output0"));
+    s = prt_engine_build(net, NULL, NULL, e, err, cap);
+    prt_network_destroy(net);
+    return s;
+}
+
+TEST(op_and_engine_give_identical_outputs_and_shape_errors)
+{
+    const void *ins[5] = {k_boxes, k_scores, &k_max, &k_iou, &k_thr};
+    prt_tensor_desc d[5], od;
+    prt_op_config cfg = cpu_cfg(1);
+    int32_t nin;
+    for (nin = 4; nin <= 5; nin++) {
+        prt_op *op = NULL;
+        prt_engine *e = NULL;
+        prt_context *ctx = NULL;
+        int64_t y_op[3 * 36], y_e[3 * 36];
+        void *outs[1] = {y_op};
+        prt_dims got;
+        char err[1024] = "";
+        int32_t i;
+
+        memset(y_op, 0x5a, sizeof y_op);
+        memset(y_e, 0x5a, sizeof y_e);
+        nms_descs(d, 6);
+        CHECK_OK(prt_op_create(prt_registry_global(), "NonMaxSuppression", "1", "", NULL, &op));
+        CHECK_MSG(prt_op_configure(op, d, nin, &cfg) == PRT_OK, "%s", prt_op_last_error(op));
+        CHECK_MSG(prt_op_run(op, ins, outs) == PRT_OK, "%s", prt_op_last_error(op));
+        CHECK_OK(prt_op_output_desc(op, 0, &od));
+
+        CHECK_MSG(nms_engine(nin, 6, &e, err, sizeof err) == PRT_OK, "%s", err);
+        CHECK_OK(prt_context_create(e, NULL, &ctx));
+        for (i = 0; i < nin; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "input%d", (int)i);
+            CHECK_OK(prt_context_set_tensor(ctx, name, (void *)ins[i]));
+        }
+        CHECK_OK(prt_context_set_tensor(ctx, "output0", y_e));
+        CHECK_MSG(prt_context_execute(ctx) == PRT_OK, "%s", prt_context_last_error(ctx));
+        CHECK_OK(prt_context_get_shape(ctx, "output0", &got));
+        /* The same selections, bit for bit, with the same data-dependent extent. */
+        CHECK(prt_dims_equal(&got, &od.dims));
+        CHECK(got.d[0] > 0 && got.d[0] < 12);
+        CHECK(memcmp(y_op, y_e, (size_t)prt_dims_volume(&got) * sizeof(int64_t)) == 0);
+        prt_context_destroy(ctx);
+        prt_engine_destroy(e);
+
+        /* Scores that disagree with the boxes: the same message from both. */
+        nms_descs(d, 5);
+        CHECK(prt_op_configure(op, d, nin, &cfg) != PRT_OK);
+        e = NULL;
+        CHECK(nms_engine(nin, 5, &e, err, sizeof err) != PRT_OK);
+        CHECK(e == NULL);
+        CHECK_STR_CONTAINS(err, "disagree");
+        CHECK_MSG(strcmp(prt_op_last_error(op), err) == 0, "op: %s\nengine: %s", prt_op_last_error(op), err);
+        prt_op_destroy(op);
+    }
 }

@@ -888,9 +888,9 @@ TEST(truncated_and_bit_flipped_plans_fail_cleanly)
     CHECK(ok_loads < 300);
     /* A newer format is refused by version. */
     memcpy(q, p, len);
-    q[8] = 2;
+    q[8] = 3;
     CHECK(prt_engine_deserialize(r, q, len, &e2, err, sizeof err) == PRT_STATUS_VERSION_MISMATCH);
-    CHECK_STR_CONTAINS(err, "plan needs reader version 2, this is 1");
+    CHECK_STR_CONTAINS(err, "plan needs reader version 3, this is 2");
     /* Reserved header bytes must be zero (checked after the checksum). */
     memcpy(q, p, len);
     q[50] = 1;
@@ -1866,7 +1866,7 @@ TEST(json_unknown_keys_inside_objects_are_errors_or_warnings)
         "{\"inputs\": [{\"name\": \"x\", \"dtype\": \"f16\", \"dims\": [4]}], \"layers\": [{\"name\": \"neg\", "
         "\"plugin\": \"TestHalfNeg\", \"fields\": {\"k\": {\"type\": \"int32\", \"value\": 2, \"unit\": \"m\"}}, "
         "\"inputs\": [\"x\"], \"outputs\": [\"y\"]}], \"outputs\": [\"y\"]}"};
-    static const char *const want[] = {"input \"x\": unknown key \"dim\" (expected name, dtype, dims, doc)",
+    static const char *const want[] = {"input \"x\": unknown key \"dim\" (expected name, dtype, dims, doc, shape_values)",
                                        "constant \"b\": unknown key \"valeus\"",
                                        "layer \"TestAddBias\": unknown key \"feilds\"",
                                        "field \"k\": unknown key \"unit\" (expected type, value)"};

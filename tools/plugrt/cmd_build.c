@@ -20,7 +20,8 @@ static void build_usage(FILE *f)
             "  --fp16             let float layers run in f16 where their plugin accepts it\n"
             "  --device D         target device recorded in the plan (default cpu)\n"
             "  --profile P        range of a dynamic input, dims joined by 'x':\n"
-            "                     --profile x:1x3x8x8,4x3x8x8,8x3x8x8\n"
+            "                     --profile x:1x3x8x8,4x3x8x8,8x3x8x8; for a shape-value input\n"
+            "                     the values' bounds: --profile target:1x12,4x12,8x48\n"
             "  --workspace BYTES  largest workspace any one layer may use (default: no limit)\n"
             "  --load LIB         load a plugin library first (repeatable)\n"
             "  --warn-unknown-keys  a key the JSON format does not define is a warning, not an error\n");

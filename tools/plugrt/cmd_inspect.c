@@ -46,6 +46,20 @@ static prt_plan_layer layer_at(const prt_plan_info *pi, int32_t i)
     return l;
 }
 
+static prt_plan_folded folded_at(const prt_plan_info *pi, int32_t i)
+{
+    static const char *const none[1] = {""};
+    prt_plan_folded f;
+    memset(&f, 0, sizeof f);
+    f.struct_size = (uint32_t)sizeof f;
+    if (prt_plan_info_folded(pi, i, &f) != PRT_OK) {
+        f.layer = f.plugin = f.version = "?";
+        f.nb_outputs = 0;
+        f.outputs = none;
+    }
+    return f;
+}
+
 static const char *tensor_name(const prt_plan_info *pi, int32_t i)
 {
     return tensor_at(pi, i).name;
@@ -76,6 +90,12 @@ static int print_json(const prt_plan_info *pi, const prt_plan_summary *s)
         cJSON_AddItemToObject(o, "max", dims_json(&t.max));
         cJSON_AddNumberToObject(o, "offset", (double)t.offset);
         cJSON_AddNumberToObject(o, "bytes", (double)t.bytes);
+        if (t.nb_values >= 0) cJSON_AddNumberToObject(o, "shape_values", (double)t.nb_values);
+        if (t.nb_values >= 0 && t.role == PRT_TENSOR_INPUT) {
+            cJSON_AddItemToObject(o, "values_min", dims_json(&t.values_min));
+            cJSON_AddItemToObject(o, "values_opt", dims_json(&t.values_opt));
+            cJSON_AddItemToObject(o, "values_max", dims_json(&t.values_max));
+        }
         cJSON_AddItemToArray(arr, o);
     }
     arr = cJSON_AddArrayToObject(root, "layers");
@@ -98,11 +118,24 @@ static int print_json(const prt_plan_info *pi, const prt_plan_summary *s)
             cJSON_AddStringToObject(o, "to", prt_dtype_name(l.cast_to));
         }
         ins = cJSON_AddArrayToObject(o, "inputs");
-        for (j = 0; j < l.nb_inputs; j++) cJSON_AddItemToArray(ins, cJSON_CreateString(tensor_name(pi, l.inputs[j])));
+        for (j = 0; j < l.nb_inputs; j++) /* "" for an absent optional input */
+            cJSON_AddItemToArray(ins, cJSON_CreateString(l.inputs[j] < 0 ? "" : tensor_name(pi, l.inputs[j])));
         outs = cJSON_AddArrayToObject(o, "outputs");
         for (j = 0; j < l.nb_outputs; j++)
             cJSON_AddItemToArray(outs, cJSON_CreateString(tensor_name(pi, l.outputs[j])));
         cJSON_AddNumberToObject(o, "workspace", (double)l.workspace);
+        cJSON_AddItemToArray(arr, o);
+    }
+    arr = cJSON_AddArrayToObject(root, "folded");
+    for (i = 0; i < s->nb_folded; i++) {
+        prt_plan_folded f = folded_at(pi, i);
+        cJSON *outs;
+        o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "layer", f.layer);
+        cJSON_AddStringToObject(o, "plugin", f.plugin);
+        cJSON_AddStringToObject(o, "version", f.version);
+        outs = cJSON_AddArrayToObject(o, "outputs");
+        for (j = 0; j < f.nb_outputs; j++) cJSON_AddItemToArray(outs, cJSON_CreateString(f.outputs[j]));
         cJSON_AddItemToArray(arr, o);
     }
     o = cJSON_AddObjectToObject(root, "memory");
@@ -140,6 +173,9 @@ static void print_text(const prt_plan_info *pi, const prt_plan_summary *s, const
         printf("  %-6s %-20s %-4s %s  %s / %s / %s\n", role_name(t.role), ESC(t.name), prt_dtype_name(t.dtype),
                prt_dims_str(&t.dims, d0, sizeof d0), prt_dims_str(&t.min, d1, sizeof d1),
                prt_dims_str(&t.opt, d2, sizeof d2), prt_dims_str(&t.max, d3, sizeof d3));
+        if (t.nb_values >= 0 && t.role == PRT_TENSOR_INPUT)
+            printf("         shape values %s / %s / %s\n", prt_dims_str(&t.values_min, d1, sizeof d1),
+                   prt_dims_str(&t.values_opt, d2, sizeof d2), prt_dims_str(&t.values_max, d3, sizeof d3));
     }
     printf("\nlayers (execution order):\n");
     for (i = 0; i < s->nb_layers; i++) {
@@ -152,7 +188,7 @@ static void print_text(const prt_plan_info *pi, const prt_plan_summary *s, const
             printf("  %2d %-20s cast %s -> %s", (int)i, ESC(l.name), prt_dtype_name(l.cast_from), prt_dtype_name(l.cast_to));
         }
         printf("\n       in:");
-        for (j = 0; j < l.nb_inputs; j++) printf(" %s", ESC(tensor_name(pi, l.inputs[j])));
+        for (j = 0; j < l.nb_inputs; j++) printf(" %s", l.inputs[j] < 0 ? "(absent)" : ESC(tensor_name(pi, l.inputs[j])));
         printf("  out:");
         for (j = 0; j < l.nb_outputs; j++) printf(" %s", ESC(tensor_name(pi, l.outputs[j])));
         if (l.workspace) printf("  workspace %" PRIu64 " bytes", l.workspace);
@@ -166,6 +202,13 @@ static void print_text(const prt_plan_info *pi, const prt_plan_summary *s, const
         printf("  %-10s %-20s %-4s max %-16s %s offset %8" PRIu64 ", %8" PRIu64 " bytes\n", role_name(t.role), ESC(t.name),
                prt_dtype_name(t.dtype), prt_dims_str(&t.max, d0, sizeof d0),
                t.role == PRT_TENSOR_CONSTANT ? "weights" : "arena  ", t.offset, t.bytes);
+    }
+    if (s->nb_folded) printf("\nfolded at build time (layers that read only constants, now weights):\n");
+    for (i = 0; i < s->nb_folded; i++) {
+        prt_plan_folded f = folded_at(pi, i);
+        printf("  %-20s %s v%s ->", ESC(f.layer), ESC(f.plugin), ESC(f.version));
+        for (j = 0; j < f.nb_outputs; j++) printf(" %s", ESC(f.outputs[j]));
+        printf("\n");
     }
 }
 

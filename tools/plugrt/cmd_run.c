@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backend/backend.h"
+#include "backend/cuda/device.h"
 #include "cli.h"
 #include "clionnx.h"
 #include "clidev.h"
@@ -15,9 +17,6 @@
 #include "plugrt/engine.h"
 #include "plugrt/npy.h"
 
-#ifdef PLUGRT_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 static void run_usage(FILE *f)
 {
@@ -31,7 +30,8 @@ static void run_usage(FILE *f)
             "  Inputs without --input get uniform random values in [-1, 1) (fixed seed). An --input .npy file\n"
             "  sets its input's shape and is converted to its type (integer and bool inputs need exact values);\n"
             "  --output writes that output, with the extents of the last run, as a .npy file.\n"
-            "  --shape sets a dynamic input's extents (default: the profile's opt).\n"
+            "  --shape sets a dynamic input's extents (default: the profile's opt). A shape-value input\n"
+            "  takes its values from its --input file (default: the profile's opt values).\n"
             "  --load loads a plugin library first; a plugin that a different library (or the built-in set)\n"
             "  provides than the one the plan was built with is a warning, or an error with --strict-owner.\n"
             "  Prints the outputs' shapes and a few values, then latency min / median / p90 / p99 / mean\n"
@@ -176,6 +176,26 @@ static int parse_shape(const char *s, prt_dims *d)
     return d->nb > 0;
 }
 
+/* A shape-value input: its values are those of the buffer (from --input),
+ * or the profile's opt values (written into the buffer) when `opt` is given. */
+static int set_shape_values(prt_context *ctx, io_buf *b, const prt_dims *opt)
+{
+    int64_t v[PRT_MAX_DIMS];
+    int32_t k, n = (int32_t)(b->bytes / prt_dtype_size(b->desc.dtype));
+    for (k = 0; k < n && k < PRT_MAX_DIMS; k++) {
+        if (opt) v[k] = opt->d[k];
+        else if (b->desc.dtype == PRT_DTYPE_I32) v[k] = ((const int32_t *)b->host)[k];
+        else v[k] = ((const int64_t *)b->host)[k];
+        if (opt && b->desc.dtype == PRT_DTYPE_I32) ((int32_t *)b->host)[k] = (int32_t)v[k];
+        else if (opt) ((int64_t *)b->host)[k] = v[k];
+    }
+    if (prt_context_set_input_values(ctx, b->name, v, n) != PRT_OK) {
+        fprintf(stderr, "plugrt run: %s\n", prt_context_last_error(ctx));
+        return 0;
+    }
+    return 1;
+}
+
 int prt_cli_run(int argc, char **argv)
 {
     const char *plan = NULL, *dev_name = NULL;
@@ -195,9 +215,7 @@ int prt_cli_run(int argc, char **argv)
     prt_profile_range *ranges = NULL;
     int nb_ranges = 0;
     prt_device device;
-#ifdef PLUGRT_HAVE_CUDA
-    cudaEvent_t ev0 = NULL, ev1 = NULL;
-#endif
+    void *ev0 = NULL, *ev1 = NULL; /* CUDA: events timing each run on the GPU */
 
     ranges = calloc((size_t)argc + 1, sizeof *ranges);
     in_args = calloc((size_t)argc + 1, sizeof *in_args);
@@ -403,11 +421,15 @@ int prt_cli_run(int argc, char **argv)
             int from = -1;
             for (k = 0; k < nin; k++)
                 if (in_io[k] == i) from = k;
+            prt_dims vmin, vopt, vmax;
             if (from >= 0) {
                 if (!npy_load_into(in_file[from], &in_arr[from], b)) goto done;
             } else {
                 fill_random(b->host, b->desc.dtype, (int64_t)(b->bytes / prt_dtype_size(b->desc.dtype)), &seed);
             }
+            if (prt_engine_io_values(e, i, &vmin, &vopt, &vmax) == PRT_OK &&
+                !set_shape_values(ctx, b, from >= 0 ? NULL : &vopt))
+                goto done;
         }
         if (device == PRT_DEVICE_CUDA) {
             if (prt__clidev_alloc(b->bytes ? b->bytes : 1, &b->dev, err, sizeof err) != PRT_OK ||
@@ -426,32 +448,28 @@ int prt_cli_run(int argc, char **argv)
     wall = calloc((size_t)iters, sizeof *wall);
     gpu = calloc((size_t)iters, sizeof *gpu);
     if (!wall || !gpu) goto oom;
-#ifdef PLUGRT_HAVE_CUDA
-    if (device == PRT_DEVICE_CUDA && (cudaEventCreate(&ev0) != cudaSuccess || cudaEventCreate(&ev1) != cudaSuccess)) {
-        fprintf(stderr, "plugrt run: cudaEventCreate failed\n");
+    if (device == PRT_DEVICE_CUDA && (prt__backend_cuda.event_create(&ev0, err, sizeof err) != PRT_OK ||
+                                      prt__backend_cuda.event_create(&ev1, err, sizeof err) != PRT_OK)) {
+        fprintf(stderr, "plugrt run: %s\n", err);
         goto done;
     }
-#endif
     for (i = 0; i < warmup + iters; i++) {
         double t0 = prt__cliutil_now_ms(), t1;
-#ifdef PLUGRT_HAVE_CUDA
-        if (device == PRT_DEVICE_CUDA) cudaEventRecord(ev0, (cudaStream_t)prt_context_stream(ctx));
-#endif
+        if (device == PRT_DEVICE_CUDA)
+            (void)prt__backend_cuda.event_record(ev0, prt_context_stream(ctx), err, sizeof err);
         if (prt_context_enqueue(ctx, NULL) != PRT_OK) {
             fprintf(stderr, "plugrt run: %s\n", prt_context_last_error(ctx));
             goto done;
         }
-#ifdef PLUGRT_HAVE_CUDA
         if (device == PRT_DEVICE_CUDA) {
             float ms = 0;
-            cudaEventRecord(ev1, (cudaStream_t)prt_context_stream(ctx));
-            if (cudaEventSynchronize(ev1) != cudaSuccess || cudaEventElapsedTime(&ms, ev0, ev1) != cudaSuccess) {
-                fprintf(stderr, "plugrt run: CUDA error while running: %s\n", cudaGetErrorString(cudaGetLastError()));
+            if (prt__backend_cuda.event_record(ev1, prt_context_stream(ctx), err, sizeof err) != PRT_OK ||
+                prt__backend_cuda.event_elapsed(ev0, ev1, &ms, err, sizeof err) != PRT_OK) {
+                fprintf(stderr, "plugrt run: CUDA error while running: %s\n", err);
                 goto done;
             }
             if (i >= warmup) gpu[i - warmup] = ms;
         }
-#endif
         t1 = prt__cliutil_now_ms();
         if (i >= warmup) wall[i - warmup] = t1 - t0;
     }
@@ -518,10 +536,8 @@ int prt_cli_run(int argc, char **argv)
 oom:
     fprintf(stderr, "plugrt run: out of memory\n");
 done:
-#ifdef PLUGRT_HAVE_CUDA
-    if (ev0) cudaEventDestroy(ev0);
-    if (ev1) cudaEventDestroy(ev1);
-#endif
+    prt__backend_cuda.event_destroy(ev0);
+    prt__backend_cuda.event_destroy(ev1);
     prt_context_destroy(ctx);
     if (bufs)
         for (i = 0; i < nio; i++) {

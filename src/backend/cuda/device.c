@@ -126,6 +126,34 @@ prt_status prt__cuda_stream_sync(void *stream, char *err, size_t cap)
     return e == cudaSuccess ? PRT_OK : fail(e, "cudaStreamSynchronize", err, cap);
 }
 
+prt_status prt__cuda_event_create(void **out, char *err, size_t cap)
+{
+    cudaEvent_t ev = NULL;
+    cudaError_t e = cudaEventCreate(&ev);
+    if (e != cudaSuccess) return fail(e, "cudaEventCreate", err, cap);
+    *out = (void *)ev;
+    return PRT_OK;
+}
+
+void prt__cuda_event_destroy(void *event)
+{
+    if (event) cudaEventDestroy((cudaEvent_t)event);
+}
+
+prt_status prt__cuda_event_record(void *event, void *stream, char *err, size_t cap)
+{
+    cudaError_t e = cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream);
+    return e == cudaSuccess ? PRT_OK : fail(e, "cudaEventRecord", err, cap);
+}
+
+prt_status prt__cuda_event_elapsed(void *start, void *end, float *ms, char *err, size_t cap)
+{
+    cudaError_t e = cudaEventSynchronize((cudaEvent_t)end);
+    if (e != cudaSuccess) return fail(e, "cudaEventSynchronize", err, cap);
+    e = cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)end);
+    return e == cudaSuccess ? PRT_OK : fail(e, "cudaEventElapsedTime", err, cap);
+}
+
 prt_status prt__cuda_last_error(const char *what, char *err, size_t cap)
 {
     cudaError_t e = cudaGetLastError();

@@ -33,6 +33,12 @@ void prt__cuda_stream_destroy(void *stream); /* NULL ok */
 /* Wait for `stream` (NULL: the default stream) and report any error raised
  * by the work queued on it. */
 prt_status prt__cuda_stream_sync(void *stream, char *err, size_t cap);
+/* Events for timing work queued on a stream. */
+prt_status prt__cuda_event_create(void **out, char *err, size_t cap);
+void prt__cuda_event_destroy(void *event); /* NULL ok */
+prt_status prt__cuda_event_record(void *event, void *stream, char *err, size_t cap);
+/* Wait for `end`, then the milliseconds between the two. */
+prt_status prt__cuda_event_elapsed(void *start, void *end, float *ms, char *err, size_t cap);
 /* The last error of a launch (cudaGetLastError), cleared. */
 prt_status prt__cuda_last_error(const char *what, char *err, size_t cap);
 /* "GPU 0: NVIDIA H200 (sm_90, 139 GiB)" into buf. */

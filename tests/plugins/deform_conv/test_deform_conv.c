@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugrt/engine.h"
+#include "plugrt/trace.h"
 #include "plugrt/plugin.h"
 #include "deform_conv.h"
 #include "prt_test.h"
@@ -1500,4 +1502,87 @@ TEST(dcn_cuda_shared_blas_handle)
     CHECK_EQ_INT(tc.refs, 0);
     plug_destroy(&a);
     plug_destroy(&b);
+}
+
+static int ws_v2_calls, ws_v1_calls;
+static void count_ws_calls(void *user, const char *line)
+{
+    (void)user;
+    if (strcmp(line, "dcn: get_workspace_size_v2") == 0) ws_v2_calls++;
+    if (strcmp(line, "dcn: get_workspace_size") == 0) ws_v1_calls++;
+}
+
+/* A CPU engine reserves only the CPU path's workspace: no CUDA column buffer
+ * (get_workspace_size_v2 is asked for the engine's device). Batch 32, 64
+ * channels in and out, 56x56, 3x3: the CUDA path's column buffer would be
+ * 64*9*4 bytes per output pixel for 32*56*56 pixels, about 416 MiB (its
+ * 512 MiB slice cap does not bite), in a library built with CUDA. */
+TEST(dcn_cpu_engine_reserves_no_cuda_column_buffer)
+{
+    static const int64_t stride[2] = {1, 1}, pad[2] = {1, 1}, dil[2] = {1, 1}, one = 1;
+    const int64_t N = 32, C = 64, H = 56, K = 3;
+    prt_field f[5] = {{"stride", stride, PRT_FIELD_INT64, 0, 2}, {"padding", pad, PRT_FIELD_INT64, 0, 2},
+                      {"dilation", dil, PRT_FIELD_INT64, 0, 2}, {"group", &one, PRT_FIELD_INT64, 0, 1},
+                      {"deformable_group", &one, PRT_FIELD_INT64, 0, 1}};
+    prt_fields fc = {f, 5, 0};
+    const char *ins[4] = {"x", "offset", "mask", "weight"}, *outs[1] = {"y"};
+    prt_dims dx = {4, 0, {N, C, H, H}}, doff = {4, 0, {N, 2 * K * K, H, H}}, dmask = {4, 0, {N, K * K, H, H}},
+             dw = {4, 0, {C, C, K, K}};
+    prt__dcn_params p;
+    prt__dcn_shape s;
+    prt_network *net = NULL;
+    prt_engine *e = NULL;
+    prt_context *ctx = NULL;
+    prt_builder_config cfg;
+    float *w = calloc((size_t)(C * C * K * K), sizeof(float));
+    char err[1024] = "";
+    uint64_t cpu_ws, column = (uint64_t)(C * K * K) * 4u * (uint64_t)(N * H * H);
+
+    memset(&p, 0, sizeof p);
+    memcpy(p.stride, stride, sizeof stride);
+    memcpy(p.padding, pad, sizeof pad);
+    memcpy(p.dilation, dil, sizeof dil);
+    p.group = p.deformable_group = 1;
+    memset(&s, 0, sizeof s);
+    s.n = N, s.cin = C, s.h = s.w = H, s.cout = C, s.kh = s.kw = K, s.hout = s.wout = H;
+    cpu_ws = prt__deform_conv_cpu_workspace(&p, &s, 0);
+
+    CHECK_OK(prt_network_create(NULL, &net));
+    CHECK_OK(prt_network_add_input(net, "x", PRT_DTYPE_F32, &dx));
+    CHECK_OK(prt_network_add_input(net, "offset", PRT_DTYPE_F32, &doff));
+    CHECK_OK(prt_network_add_input(net, "mask", PRT_DTYPE_F32, &dmask));
+    CHECK_OK(prt_network_add_constant(net, "weight", PRT_DTYPE_F32, &dw, w, (size_t)(C * C * K * K) * sizeof(float)));
+    CHECK_OK(prt_network_add_layer(net, "dcn", "ModulatedDeformConv2d", "2", "", &fc, ins, 4, outs, 1));
+    CHECK_OK(prt_network_mark_output(net, "y"));
+    prt_builder_config_init(&cfg);
+    cfg.device = PRT_DEVICE_CPU;
+    prt_set_trace_callback(count_ws_calls, NULL);
+    CHECK_MSG(prt_engine_build(net, &cfg, NULL, &e, err, sizeof err) == PRT_OK, "%s", err);
+    prt_set_trace_callback(NULL, NULL);
+    /* Asked per device (build, then load), never device-blind. */
+    CHECK_EQ_INT(ws_v2_calls, 2);
+    CHECK_EQ_INT(ws_v1_calls, 0);
+    /* The memory plan: exactly the CPU path's workspace, a small fraction of
+     * the column buffer. */
+    CHECK(cpu_ws > 0);
+    CHECK_EQ_INT(prt_engine_workspace_size(e), (cpu_ws + 255) / 256 * 256);
+    CHECK(prt_engine_workspace_size(e) * 16 < column);
+    CHECK_EQ_INT(prt_engine_arena_size(e), 0); /* y is an output: no activations */
+#ifdef PLUGRT_HAVE_CUDA
+    {
+        /* The same plan on a CUDA context gets the CUDA path's workspace. */
+        int n = 0;
+        if (cudaGetDeviceCount(&n) == cudaSuccess && n > 0) {
+            prt_context_config cc;
+            prt_context_config_init(&cc);
+            cc.device = PRT_DEVICE_CUDA;
+            CHECK_OK(prt_context_create(e, &cc, &ctx));
+            prt_context_destroy(ctx);
+            ctx = NULL;
+        }
+    }
+#endif
+    prt_engine_destroy(e);
+    prt_network_destroy(net);
+    free(w);
 }
