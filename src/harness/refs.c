@@ -26,8 +26,10 @@ static prt_status swish_ref(const prt__inputs *in, double *const *in_f64, const 
                             prt__arena *ar, int nb_out, double **out, prt_dims *out_dims, char *err, size_t cap)
 {
     int ix = find_input(in, "x");
-    const prt__attrval *b = prt__attrset_get(attrs, "beta"), *w = prt__attrset_get(attrs, "weights");
-    double beta = b && !b->is_text && b->count == 1 ? b->v[0] : 1.0;
+    const prt__attrval *w = prt__attrset_get(attrs, "weights"), *b = prt__attrset_get(attrs, "beta");
+    double beta;
+    if (!b) b = prt__attrset_get(attrs, "alpha"); /* version 24 (ONNX's Swish) calls the slope alpha */
+    beta = b && !b->is_text && b->count == 1 ? b->v[0] : 1.0;
     int64_t n, i, c = 1, inner = 1;
     int k;
     if (ix < 0 || nb_out != 1) {
@@ -131,7 +133,8 @@ static prt_status dcn_ref(const prt__inputs *in, double *const *in_f64, const pr
 }
 
 static const prt__ref refs[] = {
-    {"Swish", NULL, swish_ref, "float64: y = w[c] * x / (1 + exp(-beta * x)) (src/harness/refs.c)"},
+    {"Swish", NULL, swish_ref,
+     "float64: y = w[c] * x / (1 + exp(-beta * x)), alpha for beta in version 24 (src/harness/refs.c)"},
     {"ModulatedDeformConv2d", NULL, dcn_ref,
      "float64: prt__deform_conv_cpu_ref_f64 (plugins/deform_conv/deform_conv_cpu.c)"},
 };
