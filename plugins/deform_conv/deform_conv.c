@@ -482,6 +482,10 @@ static int core_workspace_layout(const dcn_core *c, const prt_dims *const *d, in
     out->kernel = a > b ? a : b;
     out->total = ws_round(out->kernel);
     if (r[R_MASK] < 0) {
+        /* refuse (no workspace: enqueue then fails with a message) rather than wrap around */
+        if ((double)s.n * (double)c->p.deformable_group * (double)(s.kh * s.kw) * (double)s.hout * (double)s.wout >
+            (double)((int64_t)1 << 40))
+            return -1;
         out->ones = out->total;
         out->total += ws_round((size_t)(s.n * c->p.deformable_group * s.kh * s.kw * s.hout * s.wout) * es);
     }
