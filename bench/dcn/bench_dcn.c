@@ -4,7 +4,14 @@
  * weights U[-1, 1] / sqrt(Cin/group*9), fixed seeds).
  *
  *   bench_dcn [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N]
- *             [--threads N] [--reps N] [--types f32,f16]
+ *             [--threads N] [--reps N] [--types f32,f16] [--probe]
+ *
+ * --probe (CPU): measures this machine's FMA peak per core (independent
+ * 512-bit and 256-bit FMAs, timed in thread CPU time) and prints, after each
+ * CPU row, the process CPU time of one call: on a machine that other jobs
+ * share, CPU time does not count the time a thread waited for a core, so
+ * CPU time / threads against FLOPs / (threads x measured peak) is the
+ * fraction of the FMA floor the code reaches, whatever the load.
  *
  * fp16 rows name the CUDA kernel (the fused tile, or im2col+cublas; the
  * PRT_DCN_CUDA_KERNEL environment variable forces one) and give the max abs
@@ -232,6 +239,73 @@ static double now_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
 }
 
+static double clock_us(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+/* ---- FMA peak of one core (--probe) ------------------------------------------ */
+
+static double probe_gflops; /* measured fp32 FMA peak of one core, GFLOP/s; 0: not measured */
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PROBE_ACC 12 /* independent accumulators: more than latency x FMA ports */
+
+__attribute__((target("avx512f"))) static double probe_avx512(int64_t iters, float *sink)
+{
+    __m512 acc[PROBE_ACC], m = _mm512_set1_ps(0.999999f), a = _mm512_set1_ps(1e-7f);
+    double t0;
+    int64_t it;
+    int j;
+    for (j = 0; j < PROBE_ACC; j++) acc[j] = _mm512_set1_ps((float)j);
+    t0 = clock_us(CLOCK_THREAD_CPUTIME_ID);
+    for (it = 0; it < iters; it++)
+        for (j = 0; j < PROBE_ACC; j++) acc[j] = _mm512_fmadd_ps(acc[j], m, a);
+    t0 = clock_us(CLOCK_THREAD_CPUTIME_ID) - t0;
+    for (j = 1; j < PROBE_ACC; j++) acc[0] = _mm512_add_ps(acc[0], acc[j]);
+    *sink = _mm512_reduce_add_ps(acc[0]);
+    return (double)iters * PROBE_ACC * 16 * 2 / (t0 * 1e3);
+}
+
+__attribute__((target("avx2,fma"))) static double probe_avx2(int64_t iters, float *sink)
+{
+    __m256 acc[PROBE_ACC], m = _mm256_set1_ps(0.999999f), a = _mm256_set1_ps(1e-7f);
+    float v[8];
+    double t0;
+    int64_t it;
+    int j;
+    for (j = 0; j < PROBE_ACC; j++) acc[j] = _mm256_set1_ps((float)j);
+    t0 = clock_us(CLOCK_THREAD_CPUTIME_ID);
+    for (it = 0; it < iters; it++)
+        for (j = 0; j < PROBE_ACC; j++) acc[j] = _mm256_fmadd_ps(acc[j], m, a);
+    t0 = clock_us(CLOCK_THREAD_CPUTIME_ID) - t0;
+    for (j = 1; j < PROBE_ACC; j++) acc[0] = _mm256_add_ps(acc[0], acc[j]);
+    _mm256_storeu_ps(v, acc[0]);
+    *sink = v[0];
+    return (double)iters * PROBE_ACC * 8 * 2 / (t0 * 1e3);
+}
+
+/* Best of 5 runs of ~0.2 s each, for the widest FMA this CPU has. */
+static void probe_fma(void)
+{
+    double best512 = 0, best256 = 0, g;
+    float sink = 0;
+    int r, has512 = __builtin_cpu_supports("avx512f"), has256 = __builtin_cpu_supports("fma");
+    for (r = 0; r < 5; r++) {
+        if (has512 && (g = probe_avx512(20000000, &sink)) > best512) best512 = g;
+        if (has256 && (g = probe_avx2(20000000, &sink)) > best256) best256 = g;
+    }
+    probe_gflops = best512 > best256 ? best512 : best256;
+    printf("# FMA peak of one core, thread CPU time, best of 5: %.1f GFLOP/s 512-bit, %.1f GFLOP/s 256-bit "
+           "(checksum %g)\n", best512, best256, (double)sink);
+}
+#else
+static void probe_fma(void) { printf("# FMA probe: x86-64 only\n"); }
+#endif
+
 /* ---- results -------------------------------------------------------------- */
 
 typedef struct result {
@@ -273,7 +347,7 @@ static int bench_cpu(const bcase *c, int threads, int reps)
     size_t ws;
     void *wsp;
     float *y;
-    double t[101];
+    double t[101], tc[101];
     int i;
     bset_make(&b, c, 1234 + (uint64_t)c->id);
     ws = prt__deform_conv_cpu_workspace(&b.p, &b.s, 0);
@@ -281,17 +355,25 @@ static int bench_cpu(const bcase *c, int threads, int reps)
     y = (float *)malloc(b.nout * sizeof(float));
     pool_start(&pl, threads);
     for (i = 0; i < reps + 1; i++) {
-        double t0 = now_us();
+        double t0 = now_us(), c0 = clock_us(CLOCK_PROCESS_CPUTIME_ID);
         if (prt__deform_conv_cpu(&b.p, &b.s, 0, b.h[0], b.h[1], b.h[2], b.h[3], b.h[4], y, wsp, pool_for, &pl,
                                  err, sizeof(err)) != 0) {
             fprintf(stderr, "CPU case %c: %s\n", c->id, err);
             return -1;
         }
-        if (i > 0) t[i - 1] = now_us() - t0;
+        if (i > 0) t[i - 1] = now_us() - t0, tc[i - 1] = clock_us(CLOCK_PROCESS_CPUTIME_ID) - c0;
     }
     pool_stop(&pl);
     qsort(t, (size_t)reps, sizeof(double), cmp_d);
+    qsort(tc, (size_t)reps, sizeof(double), cmp_d);
     add_result(&b, c->id, "cpu2", "f32", t[reps / 2], gflop(&b) / 158.0 * 1e6);
+    if (probe_gflops > 0) {
+        double fl = gflop(&b) / (threads * probe_gflops) * 1e6;
+        printf("# %c cpu: %.1f GFLOP, process CPU time per call %.0f us (median; / %d threads = %.0f us), FMA floor "
+               "at the measured peak %.0f us with %d threads: %.1f%% of the floor, %.2fx it\n",
+               c->id, gflop(&b), tc[reps / 2], threads, tc[reps / 2] / threads, fl, threads,
+               100.0 * fl / (tc[reps / 2] / threads), tc[reps / 2] / threads / fl);
+    }
     free(wsp);
     free(y);
     bset_free(&b);
@@ -444,7 +526,7 @@ static int bench_cuda(const bcase *c, int f16, int iters, void *blas)
 
 int main(int argc, char **argv)
 {
-    int json = 0, cpu = 1, cuda = 1, iters = 50, i, threads = 2, reps = 5;
+    int json = 0, cpu = 1, cuda = 1, iters = 50, i, threads = 2, reps = 5, probe = 0;
     const char *sel = "ABCDEF", *types = "f32,f16";
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = 1;
@@ -455,8 +537,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--types") && i + 1 < argc) types = argv[++i];
+        else if (!strcmp(argv[i], "--probe")) probe = 1;
         else {
-            fprintf(stderr, "usage: %s [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N] [--threads N] [--reps N] [--types f32,f16]\n",
+            fprintf(stderr, "usage: %s [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N] [--threads N] [--reps N] [--types f32,f16] [--probe]\n",
                     argv[0]);
             return 2;
         }
@@ -486,6 +569,7 @@ int main(int argc, char **argv)
 #else
     (void)cuda;
 #endif
+    if (cpu && probe) probe_fma();
     if (cpu)
         for (i = 0; i < (int)(sizeof(bcases) / sizeof(bcases[0])); i++)
             if (bcases[i].cpu && strchr(sel, bcases[i].id))

@@ -180,13 +180,17 @@ def bench_ort(cases, threads):
         sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
         feed = {"X": x, "W": wt, "offset": off, "B": b, "mask": mask}
         sess.run(None, feed)
-        ts = []
+        ts, cs = [], []
         for _ in range(5):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             sess.run(None, feed)
             ts.append((time.perf_counter() - t0) * 1e6)
+            cs.append((time.process_time() - c0) * 1e6)
         res[cid] = float(np.median(ts))
-        print("  ort case %s done" % cid, flush=True)
+        # process CPU time counts every thread of ORT's pool but not the time they waited for a core: compare
+        # it with bench_dcn --probe's "process CPU time per call" when other jobs share the machine
+        print("  ort case %s done: process CPU time per call %.0f us (median of 5)" % (cid, float(np.median(cs))),
+              flush=True)
     return res
 
 

@@ -16,6 +16,9 @@
 #include "plugrt/plugin.h"
 #include "deform_conv.h"
 #include "../plugin_alloc.h"
+#ifdef PLUGRT_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 #define DCN_NAME "ModulatedDeformConv2d"
 #define DCN_BLOB_MAGIC 0x314e4344u
@@ -114,140 +117,204 @@ static prt_status params_from_fields(const prt_fields *fc, const char *tag, prt_
 }
 
 /* ------------------------------------------------------------------------ */
-/* The core shared by both versions                                         */
+/* The core shared by all versions                                          */
 /* ------------------------------------------------------------------------ */
+
+/* What an input is, whatever its position in the layer. */
+enum { R_X, R_OFFSET, R_MASK, R_WEIGHT, R_BIAS, R_COUNT };
 
 typedef struct dcn_core {
     prt__dcn_params p;
-    const char *tag;            /* "v1" or "v2", for messages */
-    int32_t nb_in;              /* 4 or 5 once configured; 0 before */
+    prt__dcn_onnx o;            /* ONNX DeformConv: end pads, kernel_shape, B as a field (owned) */
+    int onnx;                   /* inputs in ONNX order X, W, offset[, B][, mask] */
+    const char *name;           /* DCN_NAME or "DeformConv", for messages */
+    const char *tag;            /* "v1", "v2" or "v19", for messages */
+    uint16_t *bias_h;           /* o.bias as f16, when o.bias is set */
+    int32_t nb_in;              /* inputs once configured; 0 before */
     prt_plugin_context *ctx;    /* attached context, or NULL */
     void *blas;                 /* cuBLAS handle acquired from ctx */
 } dcn_core;
 
-static const char *const dcn_input_names[5] = {"x", "offset", "mask", "weight", "bias"};
+static const char *const dcn_role_names[2][R_COUNT] = {
+    {"x", "offset", "mask", "weight", "bias"},
+    {"X", "offset", "mask", "W", "B"},
+};
+#define RNAME(c, r) dcn_role_names[(c)->onnx][r]
 
 static prt_status check_nb(const dcn_core *c, int32_t nb_in, int32_t nb_out, prt_msg *err)
 {
-    if (nb_in != 4 && nb_in != 5) {
-        prt_msg_set(err, DCN_NAME " %s: needs 4 inputs (x, offset, mask, weight) or 5 (with bias), got %d",
+    if (c->onnx && c->o.bias && (nb_in < 3 || nb_in > 4)) {
+        prt_msg_set(err, "%s %s: B is given as field \"input:3\", so it needs 3 inputs (X, W, offset) or 4 (with "
+                    "mask), got %d", c->name, c->tag, (int)nb_in);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    if (c->onnx && (nb_in < 3 || nb_in > 5)) {
+        prt_msg_set(err, "%s %s: needs 3 inputs (X, W, offset), 4 (with B or mask) or 5 (with B and mask), got %d",
+                    c->name, c->tag, (int)nb_in);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    if (!c->onnx && nb_in != 4 && nb_in != 5) {
+        prt_msg_set(err, "%s %s: needs 4 inputs (x, offset, mask, weight) or 5 (with bias), got %d", c->name,
                     c->tag, (int)nb_in);
         return PRT_STATUS_INVALID_ARGUMENT;
     }
     if (nb_out != 1) {
-        prt_msg_set(err, DCN_NAME " %s: has 1 output, got %d", c->tag, (int)nb_out);
+        prt_msg_set(err, "%s %s: has 1 output, got %d", c->name, c->tag, (int)nb_out);
         return PRT_STATUS_INVALID_ARGUMENT;
     }
     return PRT_OK;
 }
 
+/* The layer input of each role, -1 when absent. ONNX: a 4th input is mask
+ * when B is a field or when the input has more than one dim (rank3, -1 when
+ * not known yet), else B. */
+static void core_roles(const dcn_core *c, int32_t nb_in, int32_t rank3, int32_t r[R_COUNT])
+{
+    if (!c->onnx) {
+        r[R_X] = 0, r[R_OFFSET] = 1, r[R_MASK] = 2, r[R_WEIGHT] = 3, r[R_BIAS] = nb_in == 5 ? 4 : -1;
+        return;
+    }
+    r[R_X] = 0, r[R_WEIGHT] = 1, r[R_OFFSET] = 2, r[R_BIAS] = -1, r[R_MASK] = -1;
+    if (nb_in == 5) r[R_BIAS] = 3, r[R_MASK] = 4;
+    else if (nb_in == 4 && (c->o.bias || rank3 > 1)) r[R_MASK] = 3;
+    else if (nb_in == 4) r[R_BIAS] = 3;
+}
+
 #define KNOWN(v) ((v) >= 0)
 
+/* Output extent from the begin and end padding; <= 0 when x is too small. */
+static int64_t out_extent(int64_t in, int64_t pb, int64_t pe, int64_t dil, int64_t k, int64_t stride)
+{
+    int64_t num = in + pb + pe - (dil * (k - 1) + 1);
+    return num < 0 ? 0 : num / stride + 1;
+}
+
+static prt_status check_too_small(const dcn_core *c, const char *axis, int64_t in, int ax, int64_t k,
+                                  const char *what, prt_msg *err)
+{
+    const prt__dcn_params *p = &c->p;
+    char pad[64];
+    if (p->padding[ax] == c->o.pad_end[ax]) snprintf(pad, sizeof pad, "%lld", (long long)p->padding[ax]);
+    else snprintf(pad, sizeof pad, "%lld + %lld", (long long)p->padding[ax], (long long)c->o.pad_end[ax]);
+    prt_msg_set(err, "%s %s: %s %s %lld with padding %s is smaller than the dilated kernel %s %lld (%sdims)", c->name,
+                c->tag, RNAME(c, R_X), axis, (long long)in, pad, axis, (long long)(p->dilation[ax] * (k - 1) + 1),
+                what);
+    return PRT_STATUS_SHAPE_MISMATCH;
+}
+
 /* Checks every relation between input extents that are known (>= 0);
- * `what` says which dims these are ("", "min ", "max "). */
+ * `what` says which dims these are ("", "min ", "max "). d: the layer's
+ * inputs in its own order. */
 static prt_status check_dims(const dcn_core *c, const prt_dims *const *d, int32_t nb_in, const char *what,
                              prt_msg *err)
 {
     const prt__dcn_params *p = &c->p;
-    const char *tag = c->tag;
-    int32_t i;
+    const char *nm = c->name, *tag = c->tag;
+    const prt_dims *x, *off, *mask, *wt, *b;
+    int32_t i, r[R_COUNT];
     int64_t cin, cout, kh, kw, hout = -1, wout = -1, K = -1;
-    for (i = 0; i < nb_in; i++) {
-        const int32_t want = i == 4 ? 1 : 4;
-        if (d[i]->nb != want) {
-            prt_msg_set(err, DCN_NAME " %s: input %d (%s) must be %d-D, got %d-D", tag, (int)i,
-                        dcn_input_names[i], (int)want, (int)d[i]->nb);
+    core_roles(c, nb_in, nb_in > 3 ? d[3]->nb : -1, r);
+    for (i = 0; i < R_COUNT; i++) {
+        const int32_t want = i == R_BIAS ? 1 : 4;
+        if (r[i] >= 0 && d[r[i]]->nb != want) {
+            prt_msg_set(err, "%s %s: input %d (%s) must be %d-D, got %d-D%s", nm, tag, (int)r[i], RNAME(c, i),
+                        (int)want, (int)d[r[i]]->nb,
+                        c->onnx && i == R_X ? " (only 2-D deformable convolution is offered)" : "");
             return PRT_STATUS_SHAPE_MISMATCH;
         }
     }
-    cin = d[0]->d[1];
-    cout = d[3]->d[0];
-    kh = d[3]->d[2];
-    kw = d[3]->d[3];
+    x = d[r[R_X]], off = d[r[R_OFFSET]], wt = d[r[R_WEIGHT]];
+    mask = r[R_MASK] >= 0 ? d[r[R_MASK]] : NULL;
+    b = r[R_BIAS] >= 0 ? d[r[R_BIAS]] : NULL;
+    cin = x->d[1];
+    cout = wt->d[0];
+    kh = wt->d[2];
+    kw = wt->d[3];
     if ((KNOWN(kh) && kh < 1) || (KNOWN(kw) && kw < 1)) {
-        prt_msg_set(err, DCN_NAME " %s: weight kernel must be at least 1x1, got %lldx%lld (%sdims)", tag,
-                    (long long)kh, (long long)kw, what);
+        prt_msg_set(err, "%s %s: %s kernel must be at least 1x1, got %lldx%lld (%sdims)", nm, tag,
+                    RNAME(c, R_WEIGHT), (long long)kh, (long long)kw, what);
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    if (c->o.kernel_shape[0] > 0 && KNOWN(kh) && KNOWN(kw) &&
+        (kh != c->o.kernel_shape[0] || kw != c->o.kernel_shape[1])) {
+        prt_msg_set(err, "%s %s: field \"kernel_shape\" says %lldx%lld but W's kernel is %lldx%lld (%sdims)", nm,
+                    tag, (long long)c->o.kernel_shape[0], (long long)c->o.kernel_shape[1], (long long)kh,
+                    (long long)kw, what);
         return PRT_STATUS_SHAPE_MISMATCH;
     }
     if (KNOWN(cin) && cin % p->group != 0) {
-        prt_msg_set(err, DCN_NAME " %s: x channels (%lld) must be divisible by group (%lld) (%sdims)", tag,
-                    (long long)cin, (long long)p->group, what);
+        prt_msg_set(err, "%s %s: %s channels (%lld) must be divisible by group (%lld) (%sdims)", nm, tag,
+                    RNAME(c, R_X), (long long)cin, (long long)p->group, what);
         return PRT_STATUS_SHAPE_MISMATCH;
     }
     if (KNOWN(cin) && cin % p->deformable_group != 0) {
-        prt_msg_set(err,
-                    DCN_NAME " %s: x channels (%lld) must be divisible by deformable_group (%lld) (%sdims)",
-                    tag, (long long)cin, (long long)p->deformable_group, what);
+        prt_msg_set(err, "%s %s: %s channels (%lld) must be divisible by %s (%lld) (%sdims)", nm, tag,
+                    RNAME(c, R_X), (long long)cin, c->onnx ? "offset_group" : "deformable_group",
+                    (long long)p->deformable_group, what);
         return PRT_STATUS_SHAPE_MISMATCH;
     }
     if (KNOWN(cout) && cout % p->group != 0) {
-        prt_msg_set(err, DCN_NAME " %s: weight output channels (%lld) must be divisible by group (%lld) (%sdims)",
-                    tag, (long long)cout, (long long)p->group, what);
+        prt_msg_set(err, "%s %s: %s output channels (%lld) must be divisible by group (%lld) (%sdims)", nm, tag,
+                    RNAME(c, R_WEIGHT), (long long)cout, (long long)p->group, what);
         return PRT_STATUS_SHAPE_MISMATCH;
     }
-    if (KNOWN(cin) && KNOWN(d[3]->d[1]) && d[3]->d[1] != cin / p->group) {
-        prt_msg_set(err,
-                    DCN_NAME " %s: weight dim 1 must be x channels / group = %lld / %lld = %lld, got %lld (%sdims)",
-                    tag, (long long)cin, (long long)p->group, (long long)(cin / p->group),
-                    (long long)d[3]->d[1], what);
+    if (KNOWN(cin) && KNOWN(wt->d[1]) && wt->d[1] != cin / p->group) {
+        prt_msg_set(err, "%s %s: %s dim 1 must be %s channels / group = %lld / %lld = %lld, got %lld (%sdims)", nm,
+                    tag, RNAME(c, R_WEIGHT), RNAME(c, R_X), (long long)cin, (long long)p->group,
+                    (long long)(cin / p->group), (long long)wt->d[1], what);
         return PRT_STATUS_SHAPE_MISMATCH;
     }
     if (KNOWN(kh) && KNOWN(kw)) {
+        const char *dg = c->onnx ? "offset_group" : "deformable_group";
         K = kh * kw;
-        if (KNOWN(d[1]->d[1]) && d[1]->d[1] != 2 * p->deformable_group * K) {
-            prt_msg_set(err,
-                        DCN_NAME " %s: offset must have 2*deformable_group*kh*kw = 2*%lld*%lld*%lld = %lld channels, got %lld (%sdims)",
-                        tag, (long long)p->deformable_group, (long long)kh, (long long)kw,
-                        (long long)(2 * p->deformable_group * K), (long long)d[1]->d[1], what);
+        if (KNOWN(off->d[1]) && off->d[1] != 2 * p->deformable_group * K) {
+            prt_msg_set(err, "%s %s: offset must have 2*%s*kh*kw = 2*%lld*%lld*%lld = %lld channels, got %lld (%sdims)",
+                        nm, tag, dg, (long long)p->deformable_group, (long long)kh, (long long)kw,
+                        (long long)(2 * p->deformable_group * K), (long long)off->d[1], what);
             return PRT_STATUS_SHAPE_MISMATCH;
         }
-        if (KNOWN(d[2]->d[1]) && d[2]->d[1] != p->deformable_group * K) {
-            prt_msg_set(err,
-                        DCN_NAME " %s: mask must have deformable_group*kh*kw = %lld*%lld*%lld = %lld channels, got %lld (%sdims)",
-                        tag, (long long)p->deformable_group, (long long)kh, (long long)kw,
-                        (long long)(p->deformable_group * K), (long long)d[2]->d[1], what);
-            return PRT_STATUS_SHAPE_MISMATCH;
-        }
-    }
-    for (i = 1; i <= 2; i++)
-        if (KNOWN(d[0]->d[0]) && KNOWN(d[i]->d[0]) && d[i]->d[0] != d[0]->d[0]) {
-            prt_msg_set(err, DCN_NAME " %s: %s batch (%lld) must equal x batch (%lld) (%sdims)", tag,
-                        dcn_input_names[i], (long long)d[i]->d[0], (long long)d[0]->d[0], what);
-            return PRT_STATUS_SHAPE_MISMATCH;
-        }
-    if (KNOWN(d[0]->d[2]) && KNOWN(kh)) {
-        hout = prt__dcn_out_extent(d[0]->d[2], p->padding[0], p->dilation[0], kh, p->stride[0]);
-        if (hout < 1) {
-            prt_msg_set(err,
-                        DCN_NAME " %s: x height %lld with padding %lld is smaller than the dilated kernel height %lld (%sdims)",
-                        tag, (long long)d[0]->d[2], (long long)p->padding[0],
-                        (long long)(p->dilation[0] * (kh - 1) + 1), what);
+        if (mask && KNOWN(mask->d[1]) && mask->d[1] != p->deformable_group * K) {
+            prt_msg_set(err, "%s %s: mask must have %s*kh*kw = %lld*%lld*%lld = %lld channels, got %lld (%sdims)", nm,
+                        tag, dg, (long long)p->deformable_group, (long long)kh, (long long)kw,
+                        (long long)(p->deformable_group * K), (long long)mask->d[1], what);
             return PRT_STATUS_SHAPE_MISMATCH;
         }
     }
-    if (KNOWN(d[0]->d[3]) && KNOWN(kw)) {
-        wout = prt__dcn_out_extent(d[0]->d[3], p->padding[1], p->dilation[1], kw, p->stride[1]);
-        if (wout < 1) {
-            prt_msg_set(err,
-                        DCN_NAME " %s: x width %lld with padding %lld is smaller than the dilated kernel width %lld (%sdims)",
-                        tag, (long long)d[0]->d[3], (long long)p->padding[1],
-                        (long long)(p->dilation[1] * (kw - 1) + 1), what);
+    for (i = R_OFFSET; i <= R_MASK; i++) {
+        const prt_dims *q = i == R_OFFSET ? off : mask;
+        if (q && KNOWN(x->d[0]) && KNOWN(q->d[0]) && q->d[0] != x->d[0]) {
+            prt_msg_set(err, "%s %s: %s batch (%lld) must equal %s batch (%lld) (%sdims)", nm, tag, RNAME(c, i),
+                        (long long)q->d[0], RNAME(c, R_X), (long long)x->d[0], what);
             return PRT_STATUS_SHAPE_MISMATCH;
         }
     }
-    for (i = 1; i <= 2; i++) {
-        if ((KNOWN(hout) && KNOWN(d[i]->d[2]) && d[i]->d[2] != hout) ||
-            (KNOWN(wout) && KNOWN(d[i]->d[3]) && d[i]->d[3] != wout)) {
+    if (KNOWN(x->d[2]) && KNOWN(kh)) {
+        hout = out_extent(x->d[2], p->padding[0], c->o.pad_end[0], p->dilation[0], kh, p->stride[0]);
+        if (hout < 1) return check_too_small(c, "height", x->d[2], 0, kh, what, err);
+    }
+    if (KNOWN(x->d[3]) && KNOWN(kw)) {
+        wout = out_extent(x->d[3], p->padding[1], c->o.pad_end[1], p->dilation[1], kw, p->stride[1]);
+        if (wout < 1) return check_too_small(c, "width", x->d[3], 1, kw, what, err);
+    }
+    for (i = R_OFFSET; i <= R_MASK; i++) {
+        const prt_dims *q = i == R_OFFSET ? off : mask;
+        if (q && ((KNOWN(hout) && KNOWN(q->d[2]) && q->d[2] != hout) ||
+                  (KNOWN(wout) && KNOWN(q->d[3]) && q->d[3] != wout))) {
             prt_msg_set(err,
-                        DCN_NAME " %s: %s spatial size must equal the output size %lldx%lld computed from x and the fields, got %lldx%lld (%sdims)",
-                        tag, dcn_input_names[i], (long long)hout, (long long)wout, (long long)d[i]->d[2],
-                        (long long)d[i]->d[3], what);
+                        "%s %s: %s spatial size must equal the output size %lldx%lld computed from %s and the fields, got %lldx%lld (%sdims)",
+                        nm, tag, RNAME(c, i), (long long)hout, (long long)wout, RNAME(c, R_X), (long long)q->d[2],
+                        (long long)q->d[3], what);
             return PRT_STATUS_SHAPE_MISMATCH;
         }
     }
-    if (nb_in == 5 && KNOWN(cout) && KNOWN(d[4]->d[0]) && d[4]->d[0] != cout) {
-        prt_msg_set(err, DCN_NAME " %s: bias length must equal weight output channels (%lld), got %lld (%sdims)",
-                    tag, (long long)cout, (long long)d[4]->d[0], what);
+    if (b && KNOWN(cout) && KNOWN(b->d[0]) && b->d[0] != cout) {
+        prt_msg_set(err, "%s %s: %s length must equal %s output channels (%lld), got %lld (%sdims)", nm, tag,
+                    RNAME(c, R_BIAS), RNAME(c, R_WEIGHT), (long long)cout, (long long)b->d[0], what);
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    if (c->o.bias && KNOWN(cout) && c->o.nb_bias != cout) {
+        prt_msg_set(err, "%s %s: B (field \"input:3\") has %lld values, but W has %lld output channels (%sdims)", nm,
+                    tag, (long long)c->o.nb_bias, (long long)cout, what);
         return PRT_STATUS_SHAPE_MISMATCH;
     }
     return PRT_OK;
@@ -256,17 +323,19 @@ static prt_status check_dims(const dcn_core *c, const prt_dims *const *d, int32_
 static prt_status core_output_types(const dcn_core *c, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
                                     int32_t nb_out, prt_msg *err)
 {
-    int32_t i;
+    int32_t i, r[R_COUNT];
     prt_status st = check_nb(c, nb_in, nb_out, err);
     if (st != PRT_OK) return st;
     if (in[0] != PRT_DTYPE_F32 && in[0] != PRT_DTYPE_F16) {
-        prt_msg_set(err, DCN_NAME " %s: x must be f32 or f16, got %s", c->tag, prt_dtype_name(in[0]));
+        prt_msg_set(err, "%s %s: %s must be f32 or f16, got %s", c->name, c->tag, RNAME(c, R_X),
+                    prt_dtype_name(in[0]));
         return PRT_STATUS_TYPE_MISMATCH;
     }
-    for (i = 1; i < nb_in; i++)
-        if (in[i] != in[0]) {
-            prt_msg_set(err, DCN_NAME " %s: all inputs must share x's type %s, but %s is %s", c->tag,
-                        prt_dtype_name(in[0]), dcn_input_names[i], prt_dtype_name(in[i]));
+    core_roles(c, nb_in, -1, r);
+    for (i = 1; i < R_COUNT; i++)
+        if (r[i] >= 0 && in[r[i]] != in[0]) {
+            prt_msg_set(err, "%s %s: all inputs must share %s's type %s, but %s is %s", c->name, c->tag,
+                        RNAME(c, R_X), prt_dtype_name(in[0]), RNAME(c, i), prt_dtype_name(in[r[i]]));
             return PRT_STATUS_TYPE_MISMATCH;
         }
     out[0] = in[0];
@@ -274,13 +343,13 @@ static prt_status core_output_types(const dcn_core *c, const prt_dtype *in, int3
 }
 
 static const prt_expr *out_extent_expr(prt_expr_builder *eb, const prt_expr *in, const prt_expr *k,
-                                       int64_t pad, int64_t dil, int64_t stride)
+                                       int64_t pads, int64_t dil, int64_t stride)
 {
-    /* floor((in + 2*pad - (dil*(k-1)+1)) / stride) + 1 */
+    /* floor((in + pads - (dil*(k-1)+1)) / stride) + 1, pads = begin + end */
     const prt_expr *one = eb->constant(eb, 1);
     const prt_expr *km1 = eb->operation(eb, PRT_EXPR_SUB, k, one);
     const prt_expr *ext = eb->operation(eb, PRT_EXPR_SUM, eb->operation(eb, PRT_EXPR_PROD, eb->constant(eb, dil), km1), one);
-    const prt_expr *num = eb->operation(eb, PRT_EXPR_SUB, eb->operation(eb, PRT_EXPR_SUM, in, eb->constant(eb, 2 * pad)), ext);
+    const prt_expr *num = eb->operation(eb, PRT_EXPR_SUB, eb->operation(eb, PRT_EXPR_SUM, in, eb->constant(eb, pads)), ext);
     const prt_expr *q = eb->operation(eb, PRT_EXPR_FLOOR_DIV, num, eb->constant(eb, stride));
     return eb->operation(eb, PRT_EXPR_SUM, q, one);
 }
@@ -290,15 +359,15 @@ static prt_status core_output_shapes(const dcn_core *c, const prt_dims_expr *in,
 {
     prt_dims known[5];
     const prt_dims *kp[5];
-    int32_t i, j;
+    int32_t i, j, r[R_COUNT];
+    const prt__dcn_params *p = &c->p;
     prt_dims_expr o;
     prt_status st = check_nb(c, nb_in, nb_out, err);
     if (st != PRT_OK) return st;
     for (i = 0; i < nb_in; i++) {
         memset(&known[i], 0, sizeof(known[i]));
         if (in[i].nb < 0 || in[i].nb > PRT_MAX_DIMS) {
-            prt_msg_set(err, DCN_NAME " %s: input %d (%s) has an invalid rank %d", c->tag, (int)i,
-                        dcn_input_names[i], (int)in[i].nb);
+            prt_msg_set(err, "%s %s: input %d has an invalid rank %d", c->name, c->tag, (int)i, (int)in[i].nb);
             return PRT_STATUS_SHAPE_MISMATCH;
         }
         known[i].nb = in[i].nb;
@@ -309,24 +378,28 @@ static prt_status core_output_shapes(const dcn_core *c, const prt_dims_expr *in,
         kp[i] = &known[i];
     }
     if ((st = check_dims(c, kp, nb_in, "", err)) != PRT_OK) return st;
+    core_roles(c, nb_in, nb_in > 3 ? in[3].nb : -1, r);
     memset(&o, 0, sizeof(o));
     o.nb = 4;
-    o.d[0] = in[0].d[0];
-    o.d[1] = in[3].d[0];
-    o.d[2] = out_extent_expr(eb, in[0].d[2], in[3].d[2], c->p.padding[0], c->p.dilation[0], c->p.stride[0]);
-    o.d[3] = out_extent_expr(eb, in[0].d[3], in[3].d[3], c->p.padding[1], c->p.dilation[1], c->p.stride[1]);
+    o.d[0] = in[r[R_X]].d[0];
+    o.d[1] = in[r[R_WEIGHT]].d[0];
+    o.d[2] = out_extent_expr(eb, in[r[R_X]].d[2], in[r[R_WEIGHT]].d[2], p->padding[0] + c->o.pad_end[0],
+                             p->dilation[0], p->stride[0]);
+    o.d[3] = out_extent_expr(eb, in[r[R_X]].d[3], in[r[R_WEIGHT]].d[3], p->padding[1] + c->o.pad_end[1],
+                             p->dilation[1], p->stride[1]);
     if (!o.d[0] || !o.d[1] || !o.d[2] || !o.d[3]) {
-        prt_msg_set(err, DCN_NAME " %s: the shape expression builder failed (out of memory?)", c->tag);
+        prt_msg_set(err, "%s %s: the shape expression builder failed (out of memory?)", c->name, c->tag);
         return PRT_STATUS_OUT_OF_MEMORY;
     }
     out[0] = o;
     return PRT_OK;
 }
 
-static int core_supports(int32_t pos, const prt_tensor_desc *d0, const prt_tensor_desc *dp, int32_t nb_in,
-                         int32_t nb_out)
+static int core_supports(const dcn_core *c, int32_t pos, const prt_tensor_desc *d0, const prt_tensor_desc *dp,
+                         int32_t nb_in, int32_t nb_out)
 {
-    if ((nb_in != 4 && nb_in != 5) || nb_out != 1 || pos < 0 || pos >= nb_in + nb_out) return 0;
+    if (nb_out != 1 || pos < 0 || pos >= nb_in + nb_out) return 0;
+    if (c->onnx ? (nb_in < 3 || nb_in > (c->o.bias ? 4 : 5)) : (nb_in != 4 && nb_in != 5)) return 0;
     if (dp->format != PRT_FORMAT_LINEAR) return 0;
     if (dp->dtype != PRT_DTYPE_F32 && dp->dtype != PRT_DTYPE_F16) return 0;
     return pos == 0 || dp->dtype == d0->dtype;
@@ -345,14 +418,14 @@ static prt_status core_configure(dcn_core *c, const prt_dyn_tensor_desc *in, int
     for (i = 0; i < nb_in; i++) {
         types[i] = in[i].desc.dtype;
         if (in[i].desc.format != PRT_FORMAT_LINEAR) {
-            prt_msg_set(err, DCN_NAME " %s: %s must be linear (NCHW), got %s", c->tag, dcn_input_names[i],
+            prt_msg_set(err, "%s %s: input %d must be linear (NCHW), got %s", c->name, c->tag, (int)i,
                         prt_format_name(in[i].desc.format));
             return PRT_STATUS_UNSUPPORTED;
         }
     }
     if ((st = core_output_types(c, types, nb_in, &ot, 1, err)) != PRT_OK) return st;
     if (out[0].desc.dtype != ot || out[0].desc.format != PRT_FORMAT_LINEAR) {
-        prt_msg_set(err, DCN_NAME " %s: output must be linear %s, got %s %s", c->tag, prt_dtype_name(ot),
+        prt_msg_set(err, "%s %s: output must be linear %s, got %s %s", c->name, c->tag, prt_dtype_name(ot),
                     prt_format_name(out[0].desc.format), prt_dtype_name(out[0].desc.dtype));
         return PRT_STATUS_TYPE_MISMATCH;
     }
@@ -378,37 +451,60 @@ static int shape_from_dims(const dcn_core *c, const prt_dims *x, const prt_dims 
     s->kh = w->d[2];
     s->kw = w->d[3];
     if (s->n < 0 || s->cin < 1 || s->h < 1 || s->w < 1 || s->cout < 0 || s->kh < 1 || s->kw < 1) return -1;
-    s->hout = prt__dcn_out_extent(s->h, c->p.padding[0], c->p.dilation[0], s->kh, c->p.stride[0]);
-    s->wout = prt__dcn_out_extent(s->w, c->p.padding[1], c->p.dilation[1], s->kw, c->p.stride[1]);
+    s->hout = out_extent(s->h, c->p.padding[0], c->o.pad_end[0], c->p.dilation[0], s->kh, c->p.stride[0]);
+    s->wout = out_extent(s->w, c->p.padding[1], c->o.pad_end[1], c->p.dilation[1], s->kw, c->p.stride[1]);
     s->has_bias = has_bias;
     return 0;
 }
 
-static size_t core_workspace_one(const dcn_core *c, const prt_dims *x, const prt_dims *w, prt_dtype t)
+#define DCN_WS_ALIGN ((size_t)256)
+
+static size_t ws_round(size_t n) { return (n + DCN_WS_ALIGN - 1) / DCN_WS_ALIGN * DCN_WS_ALIGN; }
+
+/* Workspace: the kernels' own, then (ONNX without a mask input) a mask of
+ * ones, then (B as a field) B for the device. Offsets in bytes. */
+typedef struct dcn_ws {
+    size_t kernel, ones, bias, total;
+} dcn_ws;
+
+/* The workspace layout for `device`'s path (dev < 0: the larger of the CPU
+ * and CUDA paths, for callers that do not say the device): a CPU engine
+ * reserves no CUDA column buffer. */
+static int core_workspace_layout(const dcn_core *c, const prt_dims *const *d, int32_t nb_in, prt_dtype t, int dev,
+                                 dcn_ws *out)
 {
     prt__dcn_shape s;
-    size_t a, b = 0;
-    if (shape_from_dims(c, x, w, 0, &s) != 0) return 0;
-    a = prt__deform_conv_cpu_workspace(&c->p, &s, t == PRT_DTYPE_F16);
+    size_t a, b = 0, es = t == PRT_DTYPE_F16 ? 2 : 4;
+    int32_t r[R_COUNT];
+    memset(out, 0, sizeof(*out));
+    if (check_nb(c, nb_in, 1, NULL) != PRT_OK) return -1;
+    core_roles(c, nb_in, nb_in > 3 ? d[3]->nb : -1, r);
+    if (shape_from_dims(c, d[r[R_X]], d[r[R_WEIGHT]], 0, &s) != 0) return -1;
+    a = dev == PRT_DEVICE_CUDA ? 0 : prt__deform_conv_cpu_workspace(&c->p, &s, t == PRT_DTYPE_F16);
 #ifdef PLUGRT_HAVE_CUDA
-    b = prt__deform_conv_cuda_workspace(&c->p, &s, t == PRT_DTYPE_F16);
+    if (dev != PRT_DEVICE_CPU) b = prt__deform_conv_cuda_workspace(&c->p, &s, t == PRT_DTYPE_F16);
 #endif
-    return a > b ? a : b;
+    out->kernel = a > b ? a : b;
+    out->total = ws_round(out->kernel);
+    if (r[R_MASK] < 0) {
+        /* refuse (no workspace: enqueue then fails with a message) rather than wrap around */
+        if ((double)s.n * (double)c->p.deformable_group * (double)(s.kh * s.kw) * (double)s.hout * (double)s.wout >
+            (double)((int64_t)1 << 40))
+            return -1;
+        out->ones = out->total;
+        out->total += ws_round((size_t)(s.n * c->p.deformable_group * s.kh * s.kw * s.hout * s.wout) * es);
+    }
+    if (c->o.bias) {
+        out->bias = out->total;
+        out->total += ws_round((size_t)c->o.nb_bias * es);
+    }
+    return 0;
 }
 
-/* The workspace of one device's path only: a CPU engine reserves no CUDA
- * column buffer. */
-static size_t core_workspace_dev(const dcn_core *c, const prt_dims *x, const prt_dims *w, prt_dtype t,
-                                 prt_device device)
+static size_t core_workspace(const dcn_core *c, const prt_dims *const *d, int32_t nb_in, prt_dtype t, int dev)
 {
-    prt__dcn_shape s;
-    if (shape_from_dims(c, x, w, 0, &s) != 0) return 0;
-    if (device == PRT_DEVICE_CPU) return prt__deform_conv_cpu_workspace(&c->p, &s, t == PRT_DTYPE_F16);
-#ifdef PLUGRT_HAVE_CUDA
-    return prt__deform_conv_cuda_workspace(&c->p, &s, t == PRT_DTYPE_F16);
-#else
-    return 0;
-#endif
+    dcn_ws w;
+    return core_workspace_layout(c, d, nb_in, t, dev, &w) == 0 ? w.total : 0;
 }
 
 static void par_adapter(void *ctx, int64_t n, int64_t grain, prt__dcn_range_fn fn, void *arg)
@@ -423,6 +519,54 @@ static prt_status exec_fail(prt_exec *ex, prt_status st, const char *msg)
     return st;
 }
 
+#ifdef PLUGRT_HAVE_CUDA
+/* 4 KiB of ones in each type, the source of the device-side mask of ones. */
+#define DCN_X8(v) v, v, v, v, v, v, v, v
+#define DCN_X64(v) DCN_X8(v), DCN_X8(v), DCN_X8(v), DCN_X8(v), DCN_X8(v), DCN_X8(v), DCN_X8(v), DCN_X8(v)
+#define DCN_X1024(v) DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v), \
+    DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v)
+static const float dcn_ones_f32[1024] = {DCN_X1024(1.0f)};
+static const uint16_t dcn_ones_f16[2048] = {DCN_X1024(0x3c00u), DCN_X1024(0x3c00u)};
+#undef DCN_X1024
+#undef DCN_X64
+#undef DCN_X8
+#endif
+
+/* A mask of ones (n elements of 2 or 4 bytes) at dst: on the CPU written
+ * here, on CUDA copied from the table above and then doubled device-side,
+ * all queued on the stream (no kernel of its own). */
+static int fill_ones(prt_exec *ex, void *dst, int64_t n, int is_f16)
+{
+    int64_t i;
+    if (ex->device == PRT_DEVICE_CPU) {
+        if (is_f16)
+            for (i = 0; i < n; i++) ((uint16_t *)dst)[i] = 0x3c00u;
+        else
+            for (i = 0; i < n; i++) ((float *)dst)[i] = 1.0f;
+        return 0;
+    }
+#ifdef PLUGRT_HAVE_CUDA
+    {
+        const size_t es = is_f16 ? 2 : 4, bytes = (size_t)n * es;
+        size_t done = bytes < sizeof(dcn_ones_f32) ? bytes : sizeof(dcn_ones_f32);
+        cudaStream_t st = (cudaStream_t)ex->cuda_stream;
+        if (n <= 0) return 0;
+        if (cudaMemcpyAsync(dst, is_f16 ? (const void *)dcn_ones_f16 : (const void *)dcn_ones_f32, done,
+                            cudaMemcpyHostToDevice, st) != cudaSuccess)
+            return -1;
+        while (done < bytes) {
+            size_t step = done < bytes - done ? done : bytes - done;
+            if (cudaMemcpyAsync((char *)dst + done, dst, step, cudaMemcpyDeviceToDevice, st) != cudaSuccess)
+                return -1;
+            done += step;
+        }
+        return 0;
+    }
+#else
+    return -1;
+#endif
+}
+
 static prt_status core_enqueue(const dcn_core *c, const prt_tensor_desc *in, const prt_tensor_desc *out,
                                const void *const *inputs, void *const *outputs, void *ws, prt_exec *ex)
 {
@@ -430,18 +574,20 @@ static prt_status core_enqueue(const dcn_core *c, const prt_tensor_desc *in, con
     prt_msg m;
     prt__dcn_shape s;
     const prt_dims *kp[5];
-    int32_t i;
+    const void *mask, *bias;
+    int32_t i, r[R_COUNT];
     int is_f16;
+    dcn_ws lay;
     m.buf = msg;
     m.cap = sizeof(msg);
     msg[0] = 0;
-    if (c->nb_in != 4 && c->nb_in != 5)
+    if (c->nb_in < 3)
         return exec_fail(ex, PRT_STATUS_INVALID_ARGUMENT, DCN_NAME ": enqueue before configure");
     for (i = 0; i < c->nb_in; i++) {
         kp[i] = &in[i].dims;
         if (in[i].dtype != in[0].dtype || !inputs[i]) {
-            snprintf(msg, sizeof(msg), DCN_NAME " %s: input %s is missing or has type %s, expected %s", c->tag,
-                     dcn_input_names[i], prt_dtype_name(in[i].dtype), prt_dtype_name(in[0].dtype));
+            snprintf(msg, sizeof(msg), "%s %s: input %d is missing or has type %s, expected %s", c->name, c->tag,
+                     (int)i, prt_dtype_name(in[i].dtype), prt_dtype_name(in[0].dtype));
             return exec_fail(ex, PRT_STATUS_INVALID_ARGUMENT, msg);
         }
     }
@@ -449,23 +595,36 @@ static prt_status core_enqueue(const dcn_core *c, const prt_tensor_desc *in, con
     for (i = 0; i < c->nb_in; i++)
         if (prt_dims_volume(kp[i]) < 0)
             return exec_fail(ex, PRT_STATUS_SHAPE_MISMATCH, DCN_NAME ": enqueue with unknown extents");
-    if (shape_from_dims(c, &in[0].dims, &in[3].dims, c->nb_in == 5, &s) != 0)
+    core_roles(c, c->nb_in, c->nb_in > 3 ? in[3].dims.nb : -1, r);
+    if (shape_from_dims(c, &in[r[R_X]].dims, &in[r[R_WEIGHT]].dims, r[R_BIAS] >= 0 || c->o.bias, &s) != 0)
         return exec_fail(ex, PRT_STATUS_SHAPE_MISMATCH, DCN_NAME ": enqueue with invalid x or weight dims");
     if (out[0].dims.nb != 4 || out[0].dims.d[0] != s.n || out[0].dims.d[1] != s.cout ||
         out[0].dims.d[2] != s.hout || out[0].dims.d[3] != s.wout || out[0].dtype != in[0].dtype ||
         !outputs[0]) {
-        snprintf(msg, sizeof(msg), DCN_NAME " %s: output must be %s [%lld, %lld, %lld, %lld]", c->tag,
+        snprintf(msg, sizeof(msg), "%s %s: output must be %s [%lld, %lld, %lld, %lld]", c->name, c->tag,
                  prt_dtype_name(in[0].dtype), (long long)s.n, (long long)s.cout, (long long)s.hout,
                  (long long)s.wout);
         return exec_fail(ex, PRT_STATUS_SHAPE_MISMATCH, msg);
     }
     is_f16 = in[0].dtype == PRT_DTYPE_F16;
+    core_workspace_layout(c, kp, c->nb_in, in[0].dtype, (int)ex->device, &lay);
+    mask = r[R_MASK] >= 0 ? inputs[r[R_MASK]] : NULL;
+    bias = r[R_BIAS] >= 0 ? inputs[r[R_BIAS]] : NULL;
+    if ((!mask || c->o.bias) && !ws && s.n * s.cout * s.hout * s.wout > 0)
+        return exec_fail(ex, PRT_STATUS_INVALID_ARGUMENT, DCN_NAME ": enqueue needs a workspace, got NULL");
+    if (!mask && s.n * s.cout * s.hout * s.wout > 0) {
+        mask = (char *)ws + lay.ones;
+        if (fill_ones(ex, (char *)ws + lay.ones, s.n * c->p.deformable_group * s.kh * s.kw * s.hout * s.wout,
+                      is_f16) != 0)
+            return exec_fail(ex, PRT_STATUS_CUDA_ERROR, DCN_NAME ": could not queue the mask of ones");
+    }
+    if (c->o.bias) bias = is_f16 ? (const void *)c->bias_h : (const void *)c->o.bias;
     if (ex->device == PRT_DEVICE_CPU) {
         int use_par = ex->struct_size >= offsetof(prt_exec, parallel_for) + sizeof(ex->parallel_for) &&
                       ex->parallel_for != NULL;
-        if (prt__deform_conv_cpu(&c->p, &s, is_f16, inputs[0], inputs[1], inputs[2], inputs[3],
-                                 c->nb_in == 5 ? inputs[4] : NULL, outputs[0], ws,
-                                 use_par ? par_adapter : NULL, ex, msg, sizeof(msg)) != 0)
+        if (prt__deform_conv_cpu(&c->p, &s, is_f16, inputs[r[R_X]], inputs[r[R_OFFSET]], mask,
+                                 inputs[r[R_WEIGHT]], bias, outputs[0], ws, use_par ? par_adapter : NULL, ex, msg,
+                                 sizeof(msg)) != 0)
             return exec_fail(ex, PRT_STATUS_PLUGIN_ERROR, msg);
         return PRT_OK;
     }
@@ -474,9 +633,15 @@ static prt_status core_enqueue(const dcn_core *c, const prt_tensor_desc *in, con
         if (!c->blas)
             return exec_fail(ex, PRT_STATUS_INVALID_ARGUMENT,
                              DCN_NAME ": CUDA enqueue on a plugin not attached to a CUDA context (no cuBLAS handle)");
-        if (prt__deform_conv_cuda(&c->p, &s, is_f16, inputs[0], inputs[1], inputs[2], inputs[3],
-                                  c->nb_in == 5 ? inputs[4] : NULL, outputs[0], ws, ex->cuda_stream, c->blas,
-                                  msg, sizeof(msg)) != 0)
+        if (c->o.bias) { /* B of the field to the device, on the stream */
+            if (cudaMemcpyAsync((char *)ws + lay.bias, bias, (size_t)c->o.nb_bias * (is_f16 ? 2 : 4),
+                                cudaMemcpyHostToDevice, (cudaStream_t)ex->cuda_stream) != cudaSuccess)
+                return exec_fail(ex, PRT_STATUS_CUDA_ERROR, DCN_NAME ": could not queue the copy of B to the GPU");
+            bias = (char *)ws + lay.bias;
+        }
+        if (prt__deform_conv_cuda(&c->p, &s, is_f16, inputs[r[R_X]], inputs[r[R_OFFSET]], mask,
+                                  inputs[r[R_WEIGHT]], bias, outputs[0], ws, ex->cuda_stream, c->blas, msg,
+                                  sizeof(msg)) != 0)
             return exec_fail(ex, PRT_STATUS_CUDA_ERROR, msg);
         return PRT_OK;
 #else
@@ -561,6 +726,44 @@ static uint32_t crc32_le(const uint8_t *p, size_t n)
 
 static const prt_blob_plugin_ops dcn_v1_ops;
 
+/* Fills a zeroed core; o: ONNX DeformConv's extras, or NULL (end pads equal
+ * the begin pads). Copies B of the field, also as f16. */
+static prt_status core_init(dcn_core *c, const prt__dcn_params *p, const prt__dcn_onnx *o, const char *tag,
+                            prt_msg *err)
+{
+    int64_t i;
+    c->p = *p;
+    c->name = o ? "DeformConv" : DCN_NAME;
+    c->tag = tag;
+    c->onnx = o != NULL;
+    if (o) c->o = *o;
+    else c->o.pad_end[0] = p->padding[0], c->o.pad_end[1] = p->padding[1];
+    c->o.bias = NULL;
+    if (o && o->bias && o->nb_bias > 0) {
+        float *b = (float *)prt_plugin_malloc((size_t)o->nb_bias * sizeof(float));
+        c->bias_h = (uint16_t *)prt_plugin_malloc((size_t)o->nb_bias * sizeof(uint16_t));
+        if (!b || !c->bias_h) {
+            prt_plugin_free(b);
+            prt_plugin_free(c->bias_h);
+            c->bias_h = NULL;
+            prt_msg_set(err, "%s %s: out of memory", c->name, tag);
+            return PRT_STATUS_OUT_OF_MEMORY;
+        }
+        for (i = 0; i < o->nb_bias; i++) {
+            b[i] = o->bias[i];
+            c->bias_h[i] = prt_f32_to_f16(b[i]);
+        }
+        c->o.bias = b;
+    }
+    return PRT_OK;
+}
+
+static void core_free(dcn_core *c)
+{
+    prt_plugin_free((void *)c->o.bias);
+    prt_plugin_free(c->bias_h);
+}
+
 static prt_status v1_new(const prt__dcn_params *p, prt_blob_plugin **out, prt_msg *err)
 {
     dcn_v1 *o = (dcn_v1 *)prt_plugin_calloc(1, sizeof(*o));
@@ -569,8 +772,7 @@ static prt_status v1_new(const prt__dcn_params *p, prt_blob_plugin **out, prt_ms
         return PRT_STATUS_OUT_OF_MEMORY;
     }
     o->base.ops = &dcn_v1_ops;
-    o->core.p = *p;
-    o->core.tag = "v1";
+    core_init(&o->core, p, NULL, "v1", err); /* no B field: cannot fail */
     *out = &o->base;
     return PRT_OK;
 }
@@ -598,9 +800,8 @@ static prt_status v1_output_dims(prt_blob_plugin *p, int32_t index, const prt_di
 
 static int v1_supports(prt_blob_plugin *p, int32_t pos, const prt_tensor_desc *io, int32_t nb_in, int32_t nb_out)
 {
-    (void)p;
     if (pos < 0 || pos >= nb_in + nb_out) return 0;
-    return core_supports(pos, &io[0], &io[pos], nb_in, nb_out);
+    return core_supports(&V1(p)->core, pos, &io[0], &io[pos], nb_in, nb_out);
 }
 
 static prt_status v1_configure(prt_blob_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
@@ -612,19 +813,25 @@ static prt_status v1_configure(prt_blob_plugin *p, const prt_dyn_tensor_desc *in
 static size_t v1_workspace(const prt_blob_plugin *p, const prt_tensor_desc *in, int32_t nb_in,
                            const prt_tensor_desc *out, int32_t nb_out)
 {
+    const prt_dims *d[5];
+    int32_t i;
     (void)out;
     (void)nb_out;
-    if (nb_in < 4) return 0;
-    return core_workspace_one(&V1C(p)->core, &in[0].dims, &in[3].dims, in[0].dtype);
+    if (nb_in < 4 || nb_in > 5) return 0;
+    for (i = 0; i < nb_in; i++) d[i] = &in[i].dims;
+    return core_workspace(&V1C(p)->core, d, nb_in, in[0].dtype, -1);
 }
 
 static size_t v1_workspace_dev(const prt_blob_plugin *p, const prt_tensor_desc *in, int32_t nb_in,
                                const prt_tensor_desc *out, int32_t nb_out, prt_device device)
 {
+    const prt_dims *d[5];
+    int32_t i;
     (void)out;
     (void)nb_out;
-    if (nb_in < 4) return 0;
-    return core_workspace_dev(&V1C(p)->core, &in[0].dims, &in[3].dims, in[0].dtype, device);
+    if (nb_in < 4 || nb_in > 5) return 0;
+    for (i = 0; i < nb_in; i++) d[i] = &in[i].dims;
+    return core_workspace(&V1C(p)->core, d, nb_in, in[0].dtype, (int)device);
 }
 
 static prt_status v1_enqueue(prt_blob_plugin *p, const prt_tensor_desc *in, const prt_tensor_desc *out,
@@ -772,7 +979,7 @@ static prt_status dcn_reference(const prt_plugin_creator *cr, const prt_fields *
     }
     for (i = 0; i < 4; i++) {
         if (!io->inputs[i] || io->input_dims[i].nb != 4) {
-            prt_msg_set(err, DCN_NAME " reference: input %s must be present and 4-D", dcn_input_names[i]);
+            prt_msg_set(err, DCN_NAME " reference: input %s must be present and 4-D", dcn_role_names[0][i]);
             return PRT_STATUS_SHAPE_MISMATCH;
         }
     }
@@ -824,10 +1031,13 @@ const prt_plugin_creator prt__deform_conv_creator_v1 = {
 /* Version 2: field style                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* Also the plugin object of ONNX's DeformConv (version "19", core.onnx set;
+ * its creator is in deform_conv_onnx.c). */
 typedef struct dcn_v2 {
     prt_field_plugin base;
     dcn_core core;
-    prt_field ser[5];
+    prt_field ser[7];
+    int64_t pads[4]; /* ONNX: [top, left, bottom, right] for the saved fields */
 } dcn_v2;
 
 #define V2(pl) ((dcn_v2 *)(pl))
@@ -835,22 +1045,32 @@ typedef struct dcn_v2 {
 
 static const prt_field_plugin_ops dcn_v2_ops;
 
-static prt_status v2_new(const prt__dcn_params *p, prt_field_plugin **out, prt_msg *err)
+static prt_status v2_new(const prt__dcn_params *p, const prt__dcn_onnx *on, prt_field_plugin **out,
+                         prt_msg *err)
 {
     dcn_v2 *o = (dcn_v2 *)prt_plugin_calloc(1, sizeof(*o));
+    prt_status st;
     if (!o) {
-        prt_msg_set(err, DCN_NAME " v2: out of memory");
+        prt_msg_set(err, "%s: out of memory", on ? "DeformConv v19" : DCN_NAME " v2");
         return PRT_STATUS_OUT_OF_MEMORY;
     }
     o->base.ops = &dcn_v2_ops;
-    o->core.p = *p;
-    o->core.tag = "v2";
+    if ((st = core_init(&o->core, p, on, on ? "v19" : "v2", err)) != PRT_OK) {
+        prt_plugin_free(o);
+        return st;
+    }
     *out = &o->base;
     return PRT_OK;
 }
 
-static const char *v2_name(const prt_field_plugin *p) { (void)p; return DCN_NAME; }
-static const char *v2_version(const prt_field_plugin *p) { (void)p; return "2"; }
+prt_status prt__deform_conv_onnx_new(const prt__dcn_params *p, const prt__dcn_onnx *o, prt_field_plugin **out,
+                                     prt_msg *err)
+{
+    return v2_new(p, o, out, err);
+}
+
+static const char *v2_name(const prt_field_plugin *p) { return V2C(p)->core.name; }
+static const char *v2_version(const prt_field_plugin *p) { return V2C(p)->core.onnx ? "19" : "2"; }
 static const char *v2_namespace(const prt_field_plugin *p) { (void)p; return ""; }
 
 static int32_t v2_nb_outputs(const prt_field_plugin *p) { (void)p; return 1; }
@@ -870,9 +1090,8 @@ static prt_status v2_output_shapes(prt_field_plugin *p, const prt_dims_expr *in,
 static int v2_supports(prt_field_plugin *p, int32_t pos, const prt_dyn_tensor_desc *io, int32_t nb_in,
                        int32_t nb_out)
 {
-    (void)p;
     if (pos < 0 || pos >= nb_in + nb_out) return 0;
-    return core_supports(pos, &io[0].desc, &io[pos].desc, nb_in, nb_out);
+    return core_supports(&V2(p)->core, pos, &io[0].desc, &io[pos].desc, nb_in, nb_out);
 }
 
 static prt_status v2_configure(prt_field_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
@@ -881,28 +1100,34 @@ static prt_status v2_configure(prt_field_plugin *p, const prt_dyn_tensor_desc *i
     return core_configure(&V2(p)->core, in, nb_in, out, nb_out, err);
 }
 
+/* The larger of the workspaces at the profile's min and max shapes, for
+ * `dev`'s path (dev < 0: either path). */
+static size_t v2_workspace_at(const prt_field_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in, int dev)
+{
+    const prt_dims *dmax[5], *dmin[5];
+    size_t a, b;
+    int32_t i;
+    if (nb_in < 3 || nb_in > 5) return 0;
+    for (i = 0; i < nb_in; i++) dmax[i] = &in[i].max, dmin[i] = &in[i].min;
+    a = core_workspace(&V2C(p)->core, dmax, nb_in, in[0].desc.dtype, dev);
+    b = core_workspace(&V2C(p)->core, dmin, nb_in, in[0].desc.dtype, dev);
+    return a > b ? a : b;
+}
+
 static size_t v2_workspace(const prt_field_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
                            const prt_dyn_tensor_desc *out, int32_t nb_out)
 {
-    size_t a, b;
     (void)out;
     (void)nb_out;
-    if (nb_in < 4) return 0;
-    a = core_workspace_one(&V2C(p)->core, &in[0].max, &in[3].max, in[0].desc.dtype);
-    b = core_workspace_one(&V2C(p)->core, &in[0].min, &in[3].min, in[0].desc.dtype);
-    return a > b ? a : b;
+    return v2_workspace_at(p, in, nb_in, -1);
 }
 
 static size_t v2_workspace_dev(const prt_field_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
                                const prt_dyn_tensor_desc *out, int32_t nb_out, prt_device device)
 {
-    size_t a, b;
     (void)out;
     (void)nb_out;
-    if (nb_in < 4) return 0;
-    a = core_workspace_dev(&V2C(p)->core, &in[0].max, &in[3].max, in[0].desc.dtype, device);
-    b = core_workspace_dev(&V2C(p)->core, &in[0].min, &in[3].min, in[0].desc.dtype, device);
-    return a > b ? a : b;
+    return v2_workspace_at(p, in, nb_in, (int)device);
 }
 
 static prt_status v2_on_shape_change(prt_field_plugin *p, const prt_tensor_desc *in, int32_t nb_in,
@@ -929,9 +1154,10 @@ static prt_status v2_enqueue(prt_field_plugin *p, const prt_tensor_desc *in, con
 static prt_status v2_clone(const prt_field_plugin *p, prt_field_plugin **out, prt_msg *err)
 {
     prt_field_plugin *o = NULL;
-    prt_status st = v2_new(&V2C(p)->core.p, &o, err);
+    const dcn_core *c = &V2C(p)->core;
+    prt_status st = v2_new(&c->p, c->onnx ? &c->o : NULL, &o, err);
     if (st != PRT_OK) return st;
-    V2(o)->core.nb_in = V2C(p)->core.nb_in;
+    V2(o)->core.nb_in = c->nb_in;
     *out = o;
     return PRT_OK;
 }
@@ -942,11 +1168,39 @@ static prt_status v2_attach(prt_field_plugin *p, prt_plugin_context *ctx, prt_fi
     prt_status st = v2_clone(p, &o, err);
     if (st != PRT_OK) return st;
     if ((st = core_attach(&V2(o)->core, ctx, err)) != PRT_OK) {
-        prt_plugin_free(o);
+        o->ops->destroy(o);
         return st;
     }
     *out = o;
     return PRT_OK;
+}
+
+static void ser_set(prt_field *f, const char *name, const void *data, prt_field_type type, int64_t count)
+{
+    f->name = name;
+    f->data = data;
+    f->type = type;
+    f->reserved_ = 0;
+    f->count = count;
+}
+
+/* ONNX DeformConv: saved under its attribute names, B as "input:3". */
+static void v19_fields(dcn_v2 *o, prt_fields *out)
+{
+    const dcn_core *c = &o->core;
+    int32_t n = 0;
+    o->pads[0] = c->p.padding[0], o->pads[1] = c->p.padding[1];
+    o->pads[2] = c->o.pad_end[0], o->pads[3] = c->o.pad_end[1];
+    ser_set(&o->ser[n++], "dilations", c->p.dilation, PRT_FIELD_INT64, 2);
+    ser_set(&o->ser[n++], "group", &c->p.group, PRT_FIELD_INT64, 1);
+    ser_set(&o->ser[n++], "offset_group", &c->p.deformable_group, PRT_FIELD_INT64, 1);
+    ser_set(&o->ser[n++], "pads", o->pads, PRT_FIELD_INT64, 4);
+    ser_set(&o->ser[n++], "strides", c->p.stride, PRT_FIELD_INT64, 2);
+    if (c->o.kernel_shape[0] > 0) ser_set(&o->ser[n++], "kernel_shape", c->o.kernel_shape, PRT_FIELD_INT64, 2);
+    if (c->o.bias) ser_set(&o->ser[n++], "input:3", c->o.bias, PRT_FIELD_FLOAT32, c->o.nb_bias);
+    out->fields = o->ser;
+    out->nb = n;
+    out->reserved_ = 0;
 }
 
 static prt_status v2_fields(prt_field_plugin *p, prt_fields *out, prt_msg *err)
@@ -957,18 +1211,16 @@ static prt_status v2_fields(prt_field_plugin *p, prt_fields *out, prt_msg *err)
     static const int64_t counts[5] = {2, 2, 2, 1, 1};
     int i;
     (void)err;
+    if (o->core.onnx) {
+        v19_fields(o, out);
+        return PRT_OK;
+    }
     data[0] = o->core.p.stride;
     data[1] = o->core.p.padding;
     data[2] = o->core.p.dilation;
     data[3] = &o->core.p.group;
     data[4] = &o->core.p.deformable_group;
-    for (i = 0; i < 5; i++) {
-        o->ser[i].name = names[i];
-        o->ser[i].data = data[i];
-        o->ser[i].type = PRT_FIELD_INT64;
-        o->ser[i].reserved_ = 0;
-        o->ser[i].count = counts[i];
-    }
+    for (i = 0; i < 5; i++) ser_set(&o->ser[i], names[i], data[i], PRT_FIELD_INT64, counts[i]);
     out->fields = o->ser;
     out->nb = 5;
     out->reserved_ = 0;
@@ -979,6 +1231,7 @@ static void v2_destroy(prt_field_plugin *p)
 {
     if (!p) return;
     core_detach(&V2(p)->core);
+    core_free(&V2(p)->core);
     prt_plugin_free(p);
 }
 
@@ -1010,7 +1263,7 @@ static prt_status v2_create(const prt_plugin_creator *cr, const prt_fields *fc, 
     (void)cr;
     (void)phase;
     if ((st = params_from_fields(fc, "v2", &p, err)) != PRT_OK) return st;
-    return v2_new(&p, out, err);
+    return v2_new(&p, NULL, out, err);
 }
 
 const prt_plugin_creator prt__deform_conv_creator_v2 = {

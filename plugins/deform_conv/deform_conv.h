@@ -27,6 +27,16 @@ typedef struct prt__dcn_params {
     int64_t deformable_group;
 } prt__dcn_params;
 
+/* What ONNX's DeformConv adds to the five fields (deform_conv_onnx.c). The
+ * begin pads are prt__dcn_params.padding; the kernels read only those and
+ * the output extents in prt__dcn_shape, so the end pads need nothing more. */
+typedef struct prt__dcn_onnx {
+    int64_t pad_end[2];      /* [H, W] padding at the bottom and the right */
+    int64_t kernel_shape[2]; /* [kh, kw] the weight must have; 0 when not given */
+    const float *bias;       /* B given as field "input:3" (nb_bias values), or NULL */
+    int64_t nb_bias;
+} prt__dcn_onnx;
+
 /* Concrete extents of one call. */
 typedef struct prt__dcn_shape {
     int64_t n, cin, h, w;
@@ -109,6 +119,11 @@ void prt__deform_conv_cuda_blas_destroy(void *blas);
 #include "plugrt/plugin.h"
 extern const prt_plugin_creator prt__deform_conv_creator_v1; /* blob style */
 extern const prt_plugin_creator prt__deform_conv_creator_v2; /* field style */
+extern const prt_plugin_creator prt__deform_conv_creator_onnx; /* ONNX DeformConv, version "19" */
+/* The field-style plugin object with ONNX's inputs X, W, offset[, B][, mask]
+ * and fields; o is copied (B too). */
+prt_status prt__deform_conv_onnx_new(const prt__dcn_params *p, const prt__dcn_onnx *o, prt_field_plugin **out,
+                                     prt_msg *err);
 #endif
 
 #endif

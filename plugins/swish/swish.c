@@ -5,6 +5,9 @@
  *   "Swish" "1"  blob style:  field beta; blob = u8 layout version (1), f32 beta.
  *   "Swish" "2"  field style: fields beta and optional per-channel weights,
  *                             y = w[c] * x * sigmoid(beta * x), c = dim 1.
+ *   "Swish" "24" field style: ONNX's Swish (since opset 24), field alpha,
+ *                             y = x * sigmoid(alpha * x); the version-2
+ *                             plugin object under another name for beta.
  *
  * f32 and f16 tensors (f16 computed in f32), CPU (parallel_for) and CUDA.
  * Only plugrt/plugin.h is needed; nothing here links against the host.
@@ -276,23 +279,10 @@ static void v1_destroy(prt_blob_plugin *p)
 }
 
 static const prt_blob_plugin_ops swish_v1_ops = {
-    sizeof(prt_blob_plugin_ops),
-    PRT_ABI_VERSION,
-    v1_nb_outputs,
-    v1_types,
-    v1_dims,
-    v1_supports,
-    v1_configure,
-    NULL, /* get_workspace_size: none */
-    NULL, /* initialize */
-    NULL, /* terminate */
-    v1_enqueue,
-    v1_ser_size,
-    v1_serialize,
-    v1_clone,
-    v1_destroy,
-    NULL, /* attach_to_context */
-    NULL, /* detach_from_context */
+    .struct_size = sizeof(prt_blob_plugin_ops), .abi_version = PRT_ABI_VERSION, .get_nb_outputs = v1_nb_outputs,
+    .get_output_data_types = v1_types, .get_output_dims = v1_dims, .supports_format_combination = v1_supports,
+    .configure_plugin = v1_configure, .enqueue = v1_enqueue, .get_serialization_size = v1_ser_size,
+    .serialize = v1_serialize, .clone = v1_clone, .destroy = v1_destroy,
 };
 
 static prt_status v1_create(const prt_plugin_creator *c, const prt_fields *fc, prt_blob_plugin **out,
@@ -353,12 +343,14 @@ static const prt_field_schema swish_v1_fields[] = {
 /* ---- float64 reference (both versions) ------------------------------------ */
 
 /* y = w[c] * x / (1 + exp(-beta * x)) in double; beta defaults to 1, w[c] = 1
- * without "weights", c = dim 1. */
+ * without "weights", c = dim 1. Version 24 (ONNX's Swish) calls the slope
+ * "alpha". */
 static prt_status swish_reference(const prt_plugin_creator *c, const prt_fields *fc, prt_reference_io *io,
                                   prt_msg *err)
 {
     const prt_field *w = prt_fields_find(fc, "weights");
-    double beta = prt_fields_f64(fc, "beta", 0, 1.0);
+    double beta = prt_fields_find(fc, "beta") ? prt_fields_f64(fc, "beta", 0, 1.0)
+                                              : prt_fields_f64(fc, "alpha", 0, 1.0);
     const prt_dims *d;
     int64_t n, i, ch = 1, inner = 1;
     int32_t k;
@@ -390,7 +382,8 @@ static prt_status swish_reference(const prt_plugin_creator *c, const prt_fields 
     return PRT_OK;
 }
 
-#define SWISH_REFERENCE_DOC "float64: y = w[c] * x / (1 + exp(-beta * x)) (plugins/swish/swish.c)"
+#define SWISH_REFERENCE_DOC \
+    "float64: y = w[c] * x / (1 + exp(-beta * x)), alpha for beta in version 24 (plugins/swish/swish.c)"
 
 static const prt_plugin_creator swish_v1_creator = {
     .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = "Swish", .version = "1",
@@ -408,18 +401,20 @@ PRT_REGISTER_CREATOR(swish_v1_creator)
 typedef struct swish_v2 {
     prt_field_plugin base;
     swish_params p;
+    int onnx;       /* version "24": the slope is field "alpha", no weights */
     float *weights; /* owned copy, nb_weights */
     prt_field ser[2];
 } swish_v2;
 
 static const prt_field_plugin_ops swish_v2_ops;
 
-static prt_field_plugin *v2_new(float beta, const float *w, int64_t nb)
+static prt_field_plugin *v2_new(float beta, const float *w, int64_t nb, int onnx)
 {
     swish_v2 *s = prt_plugin_calloc(1, sizeof *s);
     if (!s) return NULL;
     s->base.ops = &swish_v2_ops;
     s->p.beta = beta;
+    s->onnx = onnx;
     if (w && nb > 0) {
         s->weights = prt_plugin_malloc((size_t)nb * sizeof(float));
         if (!s->weights) {
@@ -434,7 +429,7 @@ static prt_field_plugin *v2_new(float beta, const float *w, int64_t nb)
 }
 
 static const char *v2_name(const prt_field_plugin *p) { (void)p; return "Swish"; }
-static const char *v2_version(const prt_field_plugin *p) { (void)p; return "2"; }
+static const char *v2_version(const prt_field_plugin *p) { return ((const swish_v2 *)p)->onnx ? "24" : "2"; }
 static const char *v2_namespace(const prt_field_plugin *p) { (void)p; return ""; }
 
 static int32_t v2_nb_outputs(const prt_field_plugin *p)
@@ -522,7 +517,7 @@ static prt_status v2_enqueue(prt_field_plugin *p, const prt_tensor_desc *in_desc
 static prt_status v2_clone(const prt_field_plugin *p, prt_field_plugin **out, prt_msg *err)
 {
     const swish_v2 *s = (const swish_v2 *)p;
-    prt_field_plugin *c = v2_new(s->p.beta, s->p.weights, s->p.nb_weights);
+    prt_field_plugin *c = v2_new(s->p.beta, s->p.weights, s->p.nb_weights, s->onnx);
     if (!c) {
         prt_msg_set(err, "Swish v2: out of memory");
         return PRT_STATUS_OUT_OF_MEMORY;
@@ -542,7 +537,7 @@ static prt_status v2_fields(prt_field_plugin *p, prt_fields *out, prt_msg *err)
     swish_v2 *s = (swish_v2 *)p;
     (void)err;
     memset(s->ser, 0, sizeof s->ser);
-    s->ser[0].name = "beta";
+    s->ser[0].name = s->onnx ? "alpha" : "beta";
     s->ser[0].data = &s->p.beta;
     s->ser[0].type = PRT_FIELD_FLOAT32;
     s->ser[0].count = 1;
@@ -569,8 +564,9 @@ static const prt_plugin_core_ops swish_v2_core = {
     .get_version = v2_version, .get_namespace = v2_namespace,
 };
 static const prt_plugin_build_ops swish_v2_build = {
-    sizeof(prt_plugin_build_ops), PRT_ABI_VERSION, v2_nb_outputs, v2_types, v2_shapes, v2_supports,
-    v2_configure, v2_workspace, NULL, /* no tactics */
+    .struct_size = sizeof(prt_plugin_build_ops), .abi_version = PRT_ABI_VERSION, .get_nb_outputs = v2_nb_outputs,
+    .get_output_data_types = v2_types, .get_output_shapes = v2_shapes, .supports_format_combination = v2_supports,
+    .configure = v2_configure, .get_workspace_size = v2_workspace,
 };
 static const prt_plugin_runtime_ops swish_v2_runtime = {
     .struct_size = sizeof(prt_plugin_runtime_ops), .abi_version = PRT_ABI_VERSION,
@@ -605,7 +601,7 @@ static prt_status v2_create(const prt_plugin_creator *c, const prt_fields *fc, p
             }
         }
     }
-    p = v2_new((float)beta, w ? (const float *)w->data : NULL, w ? w->count : 0);
+    p = v2_new((float)beta, w ? (const float *)w->data : NULL, w ? w->count : 0, 0);
     if (!p) {
         prt_msg_set(err, "Swish v2: out of memory");
         return PRT_STATUS_OUT_OF_MEMORY;
@@ -630,3 +626,52 @@ static const prt_plugin_creator swish_v2_creator = {
     .reference = swish_reference, .reference_doc = SWISH_REFERENCE_DOC,
 };
 PRT_REGISTER_CREATOR(swish_v2_creator)
+
+/* ========================================================================= */
+/* Version 24: ONNX's Swish (default domain, since opset 24)                 */
+/* ========================================================================= */
+
+/* The ONNX importer picks this creator for ONNX Swish nodes (the largest
+ * decimal version <= the model's opset), so a node's "alpha" attribute lands
+ * here; versions 1 and 2 keep their own fields. */
+static prt_status v24_create(const prt_plugin_creator *c, const prt_fields *fc, prt_phase phase,
+                             prt_field_plugin **out, prt_msg *err)
+{
+    double alpha = prt_fields_f64(fc, "alpha", 0, 1.0);
+    prt_field_plugin *p;
+    (void)c; (void)phase;
+    if (!isfinite(alpha)) {
+        prt_msg_set(err, "Swish v24: field \"alpha\" must be finite, got %g", alpha);
+        return PRT_STATUS_INVALID_FIELD;
+    }
+    p = v2_new((float)alpha, NULL, 0, 1);
+    if (!p) {
+        prt_msg_set(err, "Swish v24: out of memory");
+        return PRT_STATUS_OUT_OF_MEMORY;
+    }
+    *out = p;
+    return PRT_OK;
+}
+
+static const prt_field_schema swish_v24_fields[] = {
+    {.name = "alpha", .type = PRT_FIELD_FLOAT32, .required = 0, .min_count = 1, .max_count = 1,
+     .default_data = &swish_beta_default, .default_count = 1, .bounds = PRT_BOUND_NONE,
+     .doc = "ONNX Swish: y = x * sigmoid(alpha * x)"},
+};
+
+static const prt_plugin_creator swish_v24_creator = {
+    .struct_size = sizeof(prt_plugin_creator),
+    .abi_version = PRT_ABI_VERSION,
+    .name = "Swish",
+    .version = "24",
+    .plugin_namespace = "",
+    .style = PRT_STYLE_FIELD,
+    .nb_fields = 1,
+    .fields = swish_v24_fields,
+    .field_schema_size = sizeof(prt_field_schema),
+    .create_field = v24_create,
+    .doc = "ONNX Swish (opset 24): y = x * sigmoid(alpha * x); f32/f16; CPU and CUDA",
+    .reference = swish_reference,
+    .reference_doc = SWISH_REFERENCE_DOC,
+};
+PRT_REGISTER_CREATOR(swish_v24_creator)

@@ -650,16 +650,13 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
     prt__onnx_node_label(n, idx, label, sizeof label);
     if (default_domain && strcmp(op_type, "Constant") == 0) return constant_node(im, n, label);
 
-    /* inputs: trailing absent ones dropped, absent ones in the middle refused */
+    /* inputs: trailing absent ones dropped; absent ones in the middle only
+     * where the creator takes that input as an optional field (below) */
     nb_listed = (int32_t)n->n_input;
     while (nb_listed > 0 && !n->input[nb_listed - 1][0]) nb_listed--;
     for (k = 0; k < nb_listed; k++) {
         int32_t ti;
-        if (!n->input[k][0])
-            return fail(im->err, im->cap, PRT_STATUS_UNSUPPORTED,
-                        "node %s: input %d is absent (empty name) but a later one is given; absent optional inputs "
-                        "in the middle are not supported yet",
-                        label, (int)k);
+        if (!n->input[k][0]) continue;
         ti = find(im, n->input[k]);
         if (ti < 0 || im->t[ti].kind == T_MISSING) missing = 1;
         else if (im->t[ti].kind != T_CONST) all_const = 0;
@@ -673,6 +670,18 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
 
     s = prt__onnx_lookup(im->r, n, label, prt__onnx_model_opset(im->m, domain), &found, im->err, im->cap);
     if (s != PRT_OK) return s;
+    for (k = 0; k < nb_listed; k++) {
+        const prt_field_schema *se;
+        char fname[32];
+        if (n->input[k][0]) continue;
+        snprintf(fname, sizeof fname, "input:%d", (int)k);
+        se = schema_entry(found.creator, fname);
+        if (!se || se->required)
+            return fail(im->err, im->cap, PRT_STATUS_UNSUPPORTED,
+                        "node %s: input %d is absent (empty name) but a later one is given; absent optional inputs "
+                        "in the middle are not supported yet (plugin %s v%s has no optional field \"%s\" for it)",
+                        label, (int)k, found.creator->name, found.creator->version, fname);
+    }
 
     fields = scratch(im, (n->n_attribute + (size_t)nb_listed + 1) * sizeof *fields);
     ins = scratch(im, ((size_t)nb_listed + 1) * sizeof *ins);
@@ -699,9 +708,11 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
     }
     /* constant inputs the creator takes as "input:<k>" fields */
     for (k = 0; k < nb_listed; k++) {
-        itensor *t = &im->t[find(im, n->input[k])];
+        itensor *t;
         const prt_field_schema *se;
         char fname[32];
+        if (!n->input[k][0]) continue; /* absent: its optional field stays unset */
+        t = &im->t[find(im, n->input[k])];
         snprintf(fname, sizeof fname, "input:%d", (int)k);
         se = schema_entry(found.creator, fname);
         if (se && se->required && t->kind != T_CONST)

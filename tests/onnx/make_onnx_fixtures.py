@@ -103,6 +103,10 @@ def main():
                                  t=helper.make_tensor("t", TensorProto.FLOAT, [1], [1.0]))],
                [vi("x", TensorProto.FLOAT, [4])], [vi("y", TensorProto.FLOAT, [4])]),
          "tensor_attr.onnx", check=False)
+    # an absent input before a given one, for a plugin with no "input:1" field
+    save(model([helper.make_node("Add", ["x", "", "x"], ["y"], name="gap")],
+               [vi("x", TensorProto.FLOAT, [4])], [vi("y", TensorProto.FLOAT, [4])]),
+         "absent_middle_input.onnx", check=False)
     # a cycle
     save(model([helper.make_node("Add", ["x", "q"], ["p"], name="first"),
                 helper.make_node("Relu", ["p"], ["q"], name="second")],

@@ -92,6 +92,18 @@ TEST(custom_op_library_via_load)
     CHECK_MSG(cli(args, out, sizeof out) == 0, "%s", out);
 }
 
+/* DeformConv cases beyond the node suite, with outputs from ONNX's reference
+ * implementation (tests/plugins/deform_conv/gen_onnx_models.py): strides,
+ * dilations, asymmetric pads, groups, B as a constant (field "input:3"), an
+ * absent B before a given mask, no mask. */
+TEST(deform_conv_models_match_the_onnx_reference)
+{
+    char args[2048];
+    snprintf(args, sizeof args, "onnx-test %s/onnx_deform_conv_models", prt_test_data_dir());
+    CHECK_MSG(cli(args, out, sizeof out) == 0, "%s", out);
+    CHECK_STR_CONTAINS(out, "5 passed, 0 failed, 0 unsupported");
+}
+
 /* The node-suite tests of PASSING.txt all pass; none fails. */
 TEST(node_suite_regressions)
 {

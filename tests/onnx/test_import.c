@@ -252,6 +252,22 @@ TEST(unsupported_and_wrong_attributes)
     prt_registry_destroy(r);
 }
 
+/* An absent input before a given one: refused unless the creator takes that
+ * input as an optional "input:<k>" field (DeformConv's B does; the positive
+ * case runs in test_cli.c on tests/data/onnx_deform_conv_models). */
+TEST(absent_input_in_the_middle_needs_an_optional_field)
+{
+    prt_registry *r = toy_registry();
+    prt_network *net = NULL;
+    char err[1024] = "";
+    CHECK_EQ_INT(prt_network_from_onnx_file(r, path_of("absent_middle_input.onnx"), NULL, &net, err, sizeof err),
+                 PRT_STATUS_UNSUPPORTED);
+    CHECK_STR_CONTAINS(err, "input 1 is absent (empty name) but a later one is given");
+    CHECK_STR_CONTAINS(err, "has no optional field \"input:1\" for it");
+    CHECK(net == NULL);
+    prt_registry_destroy(r);
+}
+
 TEST(external_data_import)
 {
     prt_registry *r = toy_registry();

@@ -493,3 +493,53 @@ TEST(no_gpu_is_a_clear_error)
     CHECK(prt_op_last_error(op)[0] != 0);
     prt_op_destroy(op);
 }
+
+/* ONNX's Swish (version "24", field "alpha"): registered beside 1 and 2, which
+ * keep their fields; ONNX semantics y = x * sigmoid(alpha * x). */
+TEST(v24_is_onnx_swish_with_alpha)
+{
+    const prt_plugin_creator *c = NULL;
+    float alpha = -0.75f, beta = 2.0f, x[2 * 3 * 4], y[2 * 3 * 4];
+    prt_field f = {"alpha", &alpha, PRT_FIELD_FLOAT32, 0, 1};
+    prt_fields fc = {&f, 1, 0};
+    prt_op *op = NULL, *back;
+    uint8_t buf[512];
+    size_t len = 0;
+    int i;
+    CHECK_OK(prt_registry_find(prt_registry_global(), "Swish", "24", "", &c, NULL));
+    CHECK_EQ_INT(c->style, PRT_STYLE_FIELD);
+    make_input(x, 24);
+    CHECK_OK(prt_op_create(prt_registry_global(), "Swish", "24", "", &fc, &op));
+    run_cpu(op, desc4(PRT_DTYPE_F32, 2, 3, 2, 2), x, y, 2);
+    check_f32_against_reference(x, y, 24, -0.75, NULL, 1, 1);
+    /* saved as its field "alpha" and loaded as version 24 again */
+    back = round_trip(op, buf, sizeof buf, &len);
+    CHECK(strcmp(prt_op_creator(back)->version, "24") == 0);
+    for (i = 0; i < 24; i++) y[i] = NAN;
+    run_cpu(back, desc4(PRT_DTYPE_F32, 2, 3, 2, 2), x, y, 1);
+    check_f32_against_reference(x, y, 24, -0.75, NULL, 1, 1);
+    prt_op_destroy(back);
+    prt_op_destroy(op);
+    /* default alpha is 1 */
+    op = NULL;
+    CHECK_OK(prt_op_create(prt_registry_global(), "Swish", "24", "", NULL, &op));
+    run_cpu(op, desc4(PRT_DTYPE_F32, 2, 3, 2, 2), x, y, 1);
+    check_f32_against_reference(x, y, 24, 1.0, NULL, 1, 1);
+    prt_op_destroy(op);
+    /* version 24 takes no "beta" or "weights"; version 2 still takes "beta" */
+    op = NULL;
+    f = (prt_field){"beta", &beta, PRT_FIELD_FLOAT32, 0, 1};
+    CHECK(prt_op_create(prt_registry_global(), "Swish", "24", "", &fc, &op) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(prt_op_last_error(NULL), "beta");
+    CHECK(op == NULL);
+    CHECK_OK(prt_op_create(prt_registry_global(), "Swish", "2", "", &fc, &op));
+    run_cpu(op, desc4(PRT_DTYPE_F32, 2, 3, 2, 2), x, y, 1);
+    check_f32_against_reference(x, y, 24, 2.0, NULL, 1, 1);
+    prt_op_destroy(op);
+    op = NULL;
+    alpha = INFINITY;
+    f = (prt_field){"alpha", &alpha, PRT_FIELD_FLOAT32, 0, 1};
+    CHECK(prt_op_create(prt_registry_global(), "Swish", "24", "", &fc, &op) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(prt_op_last_error(NULL), "Swish v24: field \"alpha\" must be finite");
+    CHECK(op == NULL);
+}
