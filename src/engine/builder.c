@@ -1029,7 +1029,7 @@ static prt_status plan_memory(bstate *b)
         for (j = 0; j < ly->nb_out; j++)
             if (of[ly->out[j]] >= 0 && lv[of[ly->out[j]]].first < 0) lv[of[ly->out[j]]].first = i;
         for (j = 0; j < ly->nb_in; j++)
-            if (of[ly->in[j]] >= 0) lv[of[ly->in[j]]].last = i;
+            if (ly->in[j] >= 0 && of[ly->in[j]] >= 0) lv[of[ly->in[j]]].last = i; /* -1: absent input */
     }
     for (i = 0; i < n; i++)
         if (lv[i].last < lv[i].first) lv[i].last = lv[i].first;
