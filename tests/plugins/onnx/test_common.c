@@ -95,12 +95,13 @@ typedef struct smoke {
     int32_t nb_fields;
 } smoke;
 
-static const int64_t i_one = 1, i_float = 1;
+static const int64_t i_zero = 0, i_one = 1, i_float = 1;
 static const smoke smokes[] = {
     {.name = "Cast", .fields = {{"to", &i_float, PRT_FIELD_INT64, 0, 1}}, .nb_fields = 1},
     {.name = "Mod", .fields = {{"fmod", &i_one, PRT_FIELD_INT64, 0, 1}}, .nb_fields = 1},
     {.name = "BitShift", .in = {PRT_DTYPE_U8, PRT_DTYPE_U8}, .set_types = 1,
      .fields = {{"direction", "LEFT", PRT_FIELD_CHAR, 0, 4}}, .nb_fields = 1},
+    {.name = "CumSum", .fields = {{"input:1", &i_zero, PRT_FIELD_INT64, 0, 1}}, .nb_fields = 1},
     {.name = "Where", .in = {PRT_DTYPE_BOOL, PRT_DTYPE_F32, PRT_DTYPE_F32}, .set_types = 1},
 };
 
