@@ -127,6 +127,7 @@ static prt_status node_make(const prt__onnx_def *def, const prt_fields *fc, prt_
     n->base.ops = &node_ops;
     n->def = def;
     n->nb_in = -1;
+    n->nb_out = def->nb_out;
     if (def->state_size && !(n->state = calloc(1, def->state_size))) goto oom;
     if (copy_fields(n, fc) != PRT_OK) goto oom;
     if (def->init && (st = def->init(n, &n->fc, err)) != PRT_OK) goto fail;
@@ -152,10 +153,11 @@ static prt_status node_create(const prt_plugin_creator *c, const prt_fields *fc,
 static const char *node_name(const prt_field_plugin *p) { return CNODE(p)->def->name; }
 static const char *node_version(const prt_field_plugin *p) { return CNODE(p)->def->version; }
 static const char *node_namespace(const prt_field_plugin *p) { (void)p; return ""; }
-static int32_t node_nb_outputs(const prt_field_plugin *p) { return CNODE(p)->def->nb_out; }
+static int32_t node_nb_outputs(const prt_field_plugin *p) { return CNODE(p)->nb_out; }
 
-static prt_status check_counts(const prt__onnx_def *d, int32_t nb_in, int32_t nb_out, prt_msg *err)
+static prt_status check_counts(const prt__onnx_node *n, int32_t nb_in, int32_t nb_out, prt_msg *err)
 {
+    const prt__onnx_def *d = n->def;
     if (nb_in < d->min_in || (d->max_in >= 0 && nb_in > d->max_in)) {
         if (d->max_in < 0)
             prt_msg_set(err, "%s v%s: expected at least %d inputs, got %d", d->name, d->version, (int)d->min_in,
@@ -168,9 +170,9 @@ static prt_status check_counts(const prt__onnx_def *d, int32_t nb_in, int32_t nb
                         (int)d->max_in, (int)nb_in);
         return PRT_STATUS_INVALID_ARGUMENT;
     }
-    if (nb_out != d->nb_out) {
-        prt_msg_set(err, "%s v%s: gives %d output%s, %d asked for", d->name, d->version, (int)d->nb_out,
-                    d->nb_out == 1 ? "" : "s", (int)nb_out);
+    if (nb_out != n->nb_out) {
+        prt_msg_set(err, "%s v%s: gives %d output%s, %d asked for", d->name, d->version, (int)n->nb_out,
+                    n->nb_out == 1 ? "" : "s", (int)nb_out);
         return PRT_STATUS_INVALID_ARGUMENT;
     }
     return PRT_OK;
@@ -190,7 +192,7 @@ static prt_status node_types(const prt_field_plugin *p, const prt_dtype *in, int
     prt_msg m = {buf, sizeof buf};
     prt_status st;
     int32_t i;
-    if ((st = check_counts(n->def, nb_in, nb_out, err)) != PRT_OK) return st;
+    if ((st = check_counts(n, nb_in, nb_out, err)) != PRT_OK) return st;
     for (i = 0; i < nb_in; i++)
         if (in[i] < 0 || in[i] >= PRT_DTYPE_COUNT_ || !(n->def->in_mask & PRT__ONNX_T(in[i]))) {
             prt_msg_set(err, "%s v%s: input %d has dtype %s, which this op does not take", n->def->name,
@@ -211,7 +213,7 @@ static prt_status node_shapes(prt_field_plugin *p, const prt_dims_expr *in, int3
     prt_msg m = {buf, sizeof buf};
     prt_status st;
     int32_t i;
-    if ((st = check_counts(n->def, nb_in, nb_out, err)) != PRT_OK) return st;
+    if ((st = check_counts(n, nb_in, nb_out, err)) != PRT_OK) return st;
     for (i = 0; i < nb_out; i++) memset(&out[i], 0, sizeof out[i]);
     buf[0] = 0;
     st = n->def->shapes(n, in, nb_in, out, eb, &m);
@@ -251,7 +253,7 @@ static int node_supports(prt_field_plugin *p, int32_t pos, const prt_dyn_tensor_
 static prt_status node_configure(prt_field_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
                                  const prt_dyn_tensor_desc *out, int32_t nb_out, prt_msg *err)
 {
-    prt_status st = check_counts(CNODE(p)->def, nb_in, nb_out, err);
+    prt_status st = check_counts(CNODE(p), nb_in, nb_out, err);
     (void)in; (void)out;
     if (st == PRT_OK) NODE(p)->nb_in = nb_in;
     return st;
@@ -260,7 +262,7 @@ static prt_status node_configure(prt_field_plugin *p, const prt_dyn_tensor_desc 
 static prt_status node_shape_change(prt_field_plugin *p, const prt_tensor_desc *in, int32_t nb_in,
                                     const prt_tensor_desc *out, int32_t nb_out, prt_msg *err)
 {
-    prt_status st = check_counts(CNODE(p)->def, nb_in, nb_out, err);
+    prt_status st = check_counts(CNODE(p), nb_in, nb_out, err);
     (void)in; (void)out;
     if (st == PRT_OK) NODE(p)->nb_in = nb_in;
     return st;
@@ -387,7 +389,7 @@ prt_status prt__onnx_types_same(const prt__onnx_node *n, const prt_dtype *in, in
                         prt_dtype_name(in[i]), prt_dtype_name(in[0]));
             return PRT_STATUS_TYPE_MISMATCH;
         }
-    for (i = 0; i < n->def->nb_out; i++) out[i] = in[0];
+    for (i = 0; i < n->nb_out; i++) out[i] = in[0];
     return PRT_OK;
 }
 
@@ -396,7 +398,7 @@ prt_status prt__onnx_shapes_same(const prt__onnx_node *n, const prt_dims_expr *i
 {
     int32_t i;
     (void)nb_in; (void)eb; (void)err;
-    for (i = 0; i < n->def->nb_out; i++) out[i] = in[0];
+    for (i = 0; i < n->nb_out; i++) out[i] = in[0];
     return PRT_OK;
 }
 
@@ -452,21 +454,21 @@ prt_status prt__onnx_shapes_bcast(const prt__onnx_node *n, const prt_dims_expr *
         }
         out->d[i] = acc ? acc : one;
     }
-    for (k = 1; k < n->def->nb_out; k++) out[k] = out[0];
+    for (k = 1; k < n->nb_out; k++) out[k] = out[0];
     return PRT_OK;
 }
 
 prt_status prt__onnx_axis(const prt__onnx_node *n, const char *what, int64_t axis, int32_t rank, int extra,
                           int32_t *out, prt_msg *err)
 {
-    int64_t r = rank + (extra ? 1 : 0);
+    int64_t hi = extra ? rank : rank - 1;
     (void)n;
-    if (axis < -r || axis >= r) {
-        prt_msg_set(err, "%s %lld is outside [%lld, %lld] for rank %d", what, (long long)axis, (long long)-r,
-                    (long long)(r - 1), (int)rank);
+    if (axis < -(int64_t)rank || axis > hi || (!extra && rank == 0)) {
+        prt_msg_set(err, "%s %lld is outside [%lld, %lld] for rank %d", what, (long long)axis, (long long)-rank,
+                    (long long)hi, (int)rank);
         return PRT_STATUS_INVALID_FIELD;
     }
-    *out = (int32_t)(axis < 0 ? axis + r : axis);
+    *out = (int32_t)(axis < 0 ? axis + rank : axis);
     return PRT_OK;
 }
 
@@ -476,4 +478,25 @@ int prt__onnx_str_is(const prt_fields *fc, const char *name, const char *s, int 
     size_t n = strlen(s);
     if (!f) return dflt;
     return f->type == PRT_FIELD_CHAR && (size_t)f->count == n && (n == 0 || memcmp(f->data, s, n) == 0);
+}
+
+prt_status prt__onnx_field_ints(const prt__onnx_node *n, const prt_fields *fc, const char *name, int64_t *out,
+                                int64_t cap, int64_t *count, prt_msg *err)
+{
+    const prt_field *f = prt_fields_find(fc, name);
+    int64_t i;
+    *count = -1;
+    if (!f) return PRT_OK;
+    if (f->count > cap) {
+        prt_msg_set(err, "%s v%s: field \"%s\" has %lld values, at most %lld", n->def->name, n->def->version,
+                    name, (long long)f->count, (long long)cap);
+        return PRT_STATUS_INVALID_FIELD;
+    }
+    for (i = 0; i < f->count; i++)
+        if (prt_field_get_i64(f, i, &out[i]) != 0) {
+            prt_msg_set(err, "%s v%s: field \"%s\" must hold integers", n->def->name, n->def->version, name);
+            return PRT_STATUS_INVALID_FIELD;
+        }
+    *count = f->count;
+    return PRT_OK;
 }

@@ -39,7 +39,7 @@ struct prt__onnx_def {
     const prt_field_schema *schema;
     int32_t nb_fields;
     int32_t min_in, max_in; /* layer inputs; max_in -1: unbounded */
-    int32_t nb_out;
+    int32_t nb_out;      /* outputs; init may change node->nb_out */
     uint32_t in_mask;    /* dtypes any data input may have (PRT__ONNX_T bits) */
     size_t state_size;   /* bytes of parsed attributes (node->state), zeroed */
     const void *row;     /* the family's table row */
@@ -66,6 +66,7 @@ struct prt__onnx_node {
     void *fc_mem;   /* one allocation behind fc */
     void *state;    /* def->state_size bytes */
     int32_t nb_in;  /* layer inputs, from configure / on_shape_change */
+    int32_t nb_out; /* def->nb_out unless init sets another (Split) */
 };
 
 /* The parsed state as the family's type. */
@@ -119,9 +120,14 @@ prt_status prt__onnx_shapes_same(const prt__onnx_node *n, const prt_dims_expr *i
  * known at build time are checked now, the others at run time. */
 prt_status prt__onnx_shapes_bcast(const prt__onnx_node *n, const prt_dims_expr *in, int32_t nb_in,
                                   prt_dims_expr *out, prt_expr_builder *eb, prt_msg *err);
-/* Normalize an axis in [-rank, rank) (or [-rank-1, rank] when `extra`). */
+/* Normalize an axis in [-rank, rank) (or [-rank, rank] when `extra`). */
 prt_status prt__onnx_axis(const prt__onnx_node *n, const char *what, int64_t axis, int32_t rank, int extra,
                           int32_t *out, prt_msg *err);
+/* Up to `cap` values of an integer field (an "input:<k>" shape value or an
+ * INTS attribute): their count, or -1 when the field is absent. A field
+ * longer than cap fails with a message. */
+prt_status prt__onnx_field_ints(const prt__onnx_node *n, const prt_fields *fc, const char *name, int64_t *out,
+                                int64_t cap, int64_t *count, prt_msg *err);
 /* A known extent, or -1. */
 int64_t prt__onnx_known(prt_expr_builder *eb, const prt_expr *e);
 

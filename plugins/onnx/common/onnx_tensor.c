@@ -144,10 +144,39 @@ void prt__onnx_strides(const prt_dims *d, int64_t *strides)
     }
 }
 
+/* Drop extents of 1, then merge dims that every input walks as one. The
+ * strides of b are those of `dims`, rank r. */
+static void compress(prt__bcast *b, int32_t r, const int64_t *dims)
+{
+    int32_t i, k, w = 0, nb_in = b->nb_in;
+    for (i = 0; i < r; i++) {
+        if (dims[i] == 1) continue;
+        if (w > 0) {
+            int merge = 1;
+            for (k = 0; k < nb_in; k++)
+                if (b->strides[k][w - 1] != b->strides[k][i] * dims[i]) merge = 0;
+            if (merge) {
+                b->dims[w - 1] *= dims[i];
+                for (k = 0; k < nb_in; k++) b->strides[k][w - 1] = b->strides[k][i];
+                continue;
+            }
+        }
+        b->dims[w] = dims[i];
+        for (k = 0; k < nb_in; k++) b->strides[k][w] = b->strides[k][i];
+        w++;
+    }
+    if (w == 0) { /* a single element */
+        b->dims[0] = 1;
+        for (k = 0; k < nb_in; k++) b->strides[k][0] = 0;
+        w = 1;
+    }
+    b->rank = w;
+}
+
 prt_status prt__bcast_plan(prt__bcast *b, const prt_dims *out, const prt_dims *const *in, int32_t nb_in,
                            prt_msg *err)
 {
-    int32_t i, k, r = out->nb, w;
+    int32_t i, k, r = out->nb;
     char sa[128], sb[128];
     memset(b, 0, sizeof *b);
     if (nb_in < 0 || nb_in > PRT__BCAST_MAX_IN) {
@@ -177,30 +206,7 @@ prt_status prt__bcast_plan(prt__bcast *b, const prt_dims *out, const prt_dims *c
                     prt_dims_str(in[k], sa, sizeof sa), prt_dims_str(out, sb, sizeof sb));
         return PRT_STATUS_SHAPE_MISMATCH;
     }
-    /* Drop extents of 1, then merge dims that every input walks as one. */
-    w = 0;
-    for (i = 0; i < r; i++) {
-        if (out->d[i] == 1) continue;
-        if (w > 0) {
-            int merge = 1;
-            for (k = 0; k < nb_in; k++)
-                if (b->strides[k][w - 1] != b->strides[k][i] * out->d[i]) merge = 0;
-            if (merge) {
-                b->dims[w - 1] *= out->d[i];
-                for (k = 0; k < nb_in; k++) b->strides[k][w - 1] = b->strides[k][i];
-                continue;
-            }
-        }
-        b->dims[w] = out->d[i];
-        for (k = 0; k < nb_in; k++) b->strides[k][w] = b->strides[k][i];
-        w++;
-    }
-    if (w == 0) { /* a single element */
-        b->dims[0] = 1;
-        for (k = 0; k < nb_in; k++) b->strides[k][0] = 0;
-        w = 1;
-    }
-    b->rank = w;
+    compress(b, out->nb, out->d);
     return PRT_OK;
 }
 
@@ -251,4 +257,47 @@ void prt__bcast_exec(const prt__bcast *b, prt_exec *ex, prt__bcast_fn fn, void *
         bcast_range(&j, 0, b->volume);
     else
         ex->parallel_for(ex, b->volume, 16384, bcast_range, &j);
+}
+
+typedef struct copy_job {
+    char *dst;
+    const char *src;
+    size_t esize;
+    int64_t base;
+} copy_job;
+
+static void copy_run(void *ctx, int64_t o, const int64_t *off, const int64_t *st, int64_t n)
+{
+    const copy_job *j = ctx;
+    const char *s = j->src + (size_t)(j->base + off[0]) * j->esize;
+    char *d = j->dst + (size_t)o * j->esize;
+    int64_t k;
+    if (st[0] == 1) {
+        memcpy(d, s, (size_t)n * j->esize);
+        return;
+    }
+    switch (j->esize) {
+    case 1: for (k = 0; k < n; k++) d[k] = s[k * st[0]]; break;
+    case 2: for (k = 0; k < n; k++) memcpy(d + 2 * k, s + 2 * k * st[0], 2); break;
+    case 4: for (k = 0; k < n; k++) memcpy(d + 4 * k, s + 4 * k * st[0], 4); break;
+    default: for (k = 0; k < n; k++) memcpy(d + j->esize * (size_t)k, s + (int64_t)j->esize * k * st[0], j->esize);
+    }
+}
+
+void prt__onnx_strided_copy(prt_exec *ex, void *dst, const void *src, size_t esize, int32_t rank,
+                            const int64_t *dims, const int64_t *strides, int64_t base)
+{
+    prt__bcast b;
+    copy_job j = {dst, src, esize, base};
+    int32_t i;
+    memset(&b, 0, sizeof b);
+    b.nb_in = 1;
+    b.volume = 1;
+    for (i = 0; i < rank; i++) {
+        b.volume *= dims[i];
+        b.strides[0][i] = strides[i];
+    }
+    if (b.volume <= 0) return;
+    compress(&b, rank, dims);
+    prt__bcast_exec(&b, ex, copy_run, &j);
 }

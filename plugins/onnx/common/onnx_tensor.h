@@ -56,6 +56,12 @@ prt_status prt__bcast_plan(prt__bcast *b, const prt_dims *out, const prt_dims *c
 /* Call fn over every run, split over the exec's threads. */
 void prt__bcast_exec(const prt__bcast *b, prt_exec *ex, prt__bcast_fn fn, void *ctx);
 
+/* dst (contiguous, `dims`) gets src's elements at base + sum(idx[i] *
+ * strides[i]) (element units; strides may be 0 or negative): transpose,
+ * slice, expand and tile are all this. rank <= PRT_MAX_DIMS. */
+void prt__onnx_strided_copy(prt_exec *ex, void *dst, const void *src, size_t esize, int32_t rank,
+                            const int64_t *dims, const int64_t *strides, int64_t base);
+
 /* Row-major strides of dims (elements). */
 void prt__onnx_strides(const prt_dims *d, int64_t *strides);
 

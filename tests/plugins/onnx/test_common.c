@@ -88,21 +88,37 @@ TEST(fields_survive_a_plugin_record_round_trip)
 
 typedef struct smoke {
     const char *name;
+    const char *version;   /* NULL: every version */
     int32_t nb_in;         /* 0: the def's min_in */
     prt_dtype in[4];       /* used when set_types */
     int set_types;
-    prt_field fields[2];
+    prt_dims shape;        /* nb 0: [2, 3] */
+    int32_t nb_out;        /* 0: the def's */
+    prt_field fields[4];
     int32_t nb_fields;
 } smoke;
 
-static const int64_t i_zero = 0, i_one = 1, i_float = 1;
+#define F64(nm, ...) {nm, (const int64_t[]){__VA_ARGS__}, PRT_FIELD_INT64, 0, \
+                      sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)}
 static const smoke smokes[] = {
-    {.name = "Cast", .fields = {{"to", &i_float, PRT_FIELD_INT64, 0, 1}}, .nb_fields = 1},
-    {.name = "Mod", .fields = {{"fmod", &i_one, PRT_FIELD_INT64, 0, 1}}, .nb_fields = 1},
+    {.name = "Cast", .fields = {F64("to", 1)}, .nb_fields = 1},
+    {.name = "Mod", .fields = {F64("fmod", 1)}, .nb_fields = 1},
     {.name = "BitShift", .in = {PRT_DTYPE_U8, PRT_DTYPE_U8}, .set_types = 1,
      .fields = {{"direction", "LEFT", PRT_FIELD_CHAR, 0, 4}}, .nb_fields = 1},
-    {.name = "CumSum", .fields = {{"input:1", &i_zero, PRT_FIELD_INT64, 0, 1}}, .nb_fields = 1},
+    {.name = "CumSum", .fields = {F64("input:1", 0)}, .nb_fields = 1},
     {.name = "Where", .in = {PRT_DTYPE_BOOL, PRT_DTYPE_F32, PRT_DTYPE_F32}, .set_types = 1},
+    {.name = "Slice", .version = "1", .fields = {F64("starts", 0), F64("ends", 1)}, .nb_fields = 2},
+    {.name = "Slice", .version = "10", .fields = {F64("input:1", 0), F64("input:2", 1)}, .nb_fields = 2},
+    {.name = "DepthToSpace", .shape = {4, 0, {1, 4, 2, 2}}, .fields = {F64("blocksize", 2)}, .nb_fields = 1},
+    {.name = "SpaceToDepth", .shape = {4, 0, {1, 1, 2, 2}}, .fields = {F64("blocksize", 2)}, .nb_fields = 1},
+    {.name = "Tile", .fields = {F64("input:1", 2, 1)}, .nb_fields = 1},
+    {.name = "Concat", .fields = {F64("axis", 0)}, .nb_fields = 1},
+    {.name = "Split", .version = "2", .nb_out = 2, .fields = {F64("split", 1, 1)}, .nb_fields = 1},
+    {.name = "Split", .version = "13", .nb_out = 2, .fields = {F64("num_outputs", 2)}, .nb_fields = 1},
+    {.name = "Reshape", .fields = {F64("input:1", 3, 2)}, .nb_fields = 1},
+    {.name = "Unsqueeze", .version = "1", .fields = {F64("axes", 0)}, .nb_fields = 1},
+    {.name = "Unsqueeze", .version = "13", .fields = {F64("input:1", 0)}, .nb_fields = 1},
+    {.name = "Expand", .fields = {F64("input:1", 2, 1, 3)}, .nb_fields = 1},
 };
 
 static prt_dtype first_type(uint32_t mask)
@@ -125,16 +141,19 @@ TEST(every_registered_onnx_creator_runs_a_small_case)
         int32_t k, nin;
         size_t j;
         prt_status st;
+        int32_t nout;
         for (j = 0; j < sizeof smokes / sizeof smokes[0]; j++)
-            if (!strcmp(smokes[j].name, d->name)) s = &smokes[j];
+            if (!strcmp(smokes[j].name, d->name) && (!smokes[j].version || !strcmp(smokes[j].version, d->version)))
+                s = &smokes[j];
         nin = s && s->nb_in ? s->nb_in : d->min_in;
+        nout = s && s->nb_out ? s->nb_out : d->nb_out;
         for (k = 0; k < nin; k++)
-            in[k] = ot_rand(s && s->set_types ? s->in[k] : first_type(d->in_mask), ot_dims(2, (int64_t)2, (int64_t)3),
-                            0.1, 0.9, (uint32_t)k);
-        st = ot_run(d->name, d->version, s ? s->fields : NULL, s ? s->nb_fields : 0, in, nin, out, d->nb_out, 2,
-                    msg, sizeof msg);
+            in[k] = ot_rand(s && s->set_types ? s->in[k] : first_type(d->in_mask),
+                            s && s->shape.nb ? s->shape : ot_dims(2, (int64_t)2, (int64_t)3), 0.1, 0.9, (uint32_t)k);
+        st = ot_run(d->name, d->version, s ? s->fields : NULL, s ? s->nb_fields : 0, in, nin, out, nout, 2, msg,
+                    sizeof msg);
         CHECK_MSG(st == PRT_OK, "%s v%s: %s", d->name, d->version, msg);
-        for (k = 0; st == PRT_OK && k < d->nb_out; k++) ot_free(&out[k]);
+        for (k = 0; st == PRT_OK && k < nout; k++) ot_free(&out[k]);
         for (k = 0; k < nin; k++) ot_free(&in[k]);
     }
 }
