@@ -118,6 +118,14 @@ static const smoke smokes[] = {
     {.name = "Reshape", .fields = {F64("input:1", 3, 2)}, .nb_fields = 1},
     {.name = "Unsqueeze", .version = "1", .fields = {F64("axes", 0)}, .nb_fields = 1},
     {.name = "Unsqueeze", .version = "13", .fields = {F64("input:1", 0)}, .nb_fields = 1},
+    {.name = "Gather", .in = {PRT_DTYPE_F32, PRT_DTYPE_I64}, .set_types = 1},
+    {.name = "GatherElements", .in = {PRT_DTYPE_F32, PRT_DTYPE_I64}, .set_types = 1},
+    {.name = "GatherND", .in = {PRT_DTYPE_F32, PRT_DTYPE_I64}, .set_types = 1, .shape = {2, 0, {2, 2}}},
+    {.name = "ScatterElements", .in = {PRT_DTYPE_F32, PRT_DTYPE_I64, PRT_DTYPE_F32}, .set_types = 1},
+    {.name = "ScatterND", .in = {PRT_DTYPE_F32, PRT_DTYPE_I32, PRT_DTYPE_F32}, .set_types = 1,
+     .shape = {1, 0, {1}}},
+    {.name = "OneHot", .in = {PRT_DTYPE_I64, PRT_DTYPE_F32}, .set_types = 1, .shape = {1, 0, {2}},
+     .fields = {F64("input:1", 3)}, .nb_fields = 1},
     {.name = "Expand", .fields = {F64("input:1", 2, 1, 3)}, .nb_fields = 1},
 };
 
