@@ -301,3 +301,30 @@ void prt__onnx_strided_copy(prt_exec *ex, void *dst, const void *src, size_t esi
     compress(&b, rank, dims);
     prt__bcast_exec(&b, ex, copy_run, &j);
 }
+
+/* ONNX TensorProto.DataType -> prt_dtype; -1 where plugrt has no such type. */
+int prt__onnx_dtype_from_onnx(int64_t t)
+{
+    switch (t) {
+    case 1: return PRT_DTYPE_F32;
+    case 2: return PRT_DTYPE_U8;
+    case 3: return PRT_DTYPE_I8;
+    case 6: return PRT_DTYPE_I32;
+    case 7: return PRT_DTYPE_I64;
+    case 9: return PRT_DTYPE_BOOL;
+    case 10: return PRT_DTYPE_F16;
+    case 16: return PRT_DTYPE_BF16;
+    default: return -1;
+    }
+}
+
+const char *prt__onnx_dtype_onnx_name(int64_t t)
+{
+    static const char *const names[] = {"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32",
+                                        "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64",
+                                        "COMPLEX64", "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN",
+                                        "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4",
+                                        "FLOAT4E2M1"};
+    return t >= 0 && t < (int64_t)(sizeof names / sizeof names[0]) ? names[t] : "unknown";
+}
+

@@ -62,6 +62,12 @@ void prt__bcast_exec(const prt__bcast *b, prt_exec *ex, prt__bcast_fn fn, void *
 void prt__onnx_strided_copy(prt_exec *ex, void *dst, const void *src, size_t esize, int32_t rank,
                             const int64_t *dims, const int64_t *strides, int64_t base);
 
+/* ONNX TensorProto.DataType -> prt_dtype, or -1 where plugrt has no such
+ * type; and the ONNX name of a TensorProto.DataType ("DOUBLE"). */
+int prt__onnx_dtype_from_onnx(int64_t t);
+const char *prt__onnx_dtype_onnx_name(int64_t t);
+#define PRT__ONNX_DTYPES_TEXT "1 FLOAT, 2 UINT8, 3 INT8, 6 INT32, 7 INT64, 9 BOOL, 10 FLOAT16, 16 BFLOAT16"
+
 /* Row-major strides of dims (elements). */
 void prt__onnx_strides(const prt_dims *d, int64_t *strides);
 

@@ -11,32 +11,6 @@ typedef struct cattr {
     prt_dtype to; /* Cast */
 } cattr;
 
-/* ONNX TensorProto.DataType -> prt_dtype; -1 where plugrt has no such type. */
-static int onnx_dtype(int64_t t)
-{
-    switch (t) {
-    case 1: return PRT_DTYPE_F32;
-    case 2: return PRT_DTYPE_U8;
-    case 3: return PRT_DTYPE_I8;
-    case 6: return PRT_DTYPE_I32;
-    case 7: return PRT_DTYPE_I64;
-    case 9: return PRT_DTYPE_BOOL;
-    case 10: return PRT_DTYPE_F16;
-    case 16: return PRT_DTYPE_BF16;
-    default: return -1;
-    }
-}
-
-static const char *onnx_dtype_name(int64_t t)
-{
-    static const char *const names[] = {"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32",
-                                        "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64",
-                                        "COMPLEX64", "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN",
-                                        "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4",
-                                        "FLOAT4E2M1"};
-    return t >= 0 && t < (int64_t)(sizeof names / sizeof names[0]) ? names[t] : "unknown";
-}
-
 static prt_status c_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
 {
     cattr *a = PRT__ONNX_STATE(n, cattr);
@@ -44,11 +18,11 @@ static prt_status c_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
     int t;
     if (strcmp(n->def->name, "Cast") != 0) return PRT_OK;
     to = prt_fields_i64(fc, "to", 0, 0);
-    t = onnx_dtype(to);
+    t = prt__onnx_dtype_from_onnx(to);
     if (t < 0) {
-        prt_msg_set(err, "%s v%s: field \"to\" = %lld (%s) is not a type plugrt has; expected one of 1 FLOAT, "
-                    "2 UINT8, 3 INT8, 6 INT32, 7 INT64, 9 BOOL, 10 FLOAT16, 16 BFLOAT16",
-                    n->def->name, n->def->version, (long long)to, onnx_dtype_name(to));
+        prt_msg_set(err, "%s v%s: field \"to\" = %lld (%s) is not a type plugrt has; expected one of "
+                    PRT__ONNX_DTYPES_TEXT, n->def->name, n->def->version, (long long)to,
+                    prt__onnx_dtype_onnx_name(to));
         return PRT_STATUS_INVALID_FIELD;
     }
     a->to = (prt_dtype)t;

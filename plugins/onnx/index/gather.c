@@ -333,11 +333,7 @@ static const prt_field_schema s_onehot[] = {
     PRT__ONNX_OPT("input:1", PRT_FIELD_INT64, "depth (interim shape-value form)"),
 };
 
-#define AL PRT__ONNX_ALL
-#define G(nm, ver, rw, sch, nf, nin)                                                               \
-    {.name = nm, .version = ver, .min_in = nin, .max_in = nin, .nb_out = 1, .in_mask = AL,          \
-     .schema = sch, .nb_fields = nf, .state_size = sizeof(gstate), .row = &(rw), .init = g_init,   \
-     .types = g_types, .shapes = g_shapes, .run = g_run, .doc = "ONNX " nm}
+#define G(nm, ver, rw, sch, nf, nin) PRT__ONNX_ROW(nm, ver, rw, sch, nf, nin, nin, gstate, g)
 
 static const prt__onnx_def gather_defs[] = {
     G("Gather", "1", r_gather, s_axis0, 1, 2),

@@ -485,11 +485,7 @@ static const prt_field_schema s_split13[] = {
     PRT__ONNX_I64("num_outputs", 0, "parts when no sizes are given"),
 };
 
-#define AL PRT__ONNX_ALL
-#define M(nm, ver, rw, sch, nf, minin, maxin)                                                      \
-    {.name = nm, .version = ver, .min_in = minin, .max_in = maxin, .nb_out = 1, .in_mask = AL,      \
-     .schema = sch, .nb_fields = nf, .state_size = sizeof(mstate), .row = &(rw), .init = m_init,   \
-     .types = m_types, .shapes = m_shapes, .run = m_run, .doc = "ONNX " nm}
+#define M(nm, ver, rw, sch, nf, minin, maxin) PRT__ONNX_ROW(nm, ver, rw, sch, nf, minin, maxin, mstate, m)
 
 static const prt__onnx_def layout_defs[] = {
     M("Transpose", "1", r_transpose, s_transpose, 1, 1, 1),

@@ -264,11 +264,7 @@ static const prt_field_schema s_shape15[] = {
     PRT__ONNX_I64("end", INT64_MAX, "one past the last axis (negative from the end, clamped)"),
 };
 
-#define AL PRT__ONNX_ALL
-#define L(nm, ver, rw, sch, nf, maxin)                                                             \
-    {.name = nm, .version = ver, .min_in = 1, .max_in = maxin, .nb_out = 1, .in_mask = AL,          \
-     .schema = sch, .nb_fields = nf, .state_size = sizeof(lstate), .row = &(rw), .init = l_init,   \
-     .types = l_types, .shapes = l_shapes, .run = l_run, .doc = "ONNX " nm}
+#define L(nm, ver, rw, sch, nf, maxin) PRT__ONNX_ROW(nm, ver, rw, sch, nf, 1, maxin, lstate, l)
 
 static const prt__onnx_def reshape_defs[] = {
     L("Reshape", "5", r_reshape, s_reshape, 1, 2),

@@ -126,6 +126,10 @@ static const smoke smokes[] = {
      .shape = {1, 0, {1}}},
     {.name = "OneHot", .in = {PRT_DTYPE_I64, PRT_DTYPE_F32}, .set_types = 1, .shape = {1, 0, {2}},
      .fields = {F64("input:1", 3)}, .nb_fields = 1},
+    {.name = "Pad", .version = "2", .fields = {F64("pads", 1, 0, 0, 1)}, .nb_fields = 1},
+    {.name = "Pad", .version = "11", .fields = {F64("input:1", 1, 0, 0, 1)}, .nb_fields = 1},
+    {.name = "Pad", .version = "18", .fields = {F64("input:1", 1, 0, 0, 1)}, .nb_fields = 1},
+    {.name = "ConstantOfShape", .fields = {F64("input:0", 2, 3)}, .nb_fields = 1},
     {.name = "Expand", .fields = {F64("input:1", 2, 1, 3)}, .nb_fields = 1},
 };
 

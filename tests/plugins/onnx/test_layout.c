@@ -280,3 +280,94 @@ TEST(tile_concat_split)
     ot_free(&in[1]);
     ot_free(&in[2]);
 }
+
+#define D(...) ((const double[]){__VA_ARGS__})
+
+TEST(pad_modes_negative_pads_axes_and_constant_input)
+{
+    ot_tensor x = ot_make(PRT_DTYPE_F32, ot_dims(2, (int64_t)3, (int64_t)2), D(1, 1.2, 2.3, 3.4, 4.5, 5.7)), y, in[2];
+    char msg[512];
+    prt_field f[3];
+    f[0] = FI("pads", 0, 2, 0, 0);
+    CHECK_OK(ot_run("Pad", "2", f, 1, &x, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(2, (int64_t)3, (int64_t)4));
+    CHECK_EQ_INT(ot_compare(&y, D(0, 0, 1, 1.2, 0, 0, 2.3, 3.4, 0, 0, 4.5, 5.7), 12, 1e-7, 0, "constant"), 0);
+    ot_free(&y);
+    f[0] = FI("input:1", 0, 2, 0, 0);
+    f[1] = ot_str("mode", "reflect");
+    CHECK_OK(ot_run("Pad", "11", f, 2, &x, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, D(1, 1.2, 1, 1.2, 2.3, 3.4, 2.3, 3.4, 4.5, 5.7, 4.5, 5.7), 12, 1e-7, 0, "reflect"), 0);
+    ot_free(&y);
+    f[1] = ot_str("mode", "edge");
+    CHECK_OK(ot_run("Pad", "11", f, 2, &x, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, D(1, 1, 1, 1.2, 2.3, 2.3, 2.3, 3.4, 4.5, 4.5, 4.5, 5.7), 12, 1e-7, 0, "edge"), 0);
+    ot_free(&y);
+    f[0] = FI("input:1", 2, 1, 1, 1);
+    f[1] = ot_str("mode", "wrap");
+    CHECK_OK(ot_run("Pad", "18", f, 2, &x, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(2, (int64_t)6, (int64_t)4));
+    CHECK_EQ_INT(ot_compare(&y, D(3.4, 2.3, 3.4, 2.3, 5.7, 4.5, 5.7, 4.5, 1.2, 1, 1.2, 1, 3.4, 2.3, 3.4, 2.3,
+                                  5.7, 4.5, 5.7, 4.5, 1.2, 1, 1.2, 1), 24, 1e-7, 0, "wrap"), 0);
+    ot_free(&y);
+    f[1] = ot_str("mode", "mirror");
+    CHECK(ot_run("Pad", "18", f, 2, &x, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "mode");
+    ot_free(&x);
+    /* negative pads crop; axes with a constant_value input */
+    in[0] = ot_make(PRT_DTYPE_I32, ot_dims(2, (int64_t)2, (int64_t)3), D(1, 2, 3, 4, 5, 6));
+    in[1] = ot_make(PRT_DTYPE_I32, ot_dims(0), D(9));
+    f[0] = FI("input:1", 0, -1, 0, 0);
+    CHECK_OK(ot_run("Pad", "11", f, 1, in, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(2, (int64_t)2, (int64_t)2));
+    CHECK_EQ_INT(ot_compare(&y, D(2, 3, 5, 6), 4, 0, 0, "crop"), 0);
+    ot_free(&y);
+    f[0] = FI("input:1", 1, 1);
+    f[1] = FI("input:3", -1);
+    CHECK_OK(ot_run("Pad", "18", f, 2, in, 2, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(2, (int64_t)2, (int64_t)5));
+    CHECK_EQ_INT(ot_compare(&y, D(9, 1, 2, 3, 9, 9, 4, 5, 6, 9), 10, 0, 0, "axes + constant_value"), 0);
+    ot_free(&y);
+    f[0] = FI("input:1", 0, -4, 0, 0);
+    CHECK(ot_run("Pad", "11", f, 1, in, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "negative extent");
+    f[0] = FI("input:1", 1, 1, 1);
+    CHECK(ot_run("Pad", "11", f, 1, in, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "2 per axis");
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+}
+
+TEST(constant_of_shape_eyelike_trilu)
+{
+    ot_tensor x = iota(PRT_DTYPE_F32, ot_dims(2, (int64_t)3, (int64_t)3)), y, in[2];
+    char msg[512];
+    prt_field f[2];
+    f[0] = FI("input:0", 2, 0);
+    CHECK_OK(ot_run("ConstantOfShape", "9", f, 1, NULL, 0, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(2, (int64_t)2, (int64_t)0));
+    CHECK_EQ_INT(y.t, PRT_DTYPE_F32);
+    ot_free(&y);
+    f[0] = FI("input:0", 3);
+    CHECK_OK(ot_run("ConstantOfShape", "9", f, 1, NULL, 0, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, D(0, 0, 0), 3, 0, 0, "ConstantOfShape"), 0);
+    ot_free(&y);
+    f[0] = FI("k", 1);
+    f[1] = FI("dtype", 7);
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(2, (int64_t)3, (int64_t)4), NULL);
+    CHECK_OK(ot_run("EyeLike", "9", f, 2, in, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y.t, PRT_DTYPE_I64);
+    CHECK_EQ_INT(ot_compare(&y, D(0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1), 12, 0, 0, "EyeLike"), 0);
+    ot_free(&y);
+    ot_free(&in[0]);
+    CHECK_OK(ot_run("Trilu", "14", NULL, 0, &x, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, D(0, 1, 2, 0, 4, 5, 0, 0, 8), 9, 0, 0, "Trilu upper"), 0);
+    ot_free(&y);
+    in[0] = x;
+    in[1] = ot_make(PRT_DTYPE_I64, ot_dims(0), D(-1));
+    f[0] = FI("upper", 0);
+    CHECK_OK(ot_run("Trilu", "14", f, 1, in, 2, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, D(0, 0, 0, 3, 0, 0, 6, 7, 0), 9, 0, 0, "Trilu lower k=-1"), 0);
+    ot_free(&y);
+    ot_free(&in[1]);
+    ot_free(&x);
+}
