@@ -144,3 +144,54 @@ TEST(onehot_negative_and_out_of_range_indices)
     ot_free(&in[0]);
     ot_free(&in[1]);
 }
+
+TEST(topk_largest_smallest_ties_and_k_checks)
+{
+    ot_tensor x = ot_make(PRT_DTYPE_F32, ot_dims(2, (int64_t)3, (int64_t)4), D(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)), y[2];
+    char msg[512];
+    prt_field f[3] = {FI("input:1", 3), FI("largest", 0), FI("axis", 0)};
+    CHECK_OK(ot_run("TopK", "10", f, 1, &x, 1, y, 2, 1, msg, sizeof msg));
+    expect_dims(&y[0], ot_dims(2, (int64_t)3, (int64_t)3));
+    CHECK_EQ_INT(y[1].t, PRT_DTYPE_I64);
+    CHECK_EQ_INT(ot_compare(&y[0], D(3, 2, 1, 7, 6, 5, 11, 10, 9), 9, 0, 0, "TopK values"), 0);
+    CHECK_EQ_INT(ot_compare(&y[1], D(3, 2, 1, 3, 2, 1, 3, 2, 1), 9, 0, 0, "TopK indices"), 0);
+    ot_free(&y[0]);
+    ot_free(&y[1]);
+    f[0] = FI("input:1", 2);
+    CHECK_OK(ot_run("TopK", "11", f, 3, &x, 1, y, 2, 1, msg, sizeof msg));
+    expect_dims(&y[0], ot_dims(2, (int64_t)2, (int64_t)4));
+    CHECK_EQ_INT(ot_compare(&y[0], D(0, 1, 2, 3, 4, 5, 6, 7), 8, 0, 0, "TopK smallest axis 0"), 0);
+    CHECK_EQ_INT(ot_compare(&y[1], D(0, 0, 0, 0, 1, 1, 1, 1), 8, 0, 0, "TopK smallest indices"), 0);
+    ot_free(&y[0]);
+    ot_free(&y[1]);
+    ot_free(&x);
+    /* ties keep the lower index first; NaN counts as the largest */
+    x = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)5), D(1, 3, NAN, 3, 2));
+    f[0] = FI("k", 3);
+    CHECK_OK(ot_run("TopK", "1", f, 1, &x, 1, y, 2, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[1], D(2, 1, 3), 3, 0, 0, "TopK ties"), 0);
+    ot_free(&y[0]);
+    ot_free(&y[1]);
+    f[0] = FI("k", 6);
+    CHECK(ot_run("TopK", "1", f, 1, &x, 1, y, 2, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "k = 6 exceeds");
+    CHECK(ot_run("TopK", "10", NULL, 0, &x, 1, y, 2, 1, msg, sizeof msg) == PRT_STATUS_UNSUPPORTED);
+    CHECK_STR_CONTAINS(msg, "input:1");
+    ot_free(&x);
+}
+
+TEST(nonzero_reports_its_data_dependent_extent)
+{
+    ot_tensor x = ot_make(PRT_DTYPE_BOOL, ot_dims(2, (int64_t)2, (int64_t)2), D(1, 0, 1, 1)), y;
+    char msg[512];
+    CHECK_OK(ot_run("NonZero", "9", NULL, 0, &x, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(2, (int64_t)2, (int64_t)3));
+    CHECK_EQ_INT(ot_compare(&y, D(0, 1, 1, 0, 0, 1), 6, 0, 0, "NonZero"), 0);
+    ot_free(&y);
+    ot_free(&x);
+    x = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)3), D(0, 0, 0));
+    CHECK_OK(ot_run("NonZero", "9", NULL, 0, &x, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(2, (int64_t)1, (int64_t)0));
+    ot_free(&y);
+    ot_free(&x);
+}
