@@ -132,6 +132,9 @@ static const smoke smokes[] = {
     {.name = "ConstantOfShape", .fields = {F64("input:0", 2, 3)}, .nb_fields = 1},
     {.name = "TopK", .version = "1", .fields = {F64("k", 1)}, .nb_fields = 1},
     {.name = "TopK", .fields = {F64("input:1", 1)}, .nb_fields = 1},
+    {.name = "MatMul", .shape = {2, 0, {3, 3}}},
+    {.name = "Gemm", .shape = {2, 0, {3, 3}}},
+    {.name = "Conv", .shape = {4, 0, {1, 1, 3, 3}}},
     {.name = "Expand", .fields = {F64("input:1", 2, 1, 3)}, .nb_fields = 1},
 };
 

@@ -1,0 +1,257 @@
+/* ONNX compute ops (plugins/onnx/compute): MatMul with batch broadcasting
+ * and 1-D operands, Gemm with transposes, alpha, beta and broadcast C, Conv
+ * (im2col, 1x1, depthwise, groups, dilations, pads, auto_pad, 1-D) against
+ * float64 references computed here. */
+#include "onnx_test_util.h"
+#include "prt_test.h"
+
+#define FI(nm, ...) ot_i64(nm, (const int64_t[]){__VA_ARGS__}, sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
+
+static void expect_dims(const ot_tensor *y, prt_dims d)
+{
+    char a[128], b[128];
+    CHECK_MSG(prt_dims_equal(&y->d, &d), "dims %s, expected %s", prt_dims_str(&y->d, a, sizeof a),
+              prt_dims_str(&d, b, sizeof b));
+}
+
+/* |y - ref| <= 1e-5 * sum|terms| per element (the float64 reference's magnitude). */
+static int64_t compare_mag(const ot_tensor *y, const double *ref, const double *mag, int64_t n, const char *what)
+{
+    int64_t i, bad = 0;
+    for (i = 0; i < n; i++) {
+        double v = ot_get(y, i);
+        if (!(fabs(v - ref[i]) <= 1e-5 * mag[i] + 1e-30) && bad++ < 4)
+            prt_test_fail(__FILE__, __LINE__, "%s: element %lld is %.9g, expected %.17g", what, (long long)i, v,
+                          ref[i]);
+    }
+    return bad;
+}
+
+TEST(matmul_broadcasts_batches_and_promotes_vectors)
+{
+    static const int64_t shapes[][2][4] = {
+        {{2, 3, 4, 0}, {2, 4, 5, 0}},   /* [2,3,4] x [2,4,5] */
+        {{1, 3, 4, 0}, {2, 4, 70, 0}},  /* batch broadcast */
+        {{40, 300, 0, 0}, {300, 33, 0, 0}},
+        {{4, 0, 0, 0}, {4, 6, 0, 0}},   /* 1-D A */
+        {{2, 5, 4, 0}, {4, 0, 0, 0}},   /* 1-D B */
+        {{3, 0, 0, 0}, {3, 0, 0, 0}},   /* dot: 0-d out */
+    };
+    static const int ranks[][2] = {{3, 3}, {3, 3}, {2, 2}, {1, 2}, {3, 1}, {1, 1}};
+    size_t c;
+    char msg[512];
+    for (c = 0; c < sizeof ranks / sizeof ranks[0]; c++) {
+        ot_tensor in[2], y;
+        prt_dims da, db;
+        int64_t M, K, N, B, bi, i, j, k, nout;
+        double *ref, *mag;
+        memset(&da, 0, sizeof da);
+        memset(&db, 0, sizeof db);
+        da.nb = ranks[c][0];
+        db.nb = ranks[c][1];
+        for (i = 0; i < da.nb; i++) da.d[i] = shapes[c][0][i];
+        for (i = 0; i < db.nb; i++) db.d[i] = shapes[c][1][i];
+        in[0] = ot_rand(PRT_DTYPE_F32, da, -1, 1, (uint32_t)c);
+        in[1] = ot_rand(PRT_DTYPE_F32, db, -1, 1, (uint32_t)c + 50);
+        CHECK_OK(ot_run("MatMul", "1", NULL, 0, in, 2, &y, 1, 2, msg, sizeof msg));
+        M = da.nb >= 2 ? da.d[da.nb - 2] : 1;
+        K = da.d[da.nb - 1];
+        N = db.nb >= 2 ? db.d[db.nb - 1] : 1;
+        B = ot_vol(&y) / (M * N);
+        nout = ot_vol(&y);
+        ref = calloc((size_t)nout, sizeof *ref);
+        mag = calloc((size_t)nout, sizeof *mag);
+        for (bi = 0; bi < B; bi++) {
+            int64_t oa = da.nb == 3 && da.d[0] > 1 ? bi * M * K : 0, ob = db.nb == 3 && db.d[0] > 1 ? bi * K * N : 0;
+            for (i = 0; i < M; i++)
+                for (j = 0; j < N; j++)
+                    for (k = 0; k < K; k++) {
+                        double p = ot_get(&in[0], oa + i * K + k) * ot_get(&in[1], ob + k * N + j);
+                        ref[(bi * M + i) * N + j] += p;
+                        mag[(bi * M + i) * N + j] += fabs(p);
+                    }
+        }
+        CHECK_EQ_INT(compare_mag(&y, ref, mag, nout, "MatMul"), 0);
+        if (c == 3) expect_dims(&y, ot_dims(1, (int64_t)6));
+        if (c == 4) expect_dims(&y, ot_dims(2, (int64_t)2, (int64_t)5));
+        if (c == 5) CHECK_EQ_INT(y.d.nb, 0);
+        free(ref);
+        free(mag);
+        ot_free(&y);
+        ot_free(&in[0]);
+        ot_free(&in[1]);
+    }
+}
+
+TEST(gemm_transposes_alpha_beta_and_c_broadcast)
+{
+    ot_tensor in[3], y;
+    char msg[512];
+    int t;
+    for (t = 0; t < 4; t++) {
+        int ta = t & 1, tb = t >> 1;
+        const int64_t M = 7, K = 300, N = 19;
+        double ref[7 * 19], mag[7 * 19];
+        float alpha = 0.5f, beta = t == 3 ? 0.0f : 2.0f;
+        prt_field f[4] = {ot_f32("alpha", &alpha, 1), ot_f32("beta", &beta, 1), FI("transA", ta), FI("transB", tb)};
+        int64_t i, j, k;
+        in[0] = ot_rand(PRT_DTYPE_F32, ta ? ot_dims(2, K, M) : ot_dims(2, M, K), -1, 1, 1);
+        in[1] = ot_rand(PRT_DTYPE_F32, tb ? ot_dims(2, N, K) : ot_dims(2, K, N), -1, 1, 2);
+        in[2] = ot_rand(PRT_DTYPE_F32, t == 1 ? ot_dims(2, M, (int64_t)1) : ot_dims(1, N), -1, 1, 3);
+        CHECK_OK(ot_run("Gemm", "7", f, 4, in, 3, &y, 1, 2, msg, sizeof msg));
+        expect_dims(&y, ot_dims(2, M, N));
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) {
+                double acc = 0, mg = 0, cv = ot_get(&in[2], t == 1 ? i : j);
+                for (k = 0; k < K; k++) {
+                    double p = ot_get(&in[0], ta ? k * M + i : i * K + k) * ot_get(&in[1], tb ? j * K + k : k * N + j);
+                    acc += p;
+                    mg += fabs(p);
+                }
+                ref[i * N + j] = 0.5 * acc + beta * cv;
+                mag[i * N + j] = 0.5 * mg + fabs(beta * cv);
+            }
+        CHECK_EQ_INT(compare_mag(&y, ref, mag, M * N, "Gemm"), 0);
+        ot_free(&y);
+        /* without C */
+        CHECK_OK(ot_run("Gemm", "7", f, 4, in, 2, &y, 1, 1, msg, sizeof msg));
+        ot_free(&y);
+        ot_free(&in[0]);
+        ot_free(&in[1]);
+        ot_free(&in[2]);
+    }
+    in[0] = ot_rand(PRT_DTYPE_F32, ot_dims(2, (int64_t)3, (int64_t)4), -1, 1, 1);
+    in[1] = ot_rand(PRT_DTYPE_F32, ot_dims(2, (int64_t)5, (int64_t)6), -1, 1, 1);
+    CHECK(ot_run("Gemm", "7", NULL, 0, in, 2, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "K = 4");
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+}
+
+typedef struct conv_case {
+    int64_t n, cin, h, w, cout, kh, kw, group;
+    int64_t stride[2], dil[2], pads[4];
+    const char *auto_pad;
+    int one_d, bias;
+} conv_case;
+
+static void conv_ref(const conv_case *c, const ot_tensor *x, const ot_tensor *wt, const ot_tensor *b, int64_t oh,
+                     int64_t ow, int64_t ph, int64_t pw, double *ref, double *mag)
+{
+    int64_t n, o, oy, ox, ci, i, j, cg = c->cin / c->group, coutg = c->cout / c->group;
+    for (n = 0; n < c->n; n++)
+        for (o = 0; o < c->cout; o++)
+            for (oy = 0; oy < oh; oy++)
+                for (ox = 0; ox < ow; ox++) {
+                    double acc = b ? ot_get(b, o) : 0, mg = fabs(acc);
+                    int64_t g = o / coutg;
+                    for (ci = 0; ci < cg; ci++)
+                        for (i = 0; i < c->kh; i++)
+                            for (j = 0; j < c->kw; j++) {
+                                int64_t iy = oy * c->stride[0] - ph + i * c->dil[0];
+                                int64_t ix = ox * c->stride[1] - pw + j * c->dil[1];
+                                double p;
+                                if (iy < 0 || iy >= c->h || ix < 0 || ix >= c->w) continue;
+                                p = ot_get(x, ((n * c->cin + g * cg + ci) * c->h + iy) * c->w + ix) *
+                                    ot_get(wt, ((o * cg + ci) * c->kh + i) * c->kw + j);
+                                acc += p;
+                                mg += fabs(p);
+                            }
+                    ref[((n * c->cout + o) * oh + oy) * ow + ox] = acc;
+                    mag[((n * c->cout + o) * oh + oy) * ow + ox] = mg;
+                }
+}
+
+TEST(conv_im2col_1x1_depthwise_groups_pads_auto_pad_and_1d)
+{
+    static const conv_case cases[] = {
+        {2, 3, 9, 11, 4, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},
+        {1, 32, 12, 10, 20, 3, 3, 1, {2, 1}, {1, 2}, {0, 2, 1, 0}, NULL, 0, 1}, /* K = 288: two chunks */
+        {1, 8, 7, 7, 16, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},    /* 1x1 direct */
+        {2, 6, 8, 8, 6, 3, 3, 6, {2, 2}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},     /* depthwise */
+        {1, 4, 6, 6, 6, 3, 2, 2, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 0},     /* groups */
+        {1, 2, 7, 5, 3, 3, 3, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, "SAME_UPPER", 0, 0},
+        {1, 2, 7, 5, 3, 2, 2, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, "SAME_LOWER", 0, 0},
+        {1, 2, 7, 5, 3, 3, 3, 1, {2, 1}, {1, 1}, {0, 0, 0, 0}, "VALID", 0, 0},
+        {2, 3, 1, 17, 5, 1, 4, 1, {1, 3}, {1, 2}, {0, 2, 0, 1}, NULL, 1, 1},    /* 1-D */
+    };
+    size_t ci;
+    char msg[512];
+    for (ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const conv_case *c = &cases[ci];
+        ot_tensor in[3], y;
+        prt_field f[5];
+        int nf = 0;
+        int64_t oh, ow, ph = c->pads[0], pw = c->pads[1], n, tot;
+        double *ref, *mag;
+        in[0] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->n, c->cin, c->w) : ot_dims(4, c->n, c->cin, c->h, c->w),
+                        -1, 1, (uint32_t)ci);
+        in[1] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->cout, c->cin / c->group, c->kw)
+                                                : ot_dims(4, c->cout, c->cin / c->group, c->kh, c->kw),
+                        -1, 1, (uint32_t)ci + 9);
+        in[2] = ot_rand(PRT_DTYPE_F32, ot_dims(1, c->cout), -1, 1, (uint32_t)ci + 19);
+        const int64_t pads1[2] = {c->pads[1], c->pads[3]}, group = c->group;
+        if (c->one_d) { /* field data must outlive this block: no compound literals here */
+            f[nf++] = ot_i64("strides", &c->stride[1], 1);
+            f[nf++] = ot_i64("dilations", &c->dil[1], 1);
+            f[nf++] = ot_i64("pads", pads1, 2);
+        } else {
+            f[nf++] = ot_i64("strides", c->stride, 2);
+            f[nf++] = ot_i64("dilations", c->dil, 2);
+            if (c->auto_pad) f[nf++] = ot_str("auto_pad", c->auto_pad);
+            else f[nf++] = ot_i64("pads", c->pads, 4);
+        }
+        f[nf++] = ot_i64("group", &group, 1);
+        CHECK_MSG(ot_run("Conv", "1", f, nf, in, c->bias ? 3 : 2, &y, 1, 2, msg, sizeof msg) == PRT_OK, "case %d: %s",
+                  (int)ci, msg);
+        /* reference geometry */
+        if (c->auto_pad && c->auto_pad[0] == 'S') {
+            oh = (c->h + c->stride[0] - 1) / c->stride[0];
+            ow = (c->w + c->stride[1] - 1) / c->stride[1];
+            tot = (oh - 1) * c->stride[0] + (c->kh - 1) * c->dil[0] + 1 - c->h;
+            ph = c->auto_pad[5] == 'U' ? tot / 2 : tot - tot / 2;
+            tot = (ow - 1) * c->stride[1] + (c->kw - 1) * c->dil[1] + 1 - c->w;
+            pw = c->auto_pad[5] == 'U' ? tot / 2 : tot - tot / 2;
+        } else {
+            int64_t pe_h = c->pads[2], pe_w = c->pads[3];
+            if (c->auto_pad) ph = pw = pe_h = pe_w = 0;
+            oh = (c->h + ph + pe_h - (c->kh - 1) * c->dil[0] - 1) / c->stride[0] + 1;
+            ow = (c->w + pw + pe_w - (c->kw - 1) * c->dil[1] - 1) / c->stride[1] + 1;
+        }
+        if (c->one_d) expect_dims(&y, ot_dims(3, c->n, c->cout, ow));
+        else expect_dims(&y, ot_dims(4, c->n, c->cout, oh, ow));
+        n = c->n * c->cout * oh * ow;
+        ref = malloc((size_t)n * sizeof *ref);
+        mag = malloc((size_t)n * sizeof *mag);
+        conv_ref(c, &in[0], &in[1], c->bias ? &in[2] : NULL, oh, ow, ph, pw, ref, mag);
+        CHECK_MSG(compare_mag(&y, ref, mag, n, "Conv") == 0, "case %d", (int)ci);
+        free(ref);
+        free(mag);
+        ot_free(&y);
+        ot_free(&in[0]);
+        ot_free(&in[1]);
+        ot_free(&in[2]);
+    }
+}
+
+TEST(conv_refuses_bad_shapes_and_fields)
+{
+    ot_tensor in[2], y;
+    char msg[512];
+    prt_field f = ot_str("auto_pad", "SAME");
+    in[0] = ot_rand(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)3, (int64_t)5, (int64_t)5), -1, 1, 1);
+    in[1] = ot_rand(PRT_DTYPE_F32, ot_dims(4, (int64_t)4, (int64_t)2, (int64_t)3, (int64_t)3), -1, 1, 1);
+    CHECK(ot_run("Conv", "1", NULL, 0, in, 2, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "X has 3 channels but W expects 2 x group 1");
+    CHECK(ot_run("Conv", "1", &f, 1, in, 2, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "auto_pad");
+    ot_free(&in[1]);
+    in[1] = ot_rand(PRT_DTYPE_F32, ot_dims(4, (int64_t)4, (int64_t)3, (int64_t)7, (int64_t)7), -1, 1, 1);
+    CHECK(ot_run("Conv", "1", NULL, 0, in, 2, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "too small");
+    f = FI("strides", 1);
+    CHECK(ot_run("Conv", "1", &f, 1, in, 2, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "2-D convolution");
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+}
