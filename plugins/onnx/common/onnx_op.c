@@ -500,3 +500,21 @@ prt_status prt__onnx_field_ints(const prt__onnx_node *n, const prt_fields *fc, c
     *count = f->count;
     return PRT_OK;
 }
+
+int prt__onnx_str_enum(const prt__onnx_node *n, const prt_fields *fc, const char *name,
+                       const char *const *names, int count, int dflt, prt_msg *err)
+{
+    const prt_field *f = prt_fields_find(fc, name);
+    char list[256];
+    size_t used = 0;
+    int i;
+    if (!f) return dflt;
+    for (i = 0; i < count; i++)
+        if (prt__onnx_str_is(fc, name, names[i], 0)) return i;
+    list[0] = 0;
+    for (i = 0; i < count && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s\"%s\"", i ? ", " : "", names[i]);
+    prt_msg_set(err, "%s v%s: field \"%s\" must be one of %s; got \"%.*s\"", n->def->name, n->def->version, name,
+                list, (int)(f->count > 40 ? 40 : f->count), f->data ? (const char *)f->data : "");
+    return -1;
+}

@@ -115,6 +115,11 @@ const prt__onnx_def *prt__onnx_def_at(int32_t i);
 /* A CHAR field equal to `s` (exact bytes)? Absent: `dflt`. */
 int prt__onnx_str_is(const prt_fields *fc, const char *name, const char *s, int dflt);
 
+/* Index of the CHAR field `name` among names[0..n); absent: dflt; another
+ * string: -1 (and err says which strings are allowed, prefixed by the op). */
+int prt__onnx_str_enum(const prt__onnx_node *n, const prt_fields *fc, const char *name,
+                       const char *const *names, int count, int dflt, prt_msg *err);
+
 /* ---- shared helpers for callbacks ---------------------------------------- */
 
 /* Every input must have input 0's dtype; out[0..nb_out) = that dtype. */

@@ -25,17 +25,9 @@ static prt_status cv_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
     prt_status st;
     int64_t i;
     static const char *const modes[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
-    int found = !prt_fields_find(fc, "auto_pad");
-    for (i = 0; i < 4; i++)
-        if (prt__onnx_str_is(fc, "auto_pad", modes[i], 0)) {
-            s->auto_pad = (apad)i;
-            found = 1;
-        }
-    if (!found) {
-        prt_msg_set(err, "%s v%s: field \"auto_pad\" must be NOTSET, SAME_UPPER, SAME_LOWER or VALID", n->def->name,
-                    n->def->version);
-        return PRT_STATUS_INVALID_FIELD;
-    }
+    int m = prt__onnx_str_enum(n, fc, "auto_pad", modes, 4, AP_NOTSET, err);
+    if (m < 0) return PRT_STATUS_INVALID_FIELD;
+    s->auto_pad = (apad)m;
     if ((st = prt__onnx_field_ints(n, fc, "kernel_shape", s->kernel, 2, &s->nk, err)) ||
         (st = prt__onnx_field_ints(n, fc, "strides", s->strides, 2, &s->nstrides, err)) ||
         (st = prt__onnx_field_ints(n, fc, "dilations", s->dil, 2, &s->ndil, err)) ||

@@ -44,15 +44,8 @@ static prt_status g_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
         s->depth = (int64_t)v;
         s->has_depth = 1;
     }
-    if (prt_fields_find(fc, "reduction")) {
-        for (i = 0; i < 5; i++)
-            if (prt__onnx_str_is(fc, "reduction", red_names[i], 0)) s->red = (gred)i;
-        if (s->red == GR_NONE && !prt__onnx_str_is(fc, "reduction", "none", 0)) {
-            prt_msg_set(err, "%s v%s: field \"reduction\" must be none, add, mul, max or min", n->def->name,
-                        n->def->version);
-            return PRT_STATUS_INVALID_FIELD;
-        }
-    }
+    if ((i = prt__onnx_str_enum(n, fc, "reduction", red_names, 5, GR_NONE, err)) < 0) return PRT_STATUS_INVALID_FIELD;
+    s->red = (gred)i;
     return PRT_OK;
 }
 

@@ -36,17 +36,9 @@ static prt_status p_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
     const prow *r = n->def->row;
     pstate *s = PRT__ONNX_STATE(n, pstate);
     prt_status st;
-    int i, found = !prt_fields_find(fc, "mode");
-    for (i = 0; i < 4; i++)
-        if (prt__onnx_str_is(fc, "mode", mode_names[i], 0)) {
-            s->mode = (pmode)i;
-            found = 1;
-        }
-    if (!found) {
-        prt_msg_set(err, "%s v%s: field \"mode\" must be constant, reflect, edge or wrap", n->def->name,
-                    n->def->version);
-        return PRT_STATUS_INVALID_FIELD;
-    }
+    int m = prt__onnx_str_enum(n, fc, "mode", mode_names, 4, PM_CONSTANT, err);
+    if (m < 0) return PRT_STATUS_INVALID_FIELD;
+    s->mode = (pmode)m;
     s->value = prt_fields_f64(fc, "value", 0, 0.0);
     s->k = prt_fields_i64(fc, "k", 0, 0);
     s->upper = prt_fields_i64(fc, "upper", 0, 1) != 0;
