@@ -90,7 +90,7 @@ typedef struct smoke {
     const char *name;
     const char *version;   /* NULL: every version */
     int32_t nb_in;         /* 0: the def's min_in */
-    prt_dtype in[4];       /* used when set_types */
+    prt_dtype in[8];       /* used when set_types */
     int set_types;
     prt_dims shape;        /* nb 0: [2, 3] */
     int32_t nb_out;        /* 0: the def's */
@@ -135,6 +135,11 @@ static const smoke smokes[] = {
     {.name = "MatMul", .shape = {2, 0, {3, 3}}},
     {.name = "Gemm", .shape = {2, 0, {3, 3}}},
     {.name = "Conv", .shape = {4, 0, {1, 1, 3, 3}}},
+    {.name = "BatchNormalization", .shape = {2, 0, {1, 1}}},
+    {.name = "LayerNormalization", .shape = {2, 0, {1, 1}}},
+    {.name = "InstanceNormalization", .shape = {2, 0, {1, 1}}},
+    {.name = "GroupNormalization", .shape = {2, 0, {1, 1}}, .fields = {F64("num_groups", 1)}, .nb_fields = 1},
+    {.name = "LRN", .fields = {F64("size", 3)}, .nb_fields = 1},
     {.name = "Expand", .fields = {F64("input:1", 2, 1, 3)}, .nb_fields = 1},
 };
 
@@ -154,7 +159,7 @@ TEST(every_registered_onnx_creator_runs_a_small_case)
     for (i = 0; i < n; i++) {
         const prt__onnx_def *d = prt__onnx_def_at(i);
         const smoke *s = NULL;
-        ot_tensor in[4], out[4];
+        ot_tensor in[8], out[8];
         int32_t k, nin;
         size_t j;
         prt_status st;

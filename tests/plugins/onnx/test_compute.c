@@ -255,3 +255,120 @@ TEST(conv_refuses_bad_shapes_and_fields)
     ot_free(&in[0]);
     ot_free(&in[1]);
 }
+
+#define D(...) ((const double[]){__VA_ARGS__})
+
+TEST(normalizations_match_float64)
+{
+    const int64_t N = 2, C = 4, H = 3, W = 5, sp = H * W;
+    ot_tensor x = ot_rand(PRT_DTYPE_F32, ot_dims(4, N, C, H, W), -2, 3, 7), in[5], y[3];
+    ot_tensor sc = ot_rand(PRT_DTYPE_F32, ot_dims(1, C), 0.5, 2, 8), b = ot_rand(PRT_DTYPE_F32, ot_dims(1, C), -1, 1, 9);
+    ot_tensor mean = ot_rand(PRT_DTYPE_F32, ot_dims(1, C), -1, 1, 10), var = ot_rand(PRT_DTYPE_F32, ot_dims(1, C), 0.1, 2, 11);
+    double *ref = malloc((size_t)(N * C * sp) * sizeof *ref);
+    char msg[512];
+    int64_t n, c, k, g;
+    float eps = 1e-3f;
+    prt_field f[2] = {ot_f32("epsilon", &eps, 1), FI("num_groups", 2)};
+    /* BatchNormalization */
+    in[0] = x, in[1] = sc, in[2] = b, in[3] = mean, in[4] = var;
+    CHECK_OK(ot_run("BatchNormalization", "14", f, 1, in, 5, y, 1, 2, msg, sizeof msg));
+    for (n = 0; n < N; n++)
+        for (c = 0; c < C; c++)
+            for (k = 0; k < sp; k++) {
+                int64_t o = (n * C + c) * sp + k;
+                ref[o] = (ot_get(&x, o) - ot_get(&mean, c)) / sqrt(ot_get(&var, c) + (double)eps) * ot_get(&sc, c) +
+                         ot_get(&b, c);
+            }
+    CHECK_EQ_INT(ot_compare(&y[0], ref, N * C * sp, 1e-5, 1e-6, "BatchNormalization"), 0);
+    ot_free(&y[0]);
+    /* InstanceNormalization and GroupNormalization 21 (per-channel affine; 2 groups of 2 channels) */
+    for (g = 0; g < 2; g++) {
+        int64_t G = g ? 2 : C, per = C / G;
+        CHECK_OK(ot_run(g ? "GroupNormalization" : "InstanceNormalization", g ? "21" : "6", f, g ? 2 : 1, in, 3, y, 1,
+                        2, msg, sizeof msg));
+        for (n = 0; n < N; n++)
+            for (c = 0; c < G; c++) {
+                double m = 0, v = 0;
+                int64_t base = (n * C + c * per) * sp, len = per * sp;
+                for (k = 0; k < len; k++) m += ot_get(&x, base + k);
+                m /= (double)len;
+                for (k = 0; k < len; k++) v += (ot_get(&x, base + k) - m) * (ot_get(&x, base + k) - m);
+                v /= (double)len;
+                for (k = 0; k < len; k++) {
+                    int64_t ch = c * per + k / sp;
+                    ref[base + k] = (ot_get(&x, base + k) - m) / sqrt(v + (double)eps) * ot_get(&sc, ch) + ot_get(&b, ch);
+                }
+            }
+        CHECK_EQ_INT(ot_compare(&y[0], ref, N * C * sp, 1e-5, 1e-6, g ? "GroupNormalization" : "InstanceNormalization"), 0);
+        ot_free(&y[0]);
+    }
+    /* LayerNormalization over the last two axes, with Mean and InvStdDev */
+    {
+        ot_tensor lsc = ot_rand(PRT_DTYPE_F32, ot_dims(2, H, W), 0.5, 2, 12), lb = ot_rand(PRT_DTYPE_F32, ot_dims(2, H, W), -1, 1, 13);
+        prt_field lf[2] = {FI("axis", -2), ot_f32("epsilon", &eps, 1)};
+        double rm[8], ri[8];
+        in[1] = lsc;
+        in[2] = lb;
+        CHECK_OK(ot_run("LayerNormalization", "17", lf, 2, in, 3, y, 3, 2, msg, sizeof msg));
+        expect_dims(&y[1], ot_dims(4, N, C, (int64_t)1, (int64_t)1));
+        for (n = 0; n < N * C; n++) {
+            double m = 0, v = 0;
+            for (k = 0; k < sp; k++) m += ot_get(&x, n * sp + k);
+            m /= (double)sp;
+            for (k = 0; k < sp; k++) v += (ot_get(&x, n * sp + k) - m) * (ot_get(&x, n * sp + k) - m);
+            v /= (double)sp;
+            rm[n] = m;
+            ri[n] = 1 / sqrt(v + (double)eps);
+            for (k = 0; k < sp; k++) ref[n * sp + k] = (ot_get(&x, n * sp + k) - m) * ri[n] * ot_get(&lsc, k) + ot_get(&lb, k);
+        }
+        CHECK_EQ_INT(ot_compare(&y[0], ref, N * C * sp, 1e-5, 1e-6, "LayerNormalization"), 0);
+        CHECK_EQ_INT(ot_compare(&y[1], rm, N * C, 1e-5, 1e-6, "LayerNormalization mean"), 0);
+        CHECK_EQ_INT(ot_compare(&y[2], ri, N * C, 1e-5, 1e-6, "LayerNormalization inv std"), 0);
+        ot_free(&y[0]);
+        ot_free(&y[1]);
+        ot_free(&y[2]);
+        ot_free(&lsc);
+        ot_free(&lb);
+    }
+    /* LpNormalization p = 1 on axis 1; LRN size 3 */
+    {
+        prt_field pf[2] = {FI("axis", 1), FI("p", 1)};
+        prt_field rf[2] = {FI("size", 3), ot_f32("alpha", &eps, 1)};
+        CHECK_OK(ot_run("LpNormalization", "1", pf, 2, &x, 1, y, 1, 1, msg, sizeof msg));
+        for (n = 0; n < N; n++)
+            for (k = 0; k < sp; k++) {
+                double s = 0;
+                for (c = 0; c < C; c++) s += fabs(ot_get(&x, (n * C + c) * sp + k));
+                for (c = 0; c < C; c++) ref[(n * C + c) * sp + k] = ot_get(&x, (n * C + c) * sp + k) / s;
+            }
+        CHECK_EQ_INT(ot_compare(&y[0], ref, N * C * sp, 1e-5, 1e-6, "LpNormalization"), 0);
+        ot_free(&y[0]);
+        CHECK_OK(ot_run("LRN", "1", rf, 2, &x, 1, y, 1, 1, msg, sizeof msg));
+        for (n = 0; n < N; n++)
+            for (c = 0; c < C; c++)
+                for (k = 0; k < sp; k++) {
+                    double s = 0;
+                    int64_t cc;
+                    for (cc = c - 1; cc <= c + 1; cc++)
+                        if (cc >= 0 && cc < C) s += pow(ot_get(&x, (n * C + cc) * sp + k), 2);
+                    ref[(n * C + c) * sp + k] = ot_get(&x, (n * C + c) * sp + k) / pow(1.0 + (double)eps / 3 * s, 0.75);
+                }
+        CHECK_EQ_INT(ot_compare(&y[0], ref, N * C * sp, 1e-5, 1e-6, "LRN"), 0);
+        ot_free(&y[0]);
+    }
+    /* bad: GroupNormalization groups that do not divide C; training mode */
+    f[1] = FI("num_groups", 3);
+    in[1] = sc;
+    in[2] = b;
+    CHECK(ot_run("GroupNormalization", "18", f, 2, in, 3, y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "not a multiple of num_groups");
+    f[1] = FI("training_mode", 1);
+    CHECK(ot_run("BatchNormalization", "14", f, 2, in, 5, y, 1, 1, msg, sizeof msg) == PRT_STATUS_UNSUPPORTED);
+    CHECK_STR_CONTAINS(msg, "training_mode");
+    free(ref);
+    ot_free(&x);
+    ot_free(&sc);
+    ot_free(&b);
+    ot_free(&mean);
+    ot_free(&var);
+}
