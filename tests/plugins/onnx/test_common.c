@@ -140,6 +140,10 @@ static const smoke smokes[] = {
     {.name = "InstanceNormalization", .shape = {2, 0, {1, 1}}},
     {.name = "GroupNormalization", .shape = {2, 0, {1, 1}}, .fields = {F64("num_groups", 1)}, .nb_fields = 1},
     {.name = "LRN", .fields = {F64("size", 3)}, .nb_fields = 1},
+    {.name = "MaxPool", .shape = {4, 0, {1, 1, 3, 3}}, .fields = {F64("kernel_shape", 2, 2)}, .nb_fields = 1},
+    {.name = "AveragePool", .shape = {4, 0, {1, 1, 3, 3}}, .fields = {F64("kernel_shape", 2, 2)}, .nb_fields = 1},
+    {.name = "GlobalMaxPool", .shape = {4, 0, {1, 1, 3, 3}}},
+    {.name = "GlobalAveragePool", .shape = {4, 0, {1, 1, 3, 3}}},
     {.name = "Expand", .fields = {F64("input:1", 2, 1, 3)}, .nb_fields = 1},
 };
 

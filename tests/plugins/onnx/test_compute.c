@@ -372,3 +372,89 @@ TEST(normalizations_match_float64)
     ot_free(&mean);
     ot_free(&var);
 }
+
+static ot_tensor iota_from(int64_t start, prt_dims d)
+{
+    ot_tensor x = ot_make(PRT_DTYPE_F32, d, NULL);
+    int64_t i;
+    for (i = 0; i < ot_vol(&x); i++) ((float *)x.data)[i] = (float)(start + i);
+    return x;
+}
+
+TEST(pools_match_the_operator_examples)
+{
+    ot_tensor x = iota_from(0, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)4, (int64_t)4)), y[2];
+    char msg[512];
+    prt_field f[4];
+    f[0] = FI("kernel_shape", 2, 2);
+    f[1] = FI("strides", 2, 2);
+    f[2] = FI("storage_order", 1);
+    CHECK_OK(ot_run("MaxPool", "8", f, 2, &x, 1, y, 2, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(5, 7, 13, 15), 4, 0, 0, "MaxPool"), 0);
+    CHECK_EQ_INT(ot_compare(&y[1], D(5, 7, 13, 15), 4, 0, 0, "MaxPool indices"), 0);
+    ot_free(&y[0]);
+    ot_free(&y[1]);
+    CHECK_OK(ot_run("MaxPool", "8", f, 3, &x, 1, y, 2, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[1], D(5, 13, 7, 15), 4, 0, 0, "MaxPool column-major indices"), 0);
+    ot_free(&y[0]);
+    ot_free(&y[1]);
+    ot_free(&x);
+    /* ceil_mode and dilations on 1..16 */
+    x = iota_from(1, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)4, (int64_t)4));
+    f[0] = FI("kernel_shape", 3, 3);
+    f[1] = FI("strides", 2, 2);
+    f[2] = FI("ceil_mode", 1);
+    CHECK_OK(ot_run("MaxPool", "10", f, 3, &x, 1, y, 2, 1, msg, sizeof msg));
+    expect_dims(&y[0], ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)2, (int64_t)2));
+    CHECK_EQ_INT(ot_compare(&y[0], D(11, 12, 15, 16), 4, 0, 0, "MaxPool ceil_mode"), 0);
+    ot_free(&y[0]);
+    ot_free(&y[1]);
+    f[0] = FI("kernel_shape", 2, 2);
+    f[1] = FI("dilations", 2, 2);
+    CHECK_OK(ot_run("MaxPool", "10", f, 2, &x, 1, y, 2, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(11, 12, 15, 16), 4, 0, 0, "MaxPool dilations"), 0);
+    ot_free(&y[0]);
+    ot_free(&y[1]);
+    CHECK_OK(ot_run("GlobalAveragePool", "1", NULL, 0, &x, 1, y, 1, 1, msg, sizeof msg));
+    expect_dims(&y[0], ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)1, (int64_t)1));
+    CHECK_EQ_INT(ot_compare(&y[0], D(8.5), 1, 0, 0, "GlobalAveragePool"), 0);
+    ot_free(&y[0]);
+    CHECK_OK(ot_run("GlobalMaxPool", "1", NULL, 0, &x, 1, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(16), 1, 0, 0, "GlobalMaxPool"), 0);
+    ot_free(&y[0]);
+    ot_free(&x);
+    /* SAME_UPPER on 1..25 */
+    x = iota_from(1, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)5, (int64_t)5));
+    f[0] = FI("kernel_shape", 3, 3);
+    f[1] = FI("strides", 2, 2);
+    f[2] = ot_str("auto_pad", "SAME_UPPER");
+    CHECK_OK(ot_run("MaxPool", "1", f, 3, &x, 1, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(7, 9, 10, 17, 19, 20, 22, 24, 25), 9, 0, 0, "MaxPool SAME_UPPER"), 0);
+    ot_free(&y[0]);
+    ot_free(&x);
+    /* AveragePool 3x3 pad 1 on 0..8, with and without the padding in the count */
+    x = iota_from(0, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)3, (int64_t)3));
+    f[0] = FI("kernel_shape", 3, 3);
+    f[1] = FI("pads", 1, 1, 1, 1);
+    f[2] = FI("count_include_pad", 1);
+    CHECK_OK(ot_run("AveragePool", "7", f, 2, &x, 1, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6), 9, 1e-6, 0, "AveragePool"), 0);
+    ot_free(&y[0]);
+    CHECK_OK(ot_run("AveragePool", "7", f, 3, &x, 1, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(8 / 9.0, 15 / 9.0, 12 / 9.0, 21 / 9.0, 4, 27 / 9.0, 20 / 9.0, 33 / 9.0, 24 / 9.0),
+                            9, 1e-6, 0, "AveragePool count_include_pad"), 0);
+    ot_free(&y[0]);
+    ot_free(&x);
+    /* 1-D */
+    x = iota_from(1, ot_dims(3, (int64_t)1, (int64_t)1, (int64_t)5));
+    f[0] = FI("kernel_shape", 2);
+    CHECK_OK(ot_run("AveragePool", "1", f, 1, &x, 1, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(1.5, 2.5, 3.5, 4.5), 4, 0, 0, "AveragePool 1-D"), 0);
+    ot_free(&y[0]);
+    CHECK(ot_run("AveragePool", "1", NULL, 0, &x, 1, y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "kernel_shape is required");
+    f[0] = FI("kernel_shape", 9);
+    CHECK(ot_run("AveragePool", "1", f, 1, &x, 1, y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "too small");
+    ot_free(&x);
+}
