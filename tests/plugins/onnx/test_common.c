@@ -144,6 +144,13 @@ static const smoke smokes[] = {
     {.name = "AveragePool", .shape = {4, 0, {1, 1, 3, 3}}, .fields = {F64("kernel_shape", 2, 2)}, .nb_fields = 1},
     {.name = "GlobalMaxPool", .shape = {4, 0, {1, 1, 3, 3}}},
     {.name = "GlobalAveragePool", .shape = {4, 0, {1, 1, 3, 3}}},
+    {.name = "Resize", .version = "10", .fields = {{"input:1", (const float[]){1, 2}, PRT_FIELD_FLOAT32, 0, 2}},
+     .nb_fields = 1},
+    {.name = "Resize", .fields = {{"input:2", (const float[]){1, 2}, PRT_FIELD_FLOAT32, 0, 2}}, .nb_fields = 1},
+    {.name = "Upsample", .version = "7", .fields = {{"scales", (const float[]){1, 2}, PRT_FIELD_FLOAT32, 0, 2}},
+     .nb_fields = 1},
+    {.name = "Upsample", .version = "9", .fields = {{"input:1", (const float[]){1, 2}, PRT_FIELD_FLOAT32, 0, 2}},
+     .nb_fields = 1},
     {.name = "Expand", .fields = {F64("input:1", 2, 1, 3)}, .nb_fields = 1},
 };
 

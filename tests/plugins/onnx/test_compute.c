@@ -458,3 +458,66 @@ TEST(pools_match_the_operator_examples)
     CHECK_STR_CONTAINS(msg, "too small");
     ot_free(&x);
 }
+
+#include "resize_cases.h"
+
+#define F32S(nm, ...) {nm, (const float[]){__VA_ARGS__}, PRT_FIELD_FLOAT32, 0, \
+                       sizeof((const float[]){__VA_ARGS__}) / sizeof(float)}
+
+TEST(resize_matches_the_onnx_reference_evaluator)
+{
+    const prt_field f_lin[] = {{"mode", "linear", PRT_FIELD_CHAR, 0, 6}, F32S("input:2", 1, 1, 1.5f, 0.8f)};
+    const prt_field f_ac[] = {{"mode", "linear", PRT_FIELD_CHAR, 0, 6},
+                                     {"coordinate_transformation_mode", "align_corners", PRT_FIELD_CHAR, 0, 13},
+                                     {"input:3", (const int64_t[]){1, 1, 3, 7}, PRT_FIELD_INT64, 0, 4}};
+    const prt_field f_cub[] = {{"mode", "cubic", PRT_FIELD_CHAR, 0, 5}, F32S("input:2", 1, 1, 2, 1.4f)};
+    const prt_field f_cubx[] = {{"mode", "cubic", PRT_FIELD_CHAR, 0, 5}, F32S("cubic_coeff_a", -0.5f),
+                                       {"exclude_outside", (const int64_t[]){1}, PRT_FIELD_INT64, 0, 1},
+                                       F32S("input:2", 1, 1, 0.5f, 2)};
+    const prt_field f_near[] = {{"nearest_mode", "round_prefer_ceil", PRT_FIELD_CHAR, 0, 17},
+                                       {"coordinate_transformation_mode", "pytorch_half_pixel", PRT_FIELD_CHAR, 0, 18},
+                                       {"input:3", (const int64_t[]){1, 1, 7, 3}, PRT_FIELD_INT64, 0, 4}};
+    const prt_field f_floor[] = {{"nearest_mode", "floor", PRT_FIELD_CHAR, 0, 5},
+                                        {"coordinate_transformation_mode", "asymmetric", PRT_FIELD_CHAR, 0, 10},
+                                        F32S("input:2", 1, 1, 2, 2)};
+    const prt_field f_crop[] = {{"mode", "linear", PRT_FIELD_CHAR, 0, 6},
+                                       {"coordinate_transformation_mode", "tf_crop_and_resize", PRT_FIELD_CHAR, 0, 18},
+                                       F32S("extrapolation_value", 10), F32S("input:1", 0, 0, 0.4f, 0.6f, 1, 1, 1.2f, 1.7f),
+                                       {"input:3", (const int64_t[]){1, 1, 3, 3}, PRT_FIELD_INT64, 0, 4}};
+    const struct {
+        const char *name;
+        const prt_field *f;
+        int nf;
+        const int64_t *dims;
+        const double *ref;
+    } cases[] = {
+        {"linear half_pixel", f_lin, 2, rz_linear_half_pixel_dims, rz_linear_half_pixel},
+        {"linear align_corners", f_ac, 3, rz_linear_align_corners_dims, rz_linear_align_corners},
+        {"cubic half_pixel", f_cub, 2, rz_cubic_half_pixel_dims, rz_cubic_half_pixel},
+        {"cubic exclude_outside", f_cubx, 4, rz_cubic_exclude_outside_dims, rz_cubic_exclude_outside},
+        {"nearest round_prefer_ceil", f_near, 3, rz_nearest_prefer_ceil_pytorch_dims, rz_nearest_prefer_ceil_pytorch},
+        {"nearest floor", f_floor, 3, rz_nearest_floor_asymmetric_dims, rz_nearest_floor_asymmetric},
+        {"tf_crop_and_resize", f_crop, 5, rz_tf_crop_dims, rz_tf_crop},
+    };
+    ot_tensor x = ot_make(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)4, (int64_t)5), rz_x), y;
+    char msg[512];
+    size_t c;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        prt_status st = ot_run("Resize", "18", cases[c].f, cases[c].nf, &x, 1, &y, 1, 2, msg, sizeof msg);
+        CHECK_MSG(st == PRT_OK, "%s: %s", cases[c].name, msg);
+        if (st != PRT_OK) continue;
+        expect_dims(&y, ot_dims(4, cases[c].dims[0], cases[c].dims[1], cases[c].dims[2], cases[c].dims[3]));
+        CHECK_EQ_INT(ot_compare(&y, cases[c].ref, ot_vol(&y), 1e-5, 1e-5, cases[c].name), 0);
+        ot_free(&y);
+    }
+    /* Upsample 9 nearest (floor, asymmetric) */
+    {
+        prt_field f = F32S("input:1", 1, 1, 2, 2);
+        CHECK_OK(ot_run("Upsample", "9", &f, 1, &x, 1, &y, 1, 1, msg, sizeof msg));
+        CHECK_EQ_INT(ot_compare(&y, rz_nearest_floor_asymmetric, ot_vol(&y), 1e-6, 0, "Upsample"), 0);
+        ot_free(&y);
+    }
+    CHECK(ot_run("Resize", "18", f_lin, 1, &x, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_UNSUPPORTED);
+    CHECK_STR_CONTAINS(msg, "scales or sizes");
+    ot_free(&x);
+}
