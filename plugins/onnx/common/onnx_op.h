@@ -104,12 +104,15 @@ const prt__onnx_def *prt__onnx_def_at(int32_t i);
     {.name = (nm), .type = PRT_FIELD_CHAR, .min_count = 0, .max_count = PRT_COUNT_UNBOUNDED,      \
      .default_data = (dflt), .default_count = sizeof(dflt) - 1, .doc = (text)}
 /* A row of a family whose callbacks are pre_init, pre_types, pre_shapes,
- * pre_run, with one output and any dtype. */
-#define PRT__ONNX_ROW(nm, ver, rw, sch, nf, minin, maxin, state_type, pre)                          \
-    {.name = nm, .version = ver, .min_in = minin, .max_in = maxin, .nb_out = 1,                     \
-     .in_mask = PRT__ONNX_ALL, .schema = sch, .nb_fields = nf, .state_size = sizeof(state_type),     \
-     .row = &(rw), .init = pre##_init, .types = pre##_types, .shapes = pre##_shapes, .run = pre##_run, \
+ * pre_run (and pre_workspace where the family declares one, see
+ * PRT__ONNX_DEF_WS). PRT__ONNX_ROW: one output, any dtype. */
+#define PRT__ONNX_DEF(nm, ver, rw, sch, nf, minin, maxin, nout, mask, state_type, pre)             \
+    {.name = nm, .version = ver, .min_in = minin, .max_in = maxin, .nb_out = nout, .in_mask = (mask), \
+     .schema = sch, .nb_fields = nf, .state_size = sizeof(state_type), .row = &(rw),               \
+     .init = pre##_init, .types = pre##_types, .shapes = pre##_shapes, .run = pre##_run,           \
      .doc = "ONNX " nm}
+#define PRT__ONNX_ROW(nm, ver, rw, sch, nf, minin, maxin, state_type, pre)                          \
+    PRT__ONNX_DEF(nm, ver, rw, sch, nf, minin, maxin, 1, PRT__ONNX_ALL, state_type, pre)
 #define PRT__ONNX_NFIELDS(s) ((int32_t)(sizeof(s) / sizeof((s)[0])))
 
 /* A CHAR field equal to `s` (exact bytes)? Absent: `dflt`. */

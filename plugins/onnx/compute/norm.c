@@ -305,11 +305,8 @@ static const prt_field_schema s_lrn[] = {
     PRT__ONNX_REQ_I64("size", "channels in the window"),
 };
 
-#define NM(nm, ver, rw, sch, nf, minin, maxin, nout)                                               \
-    {.name = nm, .version = ver, .min_in = minin, .max_in = maxin, .nb_out = nout,                  \
-     .in_mask = PRT__ONNX_FLOATS, .schema = sch, .nb_fields = nf, .state_size = sizeof(nstate),      \
-     .row = &(rw), .init = nm_init, .types = nm_types, .shapes = nm_shapes, .run = nm_run,          \
-     .doc = "ONNX " nm}
+#define NM(op, ver, rw, sch, nf, minin, maxin, nout) \
+    PRT__ONNX_DEF(op, ver, rw, sch, nf, minin, maxin, nout, PRT__ONNX_FLOATS, nstate, nm)
 
 static const prt__onnx_def norm_defs[] = {
     NM("BatchNormalization", "7", r_batch, s_bn7, 3, 5, 5, 1),

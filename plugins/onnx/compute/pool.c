@@ -260,10 +260,7 @@ static const prt_field_schema s_avgpool[] = {
     PRT__ONNX_OPT("dilations", PRT_FIELD_INT64, "absent: 1 (version 19)"),
 };
 
-#define PL(nm, ver, rw, sch, nf, nout)                                                             \
-    {.name = nm, .version = ver, .min_in = 1, .max_in = 1, .nb_out = nout, .in_mask = PRT__ONNX_FLOATS, \
-     .schema = sch, .nb_fields = nf, .state_size = sizeof(pstate), .row = &(rw), .init = pl_init,  \
-     .types = pl_types, .shapes = pl_shapes, .run = pl_run, .doc = "ONNX " nm}
+#define PL(nm, ver, rw, sch, nf, nout) PRT__ONNX_DEF(nm, ver, rw, sch, nf, 1, 1, nout, PRT__ONNX_FLOATS, pstate, pl)
 
 static const prt__onnx_def pool_defs[] = {
     PL("MaxPool", "1", r_max, s_maxpool, 4, 1),

@@ -365,10 +365,8 @@ static const prt_field_schema s_upsample9[] = {
     PRT__ONNX_OPT("input:1", PRT_FIELD_FLOAT32, "scales (interim shape-value form)"),
 };
 
-#define RS(nm, ver, rw, sch, nf, maxin)                                                            \
-    {.name = nm, .version = ver, .min_in = 1, .max_in = maxin, .nb_out = 1, .in_mask = PRT__ONNX_FLOATS, \
-     .schema = sch, .nb_fields = nf, .state_size = sizeof(rstate), .row = &(rw), .init = rs_init,  \
-     .types = rs_types, .shapes = rs_shapes, .run = rs_run, .doc = "ONNX " nm}
+#define RS(nm, ver, rw, sch, nf, maxin) \
+    PRT__ONNX_DEF(nm, ver, rw, sch, nf, 1, maxin, 1, PRT__ONNX_FLOATS, rstate, rs)
 
 static const prt__onnx_def resize_defs[] = {
     RS("Resize", "10", r_resize10, s_resize, 2, 2),
