@@ -1,8 +1,9 @@
 /*
- * onnx/compute/conv.c - Conv (1-D and 2-D; groups, dilations, pads,
- * auto_pad) on the shared sgemm: im2col into the workspace, or the input
- * itself for 1x1 kernels with stride 1 and no padding; depthwise
- * convolutions run a direct loop. fp32.
+ * onnx/compute/conv.c - Conv and ConvTranspose (1-D and 2-D; groups,
+ * dilations, pads, auto_pad) on the shared sgemm. Conv: im2col into the
+ * workspace, or the input itself for 1x1 kernels with stride 1 and no
+ * padding; depthwise convolutions run a direct loop. ConvTranspose: the GEMM
+ * of W^T and X into the workspace, then col2im adds it into Y. fp32.
  */
 #include <string.h>
 
@@ -13,8 +14,8 @@
 typedef enum apad { AP_NOTSET, AP_SAME_UPPER, AP_SAME_LOWER, AP_VALID } apad;
 
 typedef struct cstate {
-    int64_t kernel[2], strides[2], dil[2], pads[4];
-    int64_t nk, nstrides, ndil, npads;
+    int64_t kernel[2], strides[2], dil[2], pads[4], out_pad[2], out_shape[2];
+    int64_t nk, nstrides, ndil, npads, nout_pad, nout_shape;
     int64_t group;
     apad auto_pad;
 } cstate;
@@ -31,8 +32,11 @@ static prt_status cv_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
     if ((st = prt__onnx_field_ints(n, fc, "kernel_shape", s->kernel, 2, &s->nk, err)) ||
         (st = prt__onnx_field_ints(n, fc, "strides", s->strides, 2, &s->nstrides, err)) ||
         (st = prt__onnx_field_ints(n, fc, "dilations", s->dil, 2, &s->ndil, err)) ||
-        (st = prt__onnx_field_ints(n, fc, "pads", s->pads, 4, &s->npads, err)))
+        (st = prt__onnx_field_ints(n, fc, "pads", s->pads, 4, &s->npads, err)) ||
+        (st = prt__onnx_field_ints(n, fc, "output_padding", s->out_pad, 2, &s->nout_pad, err)) ||
+        (st = prt__onnx_field_ints(n, fc, "output_shape", s->out_shape, 2, &s->nout_shape, err)))
         return st;
+    for (i = s->nout_pad > 0 ? s->nout_pad : 0; i < 2; i++) s->out_pad[i] = 0;
     s->group = prt_fields_i64(fc, "group", 0, 1);
     if (s->group < 1) {
         prt_msg_set(err, "%s v%s: group must be >= 1, got %lld", n->def->name, n->def->version, (long long)s->group);
@@ -340,6 +344,178 @@ static prt_status cv_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
     return PRT_OK;
 }
 
+/* ---- ConvTranspose ----------------------------------------------------------------- */
+
+/* Output extent and begin pad of spatial axis i (input extent d, kernel k). */
+static void ct_axis(const cstate *s, int32_t sp, int32_t i, int64_t d, int64_t k, int64_t *out, int64_t *pb)
+{
+    int64_t full = s->strides[i] * (d - 1) + s->out_pad[i] + (k - 1) * s->dil[i] + 1, tot;
+    if ((s->auto_pad == AP_SAME_UPPER || s->auto_pad == AP_SAME_LOWER) && s->npads < 0) {
+        *out = s->nout_shape > 0 ? s->out_shape[i] : d * s->strides[i];
+        tot = full - *out;
+        *pb = s->auto_pad == AP_SAME_UPPER ? tot / 2 : tot - tot / 2;
+        return;
+    }
+    *pb = s->auto_pad == AP_VALID ? 0 : s->pads[i];
+    *out = s->nout_shape > 0 ? s->out_shape[i] : full - *pb - (s->auto_pad == AP_VALID ? 0 : s->pads[i + sp]);
+}
+
+static prt_status ct_check(const prt__onnx_node *n, int32_t rx, int32_t rw, prt_msg *err)
+{
+    const cstate *s = PRT__ONNX_STATE(n, cstate);
+    int32_t sp = rx - 2;
+    prt_status st = cv_rank(n, rx, rw, err);
+    if (st != PRT_OK) return st;
+    if ((s->nout_pad >= 0 && s->nout_pad != sp) || (s->nout_shape >= 0 && s->nout_shape != sp)) {
+        prt_msg_set(err, "output_padding and output_shape need %d values for a %d-D convolution", (int)sp, (int)sp);
+        return PRT_STATUS_INVALID_FIELD;
+    }
+    return PRT_OK;
+}
+
+static prt_status ct_shapes(const prt__onnx_node *n, const prt_dims_expr *in, int32_t nb_in, prt_dims_expr *out,
+                            prt_expr_builder *eb, prt_msg *err)
+{
+    const cstate *s = PRT__ONNX_STATE(n, cstate);
+    int64_t cin = prt__onnx_known(eb, in[0].d[1]), wc = prt__onnx_known(eb, in[1].d[0]);
+    int32_t sp, i;
+    prt_status st;
+    (void)nb_in;
+    if ((st = ct_check(n, in[0].nb, in[1].nb, err)) != PRT_OK) return st;
+    sp = in[0].nb - 2;
+    if (cin >= 0 && wc >= 0 && cin != wc) {
+        prt_msg_set(err, "X has %lld channels but W is made for %lld", (long long)cin, (long long)wc);
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    out->nb = in[0].nb;
+    out->d[0] = in[0].d[0];
+    out->d[1] = eb->operation(eb, PRT_EXPR_PROD, in[1].d[1], eb->constant(eb, s->group));
+    for (i = 0; i < sp; i++) {
+        int64_t k = s->nk > 0 ? s->kernel[i] : prt__onnx_known(eb, in[1].d[2 + i]);
+        int64_t d = prt__onnx_known(eb, in[0].d[2 + i]), o, pb;
+        if (k < 0 || d < 0) {
+            prt_msg_set(err, "the kernel and input extents of spatial axis %d must be known when building", (int)i);
+            return PRT_STATUS_UNSUPPORTED;
+        }
+        ct_axis(s, sp, i, d, k, &o, &pb);
+        if (o <= 0) {
+            prt_msg_set(err, "spatial axis %d: the output extent would be %lld", (int)i, (long long)o);
+            return PRT_STATUS_SHAPE_MISMATCH;
+        }
+        out->d[2 + i] = eb->constant(eb, o);
+    }
+    return PRT_OK;
+}
+
+static prt_status ct_geo(const prt__onnx_node *n, const prt_tensor_desc *in, const prt_tensor_desc *out, cgeo *g,
+                         prt_msg *err)
+{
+    const cstate *s = PRT__ONNX_STATE(n, cstate);
+    const prt_dims *x = &in[0].dims, *w = &in[1].dims;
+    int32_t sp = x->nb - 2;
+    int64_t o;
+    prt_status st;
+    if ((st = ct_check(n, x->nb, w->nb, err)) != PRT_OK) return st;
+    memset(g, 0, sizeof *g);
+    g->n = x->d[0];
+    g->cin = x->d[1];
+    g->h = sp == 2 ? x->d[2] : 1;
+    g->w = x->d[sp + 1];
+    g->g = s->group;
+    g->coutg = w->d[1];
+    g->cout = g->coutg * g->g;
+    g->kh = sp == 2 ? w->d[2] : 1;
+    g->kw = w->d[sp + 1];
+    if (w->d[0] != g->cin || g->cin % g->g) {
+        prt_msg_set(err, "X has %lld channels; W [%lld, ..] and group %lld do not fit", (long long)g->cin,
+                    (long long)w->d[0], (long long)g->g);
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    g->cg = g->cin / g->g;
+    g->kd = g->coutg * g->kh * g->kw;
+    g->sh = sp == 2 ? s->strides[0] : 1;
+    g->sw = s->strides[sp - 1];
+    g->dh = sp == 2 ? s->dil[0] : 1;
+    g->dw = s->dil[sp - 1];
+    g->oh = 1;
+    if (sp == 2) ct_axis(s, sp, 0, g->h, g->kh, &g->oh, &g->ph);
+    ct_axis(s, sp, sp - 1, g->w, g->kw, &o, &g->pw);
+    g->ow = o;
+    if (g->oh != (sp == 2 ? out[0].dims.d[2] : 1) || g->ow != out[0].dims.d[sp + 1]) {
+        prt_msg_set(err, "internal error: output extents disagree with the shape inference");
+        return PRT_STATUS_INTERNAL;
+    }
+    return PRT_OK;
+}
+
+static size_t ct_workspace(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
+                           const prt_tensor_desc *out)
+{
+    cgeo g;
+    char buf[128];
+    prt_msg m = {buf, sizeof buf};
+    (void)nb_in;
+    if (ct_geo(n, in, out, &g, &m) != PRT_OK) return 0;
+    return (size_t)g.kd * (size_t)(g.h * g.w) * sizeof(float);
+}
+
+/* y[co][oy][ox] += col[(co * kh + i) * kw + j][y * w + x] where it lands inside. */
+static void col2im(const cgeo *g, const float *col, float *y)
+{
+    int64_t r, iy, ix;
+    for (r = 0; r < g->kd; r++) {
+        const int64_t co = r / (g->kh * g->kw), i = (r / g->kw) % g->kh, j = r % g->kw;
+        const float *src = col + r * g->h * g->w;
+        float *yc = y + co * g->oh * g->ow;
+        for (iy = 0; iy < g->h; iy++) {
+            const int64_t oy = iy * g->sh - g->ph + i * g->dh;
+            if (oy < 0 || oy >= g->oh) continue;
+            for (ix = 0; ix < g->w; ix++) {
+                const int64_t ox = ix * g->sw - g->pw + j * g->dw;
+                if (ox >= 0 && ox < g->ow) yc[oy * g->ow + ox] += src[iy * g->w + ix];
+            }
+        }
+    }
+}
+
+static prt_status ct_run(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
+                         const prt_tensor_desc *out, const void *const *x, void *const *y, void *ws, prt_exec *ex,
+                         prt_msg *err)
+{
+    cgeo g;
+    const float *b = nb_in > 2 && prt_dims_volume(&in[2].dims) > 0 ? x[2] : NULL;
+    int64_t img, grp, hw, ohw, c, i;
+    float *yy = y[0];
+    prt_status st;
+    if (in[0].dtype != PRT_DTYPE_F32) {
+        prt_msg_set(err, "only f32 is implemented, got %s", prt_dtype_name(in[0].dtype));
+        return PRT_STATUS_UNSUPPORTED;
+    }
+    if ((st = ct_geo(n, in, out, &g, err)) != PRT_OK) return st;
+    if (b && prt_dims_volume(&in[2].dims) != g.cout) {
+        prt_msg_set(err, "B has %lld values for %lld output channels", (long long)prt_dims_volume(&in[2].dims),
+                    (long long)g.cout);
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    hw = g.h * g.w;
+    ohw = g.oh * g.ow;
+    if (g.n * g.cout * ohw <= 0) return PRT_OK;
+    memset(yy, 0, (size_t)(g.n * g.cout * ohw) * sizeof(float));
+    for (img = 0; img < g.n; img++)
+        for (grp = 0; grp < g.g; grp++) {
+            const float *xg = (const float *)x[0] + (img * g.cin + grp * g.cg) * hw;
+            const float *wg = (const float *)x[1] + grp * g.cg * g.kd;
+            float *yg = yy + (img * g.cout + grp * g.coutg) * ohw;
+            /* col [coutg*kh*kw][hw] = W_g^T [kd][cg] . X_g [cg][hw] */
+            prt__sgemm(g.kd, hw, g.cg, 1.0f, wg, 1, g.kd, xg, hw, 1, 0.0f, ws, hw, ex);
+            col2im(&g, ws, yg);
+            if (b)
+                for (c = 0; c < g.coutg; c++)
+                    for (i = 0; i < ohw; i++) yg[c * ohw + i] += b[grp * g.coutg + c];
+        }
+    return PRT_OK;
+}
+
 static const prt_field_schema s_conv[] = {
     PRT__ONNX_STR("auto_pad", "NOTSET", "NOTSET (use pads), SAME_UPPER, SAME_LOWER or VALID"),
     PRT__ONNX_OPT("dilations", PRT_FIELD_INT64, "per spatial axis; absent: 1"),
@@ -347,12 +523,18 @@ static const prt_field_schema s_conv[] = {
     PRT__ONNX_OPT("kernel_shape", PRT_FIELD_INT64, "per spatial axis; absent: W's"),
     PRT__ONNX_OPT("pads", PRT_FIELD_INT64, "begins then ends per spatial axis; absent: 0"),
     PRT__ONNX_OPT("strides", PRT_FIELD_INT64, "per spatial axis; absent: 1"),
+    PRT__ONNX_OPT("output_padding", PRT_FIELD_INT64, "ConvTranspose: added at the end of each axis"),
+    PRT__ONNX_OPT("output_shape", PRT_FIELD_INT64, "ConvTranspose: the spatial output extents"),
 };
 
 static const prt__onnx_def conv_defs[] = {
     {.name = "Conv", .version = "1", .min_in = 2, .max_in = 3, .nb_out = 1, .in_mask = PRT__ONNX_T(PRT_DTYPE_F32),
-     .schema = s_conv, .nb_fields = PRT__ONNX_NFIELDS(s_conv), .state_size = sizeof(cstate),
+     .schema = s_conv, .nb_fields = PRT__ONNX_NFIELDS(s_conv) - 2, .state_size = sizeof(cstate),
      .init = cv_init, .types = cv_types, .shapes = cv_shapes, .run = cv_run, .workspace = cv_workspace,
      .doc = "ONNX Conv (1-D, 2-D), fp32"},
+    {.name = "ConvTranspose", .version = "1", .min_in = 2, .max_in = 3, .nb_out = 1,
+     .in_mask = PRT__ONNX_T(PRT_DTYPE_F32), .schema = s_conv, .nb_fields = PRT__ONNX_NFIELDS(s_conv),
+     .state_size = sizeof(cstate), .init = cv_init, .types = cv_types, .shapes = ct_shapes, .run = ct_run,
+     .workspace = ct_workspace, .doc = "ONNX ConvTranspose (1-D, 2-D), fp32"},
 };
 PRT__ONNX_REGISTER_TABLE(conv_defs)

@@ -135,6 +135,7 @@ static const smoke smokes[] = {
     {.name = "MatMul", .shape = {2, 0, {3, 3}}},
     {.name = "Gemm", .shape = {2, 0, {3, 3}}},
     {.name = "Conv", .shape = {4, 0, {1, 1, 3, 3}}},
+    {.name = "ConvTranspose", .shape = {4, 0, {1, 1, 3, 3}}},
     {.name = "BatchNormalization", .shape = {2, 0, {1, 1}}},
     {.name = "LayerNormalization", .shape = {2, 0, {1, 1}}},
     {.name = "InstanceNormalization", .shape = {2, 0, {1, 1}}},

@@ -459,7 +459,7 @@ TEST(pools_match_the_operator_examples)
     ot_free(&x);
 }
 
-#include "resize_cases.h"
+#include "reference_cases.h"
 
 #define F32S(nm, ...) {nm, (const float[]){__VA_ARGS__}, PRT_FIELD_FLOAT32, 0, \
                        sizeof((const float[]){__VA_ARGS__}) / sizeof(float)}
@@ -520,4 +520,48 @@ TEST(resize_matches_the_onnx_reference_evaluator)
     CHECK(ot_run("Resize", "18", f_lin, 1, &x, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_UNSUPPORTED);
     CHECK_STR_CONTAINS(msg, "scales or sizes");
     ot_free(&x);
+}
+
+TEST(conv_transpose_matches_onnxruntime)
+{
+    const int64_t s23[2] = {2, 3}, p1001[4] = {1, 0, 0, 1}, op12[2] = {1, 2}, g2[1] = {2}, d21[2] = {2, 1};
+    const int64_t s12[2] = {1, 2}, s22[2] = {2, 2}, os79[2] = {7, 9};
+    const prt_field f_sp[] = {{"strides", s23, PRT_FIELD_INT64, 0, 2}, {"pads", p1001, PRT_FIELD_INT64, 0, 4},
+                              {"output_padding", op12, PRT_FIELD_INT64, 0, 2}};
+    const prt_field f_gd[] = {{"group", g2, PRT_FIELD_INT64, 0, 1}, {"dilations", d21, PRT_FIELD_INT64, 0, 2},
+                              {"strides", s12, PRT_FIELD_INT64, 0, 2}};
+    const prt_field f_su[] = {{"auto_pad", "SAME_UPPER", PRT_FIELD_CHAR, 0, 10}, {"strides", s22, PRT_FIELD_INT64, 0, 2}};
+    const prt_field f_os[] = {{"strides", s22, PRT_FIELD_INT64, 0, 2}, {"output_shape", os79, PRT_FIELD_INT64, 0, 2}};
+    const struct {
+        const char *name;
+        const prt_field *f;
+        int nf, bias;
+        const int64_t *dims;
+        const double *ref;
+    } cases[] = {
+        {"plain", NULL, 0, 0, ct_plain_dims, ct_plain},
+        {"strides, pads, output_padding", f_sp, 3, 1, ct_strides_pads_outpad_dims, ct_strides_pads_outpad},
+        {"group, dilations", f_gd, 3, 1, ct_group_dilations_dims, ct_group_dilations},
+        {"SAME_UPPER", f_su, 2, 0, ct_same_upper_dims, ct_same_upper},
+        {"output_shape", f_os, 2, 0, ct_output_shape_dims, ct_output_shape},
+    };
+    ot_tensor in[3], y;
+    char msg[512];
+    size_t c;
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)4, (int64_t)3, (int64_t)4), ct_x);
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(4, (int64_t)4, (int64_t)3, (int64_t)3, (int64_t)2), ct_w);
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        prt_status st;
+        in[2] = ot_make(PRT_DTYPE_F32, ot_dims(1, cases[c].dims[1]), ct_b);
+        st = ot_run("ConvTranspose", "1", cases[c].f, cases[c].nf, in, cases[c].bias ? 3 : 2, &y, 1, 2, msg, sizeof msg);
+        CHECK_MSG(st == PRT_OK, "%s: %s", cases[c].name, msg);
+        if (st == PRT_OK) {
+            expect_dims(&y, ot_dims(4, cases[c].dims[0], cases[c].dims[1], cases[c].dims[2], cases[c].dims[3]));
+            CHECK_EQ_INT(ot_compare(&y, cases[c].ref, ot_vol(&y), 1e-5, 1e-5, cases[c].name), 0);
+            ot_free(&y);
+        }
+        ot_free(&in[2]);
+    }
+    ot_free(&in[0]);
+    ot_free(&in[1]);
 }
