@@ -297,25 +297,39 @@ static void dw_range(void *arg, int64_t begin, int64_t end)
     }
 }
 
+typedef prt_status (*cv_geo_fn)(const prt__onnx_node *n, const prt_tensor_desc *in, const prt_tensor_desc *out,
+                                cgeo *g, prt_msg *err);
+
+/* f32 only, the geometry, and B (NULL when absent) holding one value per output channel. */
+static prt_status cv_prepare(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
+                             const prt_tensor_desc *out, const void *const *x, cv_geo_fn geo, cgeo *g,
+                             const float **b, prt_msg *err)
+{
+    prt_status st;
+    *b = nb_in > 2 && prt_dims_volume(&in[2].dims) > 0 ? x[2] : NULL;
+    if (in[0].dtype != PRT_DTYPE_F32) {
+        prt_msg_set(err, "only f32 is implemented, got %s", prt_dtype_name(in[0].dtype));
+        return PRT_STATUS_UNSUPPORTED;
+    }
+    if ((st = geo(n, in, out, g, err)) != PRT_OK) return st;
+    if (*b && prt_dims_volume(&in[2].dims) != g->cout) {
+        prt_msg_set(err, "B has %lld values for %lld output channels", (long long)prt_dims_volume(&in[2].dims),
+                    (long long)g->cout);
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    return PRT_OK;
+}
+
 static prt_status cv_run(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
                          const prt_tensor_desc *out, const void *const *x, void *const *y, void *ws, prt_exec *ex,
                          prt_msg *err)
 {
     cgeo g;
-    const float *b = nb_in > 2 && prt_dims_volume(&in[2].dims) > 0 ? x[2] : NULL;
+    const float *b;
     int64_t img, grp, hw, i, c;
     float *yy = y[0];
     prt_status st;
-    if (in[0].dtype != PRT_DTYPE_F32) {
-        prt_msg_set(err, "only f32 is implemented, got %s", prt_dtype_name(in[0].dtype));
-        return PRT_STATUS_UNSUPPORTED;
-    }
-    if ((st = cv_geo(n, in, out, &g, err)) != PRT_OK) return st;
-    if (b && prt_dims_volume(&in[2].dims) != g.cout) {
-        prt_msg_set(err, "B has %lld values for %lld output channels", (long long)prt_dims_volume(&in[2].dims),
-                    (long long)g.cout);
-        return PRT_STATUS_SHAPE_MISMATCH;
-    }
+    if ((st = cv_prepare(n, in, nb_in, out, x, cv_geo, &g, &b, err)) != PRT_OK) return st;
     hw = g.oh * g.ow;
     if (g.n * g.cout * hw <= 0) return PRT_OK;
     if (g.depthwise) {
@@ -483,20 +497,11 @@ static prt_status ct_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
                          prt_msg *err)
 {
     cgeo g;
-    const float *b = nb_in > 2 && prt_dims_volume(&in[2].dims) > 0 ? x[2] : NULL;
+    const float *b;
     int64_t img, grp, hw, ohw, c, i;
     float *yy = y[0];
     prt_status st;
-    if (in[0].dtype != PRT_DTYPE_F32) {
-        prt_msg_set(err, "only f32 is implemented, got %s", prt_dtype_name(in[0].dtype));
-        return PRT_STATUS_UNSUPPORTED;
-    }
-    if ((st = ct_geo(n, in, out, &g, err)) != PRT_OK) return st;
-    if (b && prt_dims_volume(&in[2].dims) != g.cout) {
-        prt_msg_set(err, "B has %lld values for %lld output channels", (long long)prt_dims_volume(&in[2].dims),
-                    (long long)g.cout);
-        return PRT_STATUS_SHAPE_MISMATCH;
-    }
+    if ((st = cv_prepare(n, in, nb_in, out, x, ct_geo, &g, &b, err)) != PRT_OK) return st;
     hw = g.h * g.w;
     ohw = g.oh * g.ow;
     if (g.n * g.cout * ohw <= 0) return PRT_OK;
