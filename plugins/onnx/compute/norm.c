@@ -10,7 +10,7 @@
 #include "../common/onnx_op.h"
 #include "../common/onnx_tensor.h"
 
-typedef enum nkind { NK_BATCH, NK_INSTANCE, NK_LAYER, NK_GROUP, NK_LP, NK_LRN } nkind;
+typedef enum nkind { NK_BATCH, NK_INSTANCE, NK_LAYER, NK_GROUP, NK_LP, NK_LRN, NK_RMS } nkind;
 
 typedef struct nrow {
     nkind kind;
@@ -72,12 +72,12 @@ static prt_status nm_shapes(const prt__onnx_node *n, const prt_dims_expr *in, in
     int32_t a, i;
     prt_status st;
     (void)nb_in;
-    if (r->kind != NK_LAYER && r->kind != NK_LP && in[0].nb < 2) {
+    if (r->kind != NK_LAYER && r->kind != NK_LP && r->kind != NK_RMS && in[0].nb < 2) {
         prt_msg_set(err, "X must be [N, C, ...], got rank %d", (int)in[0].nb);
         return PRT_STATUS_SHAPE_MISMATCH;
     }
     out[0] = in[0];
-    if (r->kind == NK_LAYER || r->kind == NK_LP) {
+    if (r->kind == NK_LAYER || r->kind == NK_LP || r->kind == NK_RMS) {
         if ((st = prt__onnx_axis(n, "axis", s->axis, in[0].nb, 0, &a, err)) != PRT_OK) return st;
         for (i = 1; i < n->nb_out; i++) {
             int32_t k;
@@ -130,8 +130,10 @@ static void norm_rows(void *arg, int64_t begin, int64_t end)
     for (row = begin; row < end; row++) {
         const int64_t base = row * j->len;
         double mean = 0, var = 0, inv;
-        for (k = 0; k < j->len; k++) mean += gv(j->x[0], t, base + k);
-        mean /= (double)(j->len ? j->len : 1);
+        if (r->kind != NK_RMS) { /* RMSNormalization keeps the mean at 0 */
+            for (k = 0; k < j->len; k++) mean += gv(j->x[0], t, base + k);
+            mean /= (double)(j->len ? j->len : 1);
+        }
         for (k = 0; k < j->len; k++) {
             double d = gv(j->x[0], t, base + k) - mean;
             var += d * d;
@@ -142,13 +144,13 @@ static void norm_rows(void *arg, int64_t begin, int64_t end)
             double v = (gv(j->x[0], t, base + k) - mean) * inv, sc, b;
             int64_t pi;
             switch (r->kind) {
-            case NK_LAYER: pi = k; break;
+            case NK_LAYER: case NK_RMS: pi = k; break;
             case NK_INSTANCE: pi = row % j->groups; break;
             default: /* GROUP: channel of this element */
                 pi = r->per_channel_affine ? (row % j->groups) * (j->len / j->inner) + k / j->inner : row % j->groups;
                 break;
             }
-            if (r->kind == NK_LAYER) {
+            if (r->kind == NK_LAYER || r->kind == NK_RMS) {
                 sc = gv(j->x[1], j->in[1].dtype, j->nscale == j->len ? pi : 0);
                 b = j->nbias > 0 ? gv(j->x[2], j->in[2].dtype, j->nbias == j->len ? pi : 0) : 0;
             } else {
@@ -213,7 +215,7 @@ static prt_status nm_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
         j.groups = s->groups;
         break;
     }
-    case NK_LAYER: {
+    case NK_LAYER: case NK_RMS: {
         if ((st = prt__onnx_axis(n, "axis", s->axis, d->nb, 0, &a, err)) != PRT_OK) return st;
         for (i = a; i < d->nb; i++) j.len *= d->d[i];
         j.nscale = prt_dims_volume(&in[1].dims);
@@ -271,6 +273,7 @@ static prt_status nm_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
 }
 
 static const nrow r_batch = {NK_BATCH, 0}, r_instance = {NK_INSTANCE, 0}, r_layer = {NK_LAYER, 0};
+static const nrow r_rms = {NK_RMS, 0};
 static const nrow r_group18 = {NK_GROUP, 0}, r_group21 = {NK_GROUP, 1}, r_lp = {NK_LP, 0}, r_lrn = {NK_LRN, 0};
 
 static const prt_field_schema s_bn[] = {
@@ -314,6 +317,7 @@ static const prt__onnx_def norm_defs[] = {
     NM("BatchNormalization", "14", r_batch, s_bn, 3, 5, 5, 1),
     NM("InstanceNormalization", "6", r_instance, s_eps, 1, 3, 3, 1),
     NM("LayerNormalization", "17", r_layer, s_ln, 3, 2, 3, 3),
+    NM("RMSNormalization", "23", r_rms, s_ln, 3, 2, 2, 1),
     NM("GroupNormalization", "18", r_group18, s_gn, 2, 3, 3, 1),
     NM("GroupNormalization", "21", r_group21, s_gn, 3, 3, 3, 1),
     NM("LpNormalization", "1", r_lp, s_lp, 2, 1, 1, 1),

@@ -10,7 +10,7 @@
 #include "../common/onnx_op.h"
 #include "../common/onnx_tensor.h"
 
-typedef enum pkind { PL_MAX, PL_AVG, PL_GMAX, PL_GAVG } pkind;
+typedef enum pkind { PL_MAX, PL_AVG, PL_GMAX, PL_GAVG, PL_LP, PL_GLP } pkind;
 typedef enum apad { AP_NOTSET, AP_SAME_UPPER, AP_SAME_LOWER, AP_VALID } apad;
 
 typedef struct prow {
@@ -22,6 +22,7 @@ typedef struct pstate {
     int64_t nk, nstrides, ndil, npads;
     apad auto_pad;
     int32_t ceil_mode, count_pad, col_major;
+    double p; /* LpPool */
 } pstate;
 
 static prt_status pl_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
@@ -37,12 +38,17 @@ static prt_status pl_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
     s->ceil_mode = prt_fields_i64(fc, "ceil_mode", 0, 0) != 0;
     s->count_pad = prt_fields_i64(fc, "count_include_pad", 0, 0) != 0;
     s->col_major = prt_fields_i64(fc, "storage_order", 0, 0) != 0;
+    s->p = prt_fields_f64(fc, "p", 0, 2.0);
+    if ((r->kind == PL_LP || r->kind == PL_GLP) && !(s->p > 0)) {
+        prt_msg_set(err, "%s v%s: p must be > 0, got %g", n->def->name, n->def->version, s->p);
+        return PRT_STATUS_INVALID_FIELD;
+    }
     if ((st = prt__onnx_field_ints(n, fc, "kernel_shape", s->kernel, 3, &s->nk, err)) ||
         (st = prt__onnx_field_ints(n, fc, "strides", s->strides, 3, &s->nstrides, err)) ||
         (st = prt__onnx_field_ints(n, fc, "dilations", s->dil, 3, &s->ndil, err)) ||
         (st = prt__onnx_field_ints(n, fc, "pads", s->pads, 6, &s->npads, err)))
         return st;
-    if (r->kind == PL_GMAX || r->kind == PL_GAVG) return PRT_OK;
+    if (r->kind == PL_GMAX || r->kind == PL_GAVG || r->kind == PL_GLP) return PRT_OK;
     if (s->nk < 1) {
         prt_msg_set(err, "%s v%s: kernel_shape is required", n->def->name, n->def->version);
         return PRT_STATUS_INVALID_FIELD;
@@ -111,7 +117,7 @@ static prt_status pl_shapes(const prt__onnx_node *n, const prt_dims_expr *in, in
         return PRT_STATUS_SHAPE_MISMATCH;
     }
     out[0] = in[0];
-    if (r->kind == PL_GMAX || r->kind == PL_GAVG) {
+    if (r->kind == PL_GMAX || r->kind == PL_GAVG || r->kind == PL_GLP) {
         for (i = 2; i < in[0].nb; i++) out->d[i] = eb->constant(eb, 1);
         return PRT_OK;
     }
@@ -179,6 +185,8 @@ static void pl_range(void *arg, int64_t begin, int64_t end)
                                 acc = v;
                                 best = s->col_major ? (xx * j->id[1] + yy) * j->id[0] + z : at;
                             }
+                        } else if (kind == PL_LP || kind == PL_GLP) {
+                            acc += pow(fabs(v), s->p);
                         } else {
                             acc += v;
                             cnt += 1;
@@ -187,6 +195,7 @@ static void pl_range(void *arg, int64_t begin, int64_t end)
                 }
             }
             if (kind == PL_AVG || kind == PL_GAVG) acc = cnt > 0 ? acc / cnt : 0;
+            if (kind == PL_LP || kind == PL_GLP) acc = pow(acc, 1.0 / s->p);
             prt__onnx_scatter_f64(j->y, j->t, plane * ovol + o, &acc, 1);
             if (j->idx) j->idx[plane * ovol + o] = best < 0 ? -1 : plane * ivol + best;
         }
@@ -216,7 +225,7 @@ static prt_status pl_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
     for (i = 0; i < sp; i++) {
         int32_t a = 3 - sp + i;
         j.id[a] = d->d[2 + i];
-        if (r->kind == PL_GMAX || r->kind == PL_GAVG) {
+        if (r->kind == PL_GMAX || r->kind == PL_GAVG || r->kind == PL_GLP) {
             j.k[a] = d->d[2 + i];
             continue;
         }
@@ -239,6 +248,7 @@ static prt_status pl_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
 }
 
 static const prow r_max = {PL_MAX}, r_avg = {PL_AVG}, r_gmax = {PL_GMAX}, r_gavg = {PL_GAVG};
+static const prow r_lp = {PL_LP}, r_glp = {PL_GLP};
 
 /* Fields in order of appearance across versions; each version takes a prefix. */
 static const prt_field_schema s_maxpool[] = {
@@ -260,6 +270,17 @@ static const prt_field_schema s_avgpool[] = {
     PRT__ONNX_OPT("dilations", PRT_FIELD_INT64, "absent: 1 (version 19)"),
 };
 
+static const prt_field_schema s_lppool[] = {
+    PRT__ONNX_STR("auto_pad", "NOTSET", "NOTSET (use pads), SAME_UPPER, SAME_LOWER or VALID"),
+    PRT__ONNX_OPT("kernel_shape", PRT_FIELD_INT64, "window per spatial axis (required)"),
+    PRT__ONNX_OPT("pads", PRT_FIELD_INT64, "begins then ends; absent: 0"),
+    PRT__ONNX_OPT("strides", PRT_FIELD_INT64, "absent: 1"),
+    PRT__ONNX_I64("p", 2, "the norm's order"),
+    PRT__ONNX_I64("ceil_mode", 0, "1: ceil for the output extent (version 18)"),
+    PRT__ONNX_OPT("dilations", PRT_FIELD_INT64, "absent: 1 (version 18)"),
+};
+static const prt_field_schema s_glp[] = {PRT__ONNX_I64("p", 2, "the norm's order")};
+
 #define PL(nm, ver, rw, sch, nf, nout) PRT__ONNX_DEF(nm, ver, rw, sch, nf, 1, 1, nout, PRT__ONNX_FLOATS, pstate, pl)
 
 static const prt__onnx_def pool_defs[] = {
@@ -270,6 +291,9 @@ static const prt__onnx_def pool_defs[] = {
     PL("AveragePool", "7", r_avg, s_avgpool, 5, 1),
     PL("AveragePool", "10", r_avg, s_avgpool, 6, 1),
     PL("AveragePool", "19", r_avg, s_avgpool, 7, 1),
+    PL("LpPool", "2", r_lp, s_lppool, 5, 1),
+    PL("LpPool", "18", r_lp, s_lppool, 7, 1),
+    PL("GlobalLpPool", "2", r_glp, s_glp, 1, 1),
     PL("GlobalMaxPool", "1", r_gmax, NULL, 0, 1),
     PL("GlobalAveragePool", "1", r_gavg, NULL, 0, 1),
 };

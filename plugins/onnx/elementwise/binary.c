@@ -120,6 +120,9 @@ BI(i_and, u && v)
 BI(i_or, u || v)
 BI(i_xor, (!u) != (!v))
 BI(i_shift, ishift(u, v, t->shift_left))
+BI(i_band, u & v)
+BI(i_bor, u | v)
+BI(i_bxor, u ^ v)
 BI(i_prelu, u < 0 ? (int64_t)((uint64_t)u * (uint64_t)v) : u)
 
 static const brow r_add = {.fd = d_add, .fi = i_add};
@@ -137,6 +140,7 @@ static const brow r_and = {.fi = i_and, .out = BOUT_BOOL};
 static const brow r_or = {.fi = i_or, .out = BOUT_BOOL};
 static const brow r_xor = {.fi = i_xor, .out = BOUT_BOOL};
 static const brow r_shift = {.fi = i_shift};
+static const brow r_band = {.fi = i_band}, r_bor = {.fi = i_bor}, r_bxor = {.fi = i_bxor};
 static const brow r_prelu = {.fd = d_prelu, .fi = i_prelu, .types = BT_PRELU};
 static const brow r_sum = {.fd = d_add, .fi = i_add, .variadic = 1};
 static const brow r_mean = {.fd = d_add, .variadic = 1, .mean = 1};
@@ -391,6 +395,8 @@ static const prt__onnx_def binary_defs[] = {
     B("Xor", "7", r_xor, PRT__ONNX_BOOL),
     BS("BitShift", "11", r_shift, PRT__ONNX_T(PRT_DTYPE_U8), s_shift),
     B("PRelu", "7", r_prelu, PRT__ONNX_SIGNED),
+    B("BitwiseAnd", "18", r_band, PRT__ONNX_INTS), B("BitwiseOr", "18", r_bor, PRT__ONNX_INTS),
+    B("BitwiseXor", "18", r_bxor, PRT__ONNX_INTS),
     BV("Sum", "6", r_sum, NU), BV("Mean", "6", r_mean, FL), BV("Max", "6", r_max, NU),
     BV("Min", "6", r_min, NU),
     {.name = "Where", .version = "9", .min_in = 3, .max_in = 3, .nb_out = 1, .in_mask = AL,

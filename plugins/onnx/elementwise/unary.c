@@ -106,6 +106,7 @@ UI(i_neg, (int64_t)(0 - (uint64_t)v))
 UI(i_sign, v > 0 ? 1 : v < 0 ? -1 : 0)
 UI(i_relu, v > 0 ? v : 0)
 UI(i_not, !v)
+UI(i_bnot, ~v)
 UI(i_copy, v)
 UI(i_clip, (double)v < a->lo ? (int64_t)a->lo : (double)v > a->hi ? (int64_t)a->hi : v)
 UI(i_shrink, (double)v < -a->lambd ? (int64_t)((double)v + a->bias)
@@ -150,6 +151,7 @@ R(r_thresholdedrelu, d_thresholdedrelu, NULL);
 R(r_shrink, d_shrink, i_shrink);
 R(r_gelu, d_gelu, NULL);
 R(r_not, NULL, i_not);
+R(r_bnot, NULL, i_bnot);
 R(r_identity, d_copy, i_copy);
 R(r_clip6, d_clip, i_clip);
 static const urow r_clip11 = {.fd = d_clip, .fi = i_clip, .clip_inputs = 1};
@@ -373,6 +375,7 @@ static const prt__onnx_def unary_defs[] = {
     U("IsNaN", "9", r_isnan, FL),
     UA("IsInf", "10", r_isinf, FL, s_isinf),
     U("Not", "1", r_not, PRT__ONNX_BOOL),
+    U("BitwiseNot", "18", r_bnot, PRT__ONNX_INTS),
     U("Identity", "1", r_identity, PRT__ONNX_ALL),
     UA("Clip", "1", r_clip6, FL, s_clip1), UA6("Clip", "6", r_clip6, FL, s_clip1),
     {U_COMMON("Clip", "11", r_clip11, NU), .max_in = 3, .schema = s_clip11,

@@ -8,7 +8,7 @@
 #include "../common/onnx_op.h"
 #include "../common/onnx_tensor.h"
 
-typedef enum skind { SK_SOFTMAX, SK_LOGSOFTMAX, SK_HARDMAX, SK_CUMSUM } skind;
+typedef enum skind { SK_SOFTMAX, SK_LOGSOFTMAX, SK_HARDMAX, SK_CUMSUM, SK_CUMPROD } skind;
 
 typedef struct srow {
     skind kind;
@@ -61,11 +61,11 @@ static prt_status s_shapes(const prt__onnx_node *n, const prt_dims_expr *in, int
     int32_t a;
     prt_status st;
     (void)eb;
-    if (r->kind == SK_CUMSUM && in[0].nb == 0) {
+    if ((r->kind == SK_CUMSUM || r->kind == SK_CUMPROD) && in[0].nb == 0) {
         prt_msg_set(err, "input must have rank >= 1, got a 0-d tensor");
         return PRT_STATUS_SHAPE_MISMATCH;
     }
-    if (r->kind == SK_CUMSUM && nb_in > 1) {
+    if ((r->kind == SK_CUMSUM || r->kind == SK_CUMPROD) && nb_in > 1) {
         if (in[1].nb > 1) {
             prt_msg_set(err, "axis (input 1) must be a scalar, got rank %d", (int)in[1].nb);
             return PRT_STATUS_SHAPE_MISMATCH;
@@ -94,22 +94,26 @@ static void s_range(void *arg, int64_t begin, int64_t end)
         int64_t base = (v / j->inner) * j->len * j->inner + v % j->inner;
         double m = -INFINITY, sum = 0, run = 0;
         int64_t best = 0;
-        if (j->kind == SK_CUMSUM) {
+        if (j->kind == SK_CUMSUM || j->kind == SK_CUMPROD) {
+            const int prod = j->kind == SK_CUMPROD;
             if (!prt__onnx_is_float(j->t)) {
-                int64_t acc = 0;
+                int64_t acc = prod;
                 for (k = 0; k < j->len; k++) {
                     int64_t kk = j->reverse ? j->len - 1 - k : k, o = base + kk * j->inner;
-                    int64_t x = prt__onnx_get_i64(j->x, j->t, o), w;
-                    w = j->exclusive ? acc : (int64_t)((uint64_t)acc + (uint64_t)x);
-                    acc = (int64_t)((uint64_t)acc + (uint64_t)x);
+                    uint64_t x = (uint64_t)prt__onnx_get_i64(j->x, j->t, o);
+                    int64_t next = (int64_t)(prod ? (uint64_t)acc * x : (uint64_t)acc + x);
+                    int64_t w = j->exclusive ? acc : next;
+                    acc = next;
                     prt__onnx_scatter_i64(j->y, j->t, o, &w, 1);
                 }
                 continue;
             }
+            run = prod;
             for (k = 0; k < j->len; k++) {
                 int64_t kk = j->reverse ? j->len - 1 - k : k, o = base + kk * j->inner;
-                double x = prt__onnx_get_f64(j->x, j->t, o), w = j->exclusive ? run : run + x;
-                run += x;
+                double x = prt__onnx_get_f64(j->x, j->t, o), next = prod ? run * x : run + x;
+                double w = j->exclusive ? run : next;
+                run = next;
                 prt__onnx_scatter_f64(j->y, j->t, o, &w, 1);
             }
             continue;
@@ -150,7 +154,7 @@ static prt_status s_run(const prt__onnx_node *n, const prt_tensor_desc *in, int3
     prt_status st;
     (void)ws; (void)out;
     memset(&j, 0, sizeof j);
-    if (r->kind == SK_CUMSUM && !s->axis_field) {
+    if ((r->kind == SK_CUMSUM || r->kind == SK_CUMPROD) && !s->axis_field) {
         if (nb_in < 2) {
             prt_msg_set(err, "axis is missing: give input 1 or the field \"input:1\"");
             return PRT_STATUS_INVALID_ARGUMENT;
@@ -196,7 +200,7 @@ static const prt_field_schema s_cumsum[] = {
 static const srow r_softmax1 = {SK_SOFTMAX, 1}, r_softmax13 = {SK_SOFTMAX, 0};
 static const srow r_logsoftmax1 = {SK_LOGSOFTMAX, 1}, r_logsoftmax13 = {SK_LOGSOFTMAX, 0};
 static const srow r_hardmax1 = {SK_HARDMAX, 1}, r_hardmax13 = {SK_HARDMAX, 0};
-static const srow r_cumsum = {SK_CUMSUM, 0};
+static const srow r_cumsum = {SK_CUMSUM, 0}, r_cumprod = {SK_CUMPROD, 0};
 
 #define S_COMMON(nm, ver, rw, sch, mask)                                                           \
     .name = nm, .version = ver, .min_in = 1, .nb_out = 1, .in_mask = (mask),                       \
@@ -211,5 +215,6 @@ static const prt__onnx_def softmax_defs[] = {
     S2("LogSoftmax", r_logsoftmax),
     S2("Hardmax", r_hardmax),
     {S_COMMON("CumSum", "11", r_cumsum, s_cumsum, PRT__ONNX_NUMERIC), .max_in = 2},
+    {S_COMMON("CumProd", "26", r_cumprod, s_cumsum, PRT__ONNX_NUMERIC), .max_in = 2},
 };
 PRT__ONNX_REGISTER_TABLE(softmax_defs)

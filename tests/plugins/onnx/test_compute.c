@@ -565,3 +565,34 @@ TEST(conv_transpose_matches_onnxruntime)
     ot_free(&in[0]);
     ot_free(&in[1]);
 }
+
+TEST(rms_normalization_and_lp_pools)
+{
+    ot_tensor in[2], y;
+    char msg[256];
+    double ref[6];
+    int64_t r, k;
+    prt_field f[2];
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(2, (int64_t)2, (int64_t)3), D(1, -2, 3, 0.5, 0.25, -4));
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)3), D(1, 2, -1));
+    CHECK_OK(ot_run("RMSNormalization", "23", NULL, 0, in, 2, &y, 1, 1, msg, sizeof msg));
+    for (r = 0; r < 2; r++) {
+        double ms = 0;
+        for (k = 0; k < 3; k++) ms += ot_get(&in[0], r * 3 + k) * ot_get(&in[0], r * 3 + k);
+        for (k = 0; k < 3; k++) ref[r * 3 + k] = ot_get(&in[0], r * 3 + k) / sqrt(ms / 3 + 1e-5) * ot_get(&in[1], k);
+    }
+    CHECK_EQ_INT(ot_compare(&y, ref, 6, 1e-5, 1e-6, "RMSNormalization"), 0);
+    ot_free(&y);
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(3, (int64_t)1, (int64_t)1, (int64_t)4), D(3, 4, 0, -1));
+    f[0] = FI("kernel_shape", 2);
+    CHECK_OK(ot_run("LpPool", "18", f, 1, in, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, D(5, 4, 1), 3, 1e-6, 0, "LpPool p=2"), 0);
+    ot_free(&y);
+    f[0] = FI("p", 1);
+    CHECK_OK(ot_run("GlobalLpPool", "2", f, 1, in, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, D(8), 1, 1e-6, 0, "GlobalLpPool p=1"), 0);
+    ot_free(&y);
+    ot_free(&in[0]);
+}

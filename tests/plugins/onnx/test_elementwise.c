@@ -593,3 +593,30 @@ TEST(dropout_is_identity_with_all_true_mask)
     CHECK_STR_CONTAINS(msg, "training_mode");
     ot_free(&x);
 }
+
+TEST(bitwise_ops_on_integers)
+{
+    ot_tensor in[2], y;
+    char msg[256];
+    in[0] = ot_make(PRT_DTYPE_I32, ot_dims(1, (int64_t)2), (const double[]){5, -3});
+    in[1] = ot_make(PRT_DTYPE_I32, ot_dims(1, (int64_t)2), (const double[]){3, 6});
+    CHECK_OK(ot_run("BitwiseAnd", "18", NULL, 0, in, 2, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, (const double[]){1, 4}, 2, 0, 0, "BitwiseAnd"), 0);
+    ot_free(&y);
+    CHECK_OK(ot_run("BitwiseOr", "18", NULL, 0, in, 2, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, (const double[]){7, -1}, 2, 0, 0, "BitwiseOr"), 0);
+    ot_free(&y);
+    CHECK_OK(ot_run("BitwiseXor", "18", NULL, 0, in, 2, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, (const double[]){6, -5}, 2, 0, 0, "BitwiseXor"), 0);
+    ot_free(&y);
+    CHECK_OK(ot_run("BitwiseNot", "18", NULL, 0, in, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, (const double[]){-6, 2}, 2, 0, 0, "BitwiseNot"), 0);
+    ot_free(&y);
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    in[0] = ot_make(PRT_DTYPE_U8, ot_dims(1, (int64_t)1), (const double[]){5});
+    CHECK_OK(ot_run("BitwiseNot", "18", NULL, 0, in, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, (const double[]){250}, 1, 0, 0, "BitwiseNot u8"), 0);
+    ot_free(&y);
+    ot_free(&in[0]);
+}

@@ -269,3 +269,22 @@ TEST(cumsum_exclusive_reverse_axis_as_input_or_field)
     ot_free(&in[0]);
     ot_free(&in[1]);
 }
+
+TEST(cumprod_inclusive_exclusive_reverse)
+{
+    ot_tensor x = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)4), (const double[]){1, 2, 3, 4}), y;
+    char msg[256];
+    int64_t zero = 0, one = 1;
+    prt_field f[3] = {ot_i64("input:1", &zero, 1), ot_i64("exclusive", &one, 1), ot_i64("reverse", &one, 1)};
+    CHECK_OK(ot_run("CumProd", "26", f, 1, &x, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, (const double[]){1, 2, 6, 24}, 4, 0, 0, "CumProd"), 0);
+    ot_free(&y);
+    CHECK_OK(ot_run("CumProd", "26", f, 2, &x, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, (const double[]){1, 1, 2, 6}, 4, 0, 0, "CumProd exclusive"), 0);
+    ot_free(&y);
+    f[1] = f[2];
+    CHECK_OK(ot_run("CumProd", "26", f, 2, &x, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, (const double[]){24, 24, 12, 4}, 4, 0, 0, "CumProd reverse"), 0);
+    ot_free(&y);
+    ot_free(&x);
+}
