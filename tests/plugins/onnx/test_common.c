@@ -93,6 +93,8 @@ typedef struct smoke {
     prt_dtype in[8];       /* used when set_types */
     int set_types;
     prt_dims shape;        /* nb 0: [2, 3] */
+    prt_dims shape1;       /* inputs after the first, when set_shape1 */
+    int set_shape1;
     int32_t nb_out;        /* 0: the def's */
     prt_field fields[4];
     int32_t nb_fields;
@@ -151,6 +153,10 @@ static const smoke smokes[] = {
     {.name = "BitwiseXor", .in = {PRT_DTYPE_I32, PRT_DTYPE_I32}, .set_types = 1},
     {.name = "BitwiseNot", .in = {PRT_DTYPE_I32}, .set_types = 1},
     {.name = "CumProd", .fields = {F64("input:1", 0)}, .nb_fields = 1},
+    {.name = "QuantizeLinear", .set_shape1 = 1},
+    {.name = "DequantizeLinear", .in = {PRT_DTYPE_U8, PRT_DTYPE_F32}, .set_types = 1, .set_shape1 = 1},
+    {.name = "DynamicQuantizeLinear"},
+    {.name = "MatMulInteger", .in = {PRT_DTYPE_U8, PRT_DTYPE_U8}, .set_types = 1, .shape = {2, 0, {3, 3}}},
     {.name = "GlobalMaxPool", .shape = {4, 0, {1, 1, 3, 3}}},
     {.name = "GlobalAveragePool", .shape = {4, 0, {1, 1, 3, 3}}},
     {.name = "Resize", .version = "10", .fields = {{"input:1", (const float[]){1, 2}, PRT_FIELD_FLOAT32, 0, 2}},
@@ -191,7 +197,10 @@ TEST(every_registered_onnx_creator_runs_a_small_case)
         nout = s && s->nb_out ? s->nb_out : d->nb_out;
         for (k = 0; k < nin; k++)
             in[k] = ot_rand(s && s->set_types ? s->in[k] : first_type(d->in_mask),
-                            s && s->shape.nb ? s->shape : ot_dims(2, (int64_t)2, (int64_t)3), 0.1, 0.9, (uint32_t)k);
+                            s && k > 0 && s->set_shape1 ? s->shape1
+                            : s && s->shape.nb          ? s->shape
+                                                        : ot_dims(2, (int64_t)2, (int64_t)3),
+                            0.1, 0.9, (uint32_t)k);
         st = ot_run(d->name, d->version, s ? s->fields : NULL, s ? s->nb_fields : 0, in, nin, out, nout, 2, msg,
                     sizeof msg);
         CHECK_MSG(st == PRT_OK, "%s v%s: %s", d->name, d->version, msg);

@@ -596,3 +596,65 @@ TEST(rms_normalization_and_lp_pools)
     ot_free(&y);
     ot_free(&in[0]);
 }
+
+TEST(quantize_dequantize_dynamic_and_matmul_integer)
+{
+    ot_tensor in[4], y[3];
+    char msg[256];
+    prt_field f = FI("axis", 1);
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)6), D(0, 2, 3, 1000, -254, -1000));
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(0), D(2));
+    in[2] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(128));
+    CHECK_OK(ot_run("QuantizeLinear", "10", NULL, 0, in, 3, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y[0].t, PRT_DTYPE_U8);
+    CHECK_EQ_INT(ot_compare(&y[0], D(128, 129, 130, 255, 1, 0), 6, 0, 0, "QuantizeLinear"), 0);
+    ot_free(&y[0]);
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    ot_free(&in[2]);
+    /* per axis, int8 */
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(2, (int64_t)2, (int64_t)2), D(1, 2, 3, 4));
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)2), D(2, 4));
+    in[2] = ot_make(PRT_DTYPE_I8, ot_dims(1, (int64_t)2), D(0, 1));
+    CHECK_OK(ot_run("QuantizeLinear", "13", &f, 1, in, 3, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(0, 1, 2, 2), 4, 0, 0, "QuantizeLinear per axis"), 0);
+    ot_free(&y[0]);
+    ot_free(&in[1]);
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)3), D(2, 4, 8));
+    CHECK(ot_run("QuantizeLinear", "13", &f, 1, in, 3, y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "scale");
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    ot_free(&in[2]);
+    in[0] = ot_make(PRT_DTYPE_U8, ot_dims(1, (int64_t)4), D(0, 3, 128, 255));
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(0), D(2));
+    in[2] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(128));
+    CHECK_OK(ot_run("DequantizeLinear", "10", NULL, 0, in, 3, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y[0].t, PRT_DTYPE_F32);
+    CHECK_EQ_INT(ot_compare(&y[0], D(-256, -250, 0, 254), 4, 0, 0, "DequantizeLinear"), 0);
+    ot_free(&y[0]);
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    ot_free(&in[2]);
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)6), D(0, 2, -3, -2.5, 1.34, 0.5));
+    CHECK_OK(ot_run("DynamicQuantizeLinear", "11", NULL, 0, in, 1, y, 3, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(153, 255, 0, 26, 221, 179), 6, 0, 0, "DynamicQuantizeLinear"), 0);
+    CHECK_EQ_INT(ot_compare(&y[1], D(0.0196078438), 1, 1e-7, 0, "DynamicQuantizeLinear scale"), 0);
+    CHECK_EQ_INT(ot_compare(&y[2], D(153), 1, 0, 0, "DynamicQuantizeLinear zero point"), 0);
+    ot_free(&y[0]);
+    ot_free(&y[1]);
+    ot_free(&y[2]);
+    ot_free(&in[0]);
+    in[0] = ot_make(PRT_DTYPE_U8, ot_dims(2, (int64_t)4, (int64_t)3), D(11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0));
+    in[1] = ot_make(PRT_DTYPE_U8, ot_dims(2, (int64_t)3, (int64_t)2), D(1, 4, 2, 5, 3, 6));
+    in[2] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(12));
+    in[3] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(0));
+    CHECK_OK(ot_run("MatMulInteger", "10", NULL, 0, in, 4, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y[0].t, PRT_DTYPE_I32);
+    CHECK_EQ_INT(ot_compare(&y[0], D(-38, -83, -44, -98, -50, -113, -56, -128), 8, 0, 0, "MatMulInteger"), 0);
+    ot_free(&y[0]);
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    ot_free(&in[2]);
+    ot_free(&in[3]);
+}
