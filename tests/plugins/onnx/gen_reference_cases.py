@@ -85,3 +85,28 @@ for name, attrs, bias in ct_cases:
     y = evaluate(node, feeds, runtime=True)
     print("static const int64_t ct_%s_dims[4] = {%s};" % (name, ", ".join(str(d) for d in y.shape)))
     c_array("ct_" + name, y)
+
+# GridSample: X [1, 2, 3, 4], grid [1, 2, 3, 2] with points inside and outside [-1, 1]
+gs_x = rng.uniform(-1, 1, (1, 2, 3, 4)).astype(np.float32)
+gs_grid = rng.uniform(-1.3, 1.3, (1, 2, 3, 2)).astype(np.float32)
+c_array("gs_x", gs_x)
+c_array("gs_grid", gs_grid)
+for mode in ("linear", "nearest", "cubic"):
+    for pad in ("zeros", "border", "reflection"):
+        for align in (0, 1):
+            node = helper.make_node("GridSample", ["x", "grid"], ["y"], mode=mode, padding_mode=pad,
+                                    align_corners=align)
+            y = evaluate(node, {"x": gs_x, "grid": gs_grid}, opset=20)
+            c_array("gs_%s_%s_%d" % (mode, pad, align), y)
+
+# RoiAlign avg: X [2, 2, 5, 6], three rois
+ra_x = rng.uniform(-1, 1, (2, 2, 5, 6)).astype(np.float32)
+ra_rois = np.array([[0.5, 0.7, 4.2, 3.9], [1, 1, 2, 2], [-1.5, 2.5, 7, 6]], dtype=np.float32)
+ra_idx = np.array([0, 1, 1], dtype=np.int64)
+c_array("ra_x", ra_x)
+c_array("ra_rois", ra_rois)
+for ctm in ("half_pixel", "output_half_pixel"):
+    node = helper.make_node("RoiAlign", ["x", "rois", "idx"], ["y"], output_height=2, output_width=3,
+                            sampling_ratio=2, spatial_scale=0.9, coordinate_transformation_mode=ctm)
+    y = evaluate(node, {"x": ra_x, "rois": ra_rois, "idx": ra_idx})
+    c_array("ra_" + ctm, y)

@@ -95,6 +95,8 @@ typedef struct smoke {
     prt_dims shape;        /* nb 0: [2, 3] */
     prt_dims shape1;       /* inputs after the first, when set_shape1 */
     int set_shape1;
+    prt_dims shape2;       /* inputs after the second, when set_shape2 */
+    int set_shape2;
     int32_t nb_out;        /* 0: the def's */
     prt_field fields[4];
     int32_t nb_fields;
@@ -157,6 +159,10 @@ static const smoke smokes[] = {
     {.name = "DequantizeLinear", .in = {PRT_DTYPE_U8, PRT_DTYPE_F32}, .set_types = 1, .set_shape1 = 1},
     {.name = "DynamicQuantizeLinear"},
     {.name = "MatMulInteger", .in = {PRT_DTYPE_U8, PRT_DTYPE_U8}, .set_types = 1, .shape = {2, 0, {3, 3}}},
+    {.name = "GridSample", .shape = {4, 0, {1, 1, 2, 2}}},
+    {.name = "RoiAlign", .in = {PRT_DTYPE_F32, PRT_DTYPE_F32, PRT_DTYPE_I64}, .set_types = 1,
+     .shape = {4, 0, {1, 1, 4, 4}}, .shape1 = {2, 0, {1, 4}}, .set_shape1 = 1, .shape2 = {1, 0, {1}},
+     .set_shape2 = 1},
     {.name = "GlobalMaxPool", .shape = {4, 0, {1, 1, 3, 3}}},
     {.name = "GlobalAveragePool", .shape = {4, 0, {1, 1, 3, 3}}},
     {.name = "Resize", .version = "10", .fields = {{"input:1", (const float[]){1, 2}, PRT_FIELD_FLOAT32, 0, 2}},
@@ -197,7 +203,8 @@ TEST(every_registered_onnx_creator_runs_a_small_case)
         nout = s && s->nb_out ? s->nb_out : d->nb_out;
         for (k = 0; k < nin; k++)
             in[k] = ot_rand(s && s->set_types ? s->in[k] : first_type(d->in_mask),
-                            s && k > 0 && s->set_shape1 ? s->shape1
+                            s && k > 1 && s->set_shape2 ? s->shape2
+                            : s && k > 0 && s->set_shape1 ? s->shape1
                             : s && s->shape.nb          ? s->shape
                                                         : ot_dims(2, (int64_t)2, (int64_t)3),
                             0.1, 0.9, (uint32_t)k);

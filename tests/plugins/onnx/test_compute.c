@@ -658,3 +658,64 @@ TEST(quantize_dequantize_dynamic_and_matmul_integer)
     ot_free(&in[2]);
     ot_free(&in[3]);
 }
+
+TEST(grid_sample_every_mode_padding_and_alignment)
+{
+    static const char *const modes[] = {"linear", "nearest", "cubic"}, *const pads[] = {"zeros", "border", "reflection"};
+    const double *const refs[3][3][2] = {
+        {{gs_linear_zeros_0, gs_linear_zeros_1}, {gs_linear_border_0, gs_linear_border_1},
+         {gs_linear_reflection_0, gs_linear_reflection_1}},
+        {{gs_nearest_zeros_0, gs_nearest_zeros_1}, {gs_nearest_border_0, gs_nearest_border_1},
+         {gs_nearest_reflection_0, gs_nearest_reflection_1}},
+        {{gs_cubic_zeros_0, gs_cubic_zeros_1}, {gs_cubic_border_0, gs_cubic_border_1},
+         {gs_cubic_reflection_0, gs_cubic_reflection_1}},
+    };
+    ot_tensor in[2], y;
+    char msg[256], what[64];
+    int m, p, a;
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)2, (int64_t)3, (int64_t)4), gs_x);
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)2, (int64_t)3, (int64_t)2), gs_grid);
+    for (m = 0; m < 3; m++)
+        for (p = 0; p < 3; p++)
+            for (a = 0; a < 2; a++) {
+                int64_t align = a;
+                prt_field f[3] = {ot_str("mode", modes[m]), ot_str("padding_mode", pads[p]),
+                                  ot_i64("align_corners", &align, 1)};
+                snprintf(what, sizeof what, "GridSample %s %s %d", modes[m], pads[p], a);
+                CHECK_MSG(ot_run("GridSample", "20", f, 3, in, 2, &y, 1, 1, msg, sizeof msg) == PRT_OK, "%s: %s", what,
+                          msg);
+                expect_dims(&y, ot_dims(4, (int64_t)1, (int64_t)2, (int64_t)2, (int64_t)3));
+                CHECK_EQ_INT(ot_compare(&y, refs[m][p][a], 12, 1e-5, 1e-6, what), 0);
+                ot_free(&y);
+            }
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+}
+
+TEST(roi_align_avg_in_both_coordinate_modes)
+{
+    ot_tensor in[3], y;
+    char msg[256];
+    const int64_t oh = 2, ow = 3, sr = 2;
+    float scale = 0.9f;
+    int c;
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(4, (int64_t)2, (int64_t)2, (int64_t)5, (int64_t)6), ra_x);
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(2, (int64_t)3, (int64_t)4), ra_rois);
+    in[2] = ot_make(PRT_DTYPE_I64, ot_dims(1, (int64_t)3), D(0, 1, 1));
+    for (c = 0; c < 2; c++) {
+        prt_field f[5] = {ot_i64("output_height", &oh, 1), ot_i64("output_width", &ow, 1),
+                          ot_i64("sampling_ratio", &sr, 1), ot_f32("spatial_scale", &scale, 1),
+                          ot_str("coordinate_transformation_mode", c ? "output_half_pixel" : "half_pixel")};
+        CHECK_OK(ot_run("RoiAlign", "16", f, 5, in, 3, &y, 1, 1, msg, sizeof msg));
+        expect_dims(&y, ot_dims(4, (int64_t)3, (int64_t)2, (int64_t)2, (int64_t)3));
+        CHECK_EQ_INT(ot_compare(&y, c ? ra_output_half_pixel : ra_half_pixel, 36, 1e-5, 1e-6, "RoiAlign"), 0);
+        ot_free(&y);
+    }
+    ot_free(&in[2]);
+    in[2] = ot_make(PRT_DTYPE_I64, ot_dims(1, (int64_t)3), D(0, 2, 1));
+    CHECK(ot_run("RoiAlign", "16", NULL, 0, in, 3, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(msg, "batch_indices[1] = 2");
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    ot_free(&in[2]);
+}
