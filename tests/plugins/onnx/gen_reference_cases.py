@@ -110,3 +110,25 @@ for ctm in ("half_pixel", "output_half_pixel"):
                             sampling_ratio=2, spatial_scale=0.9, coordinate_transformation_mode=ctm)
     y = evaluate(node, {"x": ra_x, "rois": ra_rois, "idx": ra_idx})
     c_array("ra_" + ctm, y)
+
+# Einsum: operands with shapes fixed per case
+es_cases = [
+    ("batch_matmul", "bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("diagonal", "ii->i", [(3, 3)]),
+    ("transpose", "ij->ji", [(2, 3)]),
+    ("inner", "i,i", [(5,), (5,)]),
+    ("batch_diagonal", "...ii->...i", [(2, 3, 3)]),
+    ("implicit", "ij,jk", [(2, 3), (3, 4)]),
+    ("sum_all", "ab->", [(3, 4)]),
+    ("broadcast", "...j,j->...", [(2, 1, 3), (3,)]),
+]
+for name, eq, shapes in es_cases:
+    ops = [rng.uniform(-1, 1, sh).astype(np.float32) for sh in shapes]
+    feeds = {"x%d" % i: v for i, v in enumerate(ops)}
+    node = helper.make_node("Einsum", list(feeds), ["y"], equation=eq)
+    y = np.asarray(evaluate(node, feeds))
+    for i, v in enumerate(ops):
+        c_array("es_%s_in%d" % (name, i), v)
+    print("static const int64_t es_%s_dims[] = {%s};" % (name, ", ".join(str(d) for d in y.shape) or "0"))
+    print("static const int es_%s_rank = %d;" % (name, y.ndim))
+    c_array("es_" + name, y)

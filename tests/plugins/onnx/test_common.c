@@ -163,6 +163,7 @@ static const smoke smokes[] = {
     {.name = "RoiAlign", .in = {PRT_DTYPE_F32, PRT_DTYPE_F32, PRT_DTYPE_I64}, .set_types = 1,
      .shape = {4, 0, {1, 1, 4, 4}}, .shape1 = {2, 0, {1, 4}}, .set_shape1 = 1, .shape2 = {1, 0, {1}},
      .set_shape2 = 1},
+    {.name = "Einsum", .fields = {{"equation", "ij->ji", PRT_FIELD_CHAR, 0, 6}}, .nb_fields = 1},
     {.name = "GlobalMaxPool", .shape = {4, 0, {1, 1, 3, 3}}},
     {.name = "GlobalAveragePool", .shape = {4, 0, {1, 1, 3, 3}}},
     {.name = "Resize", .version = "10", .fields = {{"input:1", (const float[]){1, 2}, PRT_FIELD_FLOAT32, 0, 2}},

@@ -719,3 +719,61 @@ TEST(roi_align_avg_in_both_coordinate_modes)
     ot_free(&in[1]);
     ot_free(&in[2]);
 }
+
+TEST(einsum_matches_numpy_through_the_reference_evaluator)
+{
+    const struct {
+        const char *eq;
+        int nin;
+        prt_dims d[2];
+        const double *in[2];
+        const int64_t *odims;
+        int orank;
+        const double *ref;
+    } cases[] = {
+        {"bij,bjk->bik", 2, {ot_dims(3, (int64_t)2, (int64_t)3, (int64_t)4), ot_dims(3, (int64_t)2, (int64_t)4, (int64_t)5)},
+         {es_batch_matmul_in0, es_batch_matmul_in1}, es_batch_matmul_dims, es_batch_matmul_rank, es_batch_matmul},
+        {"ii->i", 1, {ot_dims(2, (int64_t)3, (int64_t)3)}, {es_diagonal_in0}, es_diagonal_dims, es_diagonal_rank,
+         es_diagonal},
+        {"ij->ji", 1, {ot_dims(2, (int64_t)2, (int64_t)3)}, {es_transpose_in0}, es_transpose_dims, es_transpose_rank,
+         es_transpose},
+        {"i,i", 2, {ot_dims(1, (int64_t)5), ot_dims(1, (int64_t)5)}, {es_inner_in0, es_inner_in1}, es_inner_dims,
+         es_inner_rank, es_inner},
+        {"...ii->...i", 1, {ot_dims(3, (int64_t)2, (int64_t)3, (int64_t)3)}, {es_batch_diagonal_in0},
+         es_batch_diagonal_dims, es_batch_diagonal_rank, es_batch_diagonal},
+        {"ij,jk", 2, {ot_dims(2, (int64_t)2, (int64_t)3), ot_dims(2, (int64_t)3, (int64_t)4)},
+         {es_implicit_in0, es_implicit_in1}, es_implicit_dims, es_implicit_rank, es_implicit},
+        {"ab->", 1, {ot_dims(2, (int64_t)3, (int64_t)4)}, {es_sum_all_in0}, es_sum_all_dims, es_sum_all_rank,
+         es_sum_all},
+        {"...j,j->...", 2, {ot_dims(3, (int64_t)2, (int64_t)1, (int64_t)3), ot_dims(1, (int64_t)3)},
+         {es_broadcast_in0, es_broadcast_in1}, es_broadcast_dims, es_broadcast_rank, es_broadcast},
+    };
+    char msg[256];
+    size_t c;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ot_tensor in[2], y;
+        prt_field f = ot_str("equation", cases[c].eq);
+        prt_dims od;
+        int i;
+        for (i = 0; i < cases[c].nin; i++) in[i] = ot_make(PRT_DTYPE_F32, cases[c].d[i], cases[c].in[i]);
+        CHECK_MSG(ot_run("Einsum", "12", &f, 1, in, cases[c].nin, &y, 1, 1, msg, sizeof msg) == PRT_OK, "%s: %s",
+                  cases[c].eq, msg);
+        memset(&od, 0, sizeof od);
+        od.nb = cases[c].orank;
+        for (i = 0; i < od.nb; i++) od.d[i] = cases[c].odims[i];
+        expect_dims(&y, od);
+        CHECK_EQ_INT(ot_compare(&y, cases[c].ref, ot_vol(&y), 1e-5, 1e-6, cases[c].eq), 0);
+        ot_free(&y);
+        for (i = 0; i < cases[c].nin; i++) ot_free(&in[i]);
+    }
+    {
+        ot_tensor x = ot_make(PRT_DTYPE_F32, ot_dims(2, (int64_t)2, (int64_t)3), NULL), y;
+        prt_field f = ot_str("equation", "ij->k");
+        CHECK(ot_run("Einsum", "12", &f, 1, &x, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+        CHECK_STR_CONTAINS(msg, "not a valid einsum equation");
+        f = ot_str("equation", "ijk->i");
+        CHECK(ot_run("Einsum", "12", &f, 1, &x, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+        CHECK_STR_CONTAINS(msg, "operand 0 has rank 2 but its term names 3 axes");
+        ot_free(&x);
+    }
+}
