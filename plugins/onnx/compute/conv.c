@@ -4,6 +4,7 @@
  * workspace, or the input itself for 1x1 kernels with stride 1 and no
  * padding; depthwise convolutions run a direct loop. ConvTranspose: the GEMM
  * of W^T and X into the workspace, then col2im adds it into Y. fp32.
+ * ConvInteger: a direct loop with exact integer accumulation.
  */
 #include <string.h>
 
@@ -128,7 +129,7 @@ static prt_status cv_shapes(const prt__onnx_node *n, const prt_dims_expr *in, in
                     (long long)s->group);
         return PRT_STATUS_SHAPE_MISMATCH;
     }
-    if (nb_in > 2 && in[2].nb != 1) {
+    if (nb_in > 2 && in[2].nb != 1 && n->def->types == cv_types) { /* ConvInteger's input 2 is a zero point */
         prt_msg_set(err, "B must be 1-D [M], got rank %d", (int)in[2].nb);
         return PRT_STATUS_SHAPE_MISMATCH;
     }
@@ -521,6 +522,60 @@ static prt_status ct_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
     return PRT_OK;
 }
 
+/* ---- ConvInteger --------------------------------------------------------------------- */
+
+static prt_status ci_types(const prt__onnx_node *n, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
+                           prt_msg *err)
+{
+    int ok = (in[0] == PRT_DTYPE_U8 || in[0] == PRT_DTYPE_I8) && (in[1] == PRT_DTYPE_U8 || in[1] == PRT_DTYPE_I8) &&
+             (nb_in < 3 || in[2] == in[0]) && (nb_in < 4 || in[3] == in[1]);
+    (void)n;
+    if (!ok) {
+        prt_msg_set(err, "x and w must be i8 or u8, with zero points of their types");
+        return PRT_STATUS_TYPE_MISMATCH;
+    }
+    out[0] = PRT_DTYPE_I32;
+    return PRT_OK;
+}
+
+static prt_status ci_run(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
+                         const prt_tensor_desc *out, const void *const *x, void *const *y, void *ws, prt_exec *ex,
+                         prt_msg *err)
+{
+    cgeo g;
+    int64_t nzw = nb_in > 3 ? prt_dims_volume(&in[3].dims) : 0, img, co, oy, ox, c, i, j, zx;
+    prt_status st;
+    (void)ws; (void)ex;
+    if ((st = cv_geo(n, in, out, &g, err)) != PRT_OK) return st;
+    zx = nb_in > 2 && prt_dims_volume(&in[2].dims) > 0 ? prt__onnx_get_i64(x[2], in[2].dtype, 0) : 0;
+    if ((nb_in > 2 && prt_dims_volume(&in[2].dims) > 1) || (nzw > 1 && nzw != g.cout)) {
+        prt_msg_set(err, "x_zero_point must hold 1 value and w_zero_point 1 or one per output channel");
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    for (img = 0; img < g.n; img++)
+        for (co = 0; co < g.cout; co++) {
+            const int64_t grp = co / g.coutg, zw = nzw ? prt__onnx_get_i64(x[3], in[3].dtype, nzw == 1 ? 0 : co) : 0;
+            for (oy = 0; oy < g.oh; oy++)
+                for (ox = 0; ox < g.ow; ox++) {
+                    int64_t acc = 0;
+                    for (c = 0; c < g.cg; c++)
+                        for (i = 0; i < g.kh; i++) {
+                            const int64_t iy = oy * g.sh - g.ph + i * g.dh;
+                            if (iy < 0 || iy >= g.h) continue;
+                            for (j = 0; j < g.kw; j++) {
+                                const int64_t ix = ox * g.sw - g.pw + j * g.dw;
+                                if (ix < 0 || ix >= g.w) continue;
+                                acc += (prt__onnx_get_i64(x[0], in[0].dtype,
+                                                          ((img * g.cin + grp * g.cg + c) * g.h + iy) * g.w + ix) - zx) *
+                                       (prt__onnx_get_i64(x[1], in[1].dtype, ((co * g.cg + c) * g.kh + i) * g.kw + j) - zw);
+                            }
+                        }
+                    ((int32_t *)y[0])[((img * g.cout + co) * g.oh + oy) * g.ow + ox] = (int32_t)(uint32_t)(uint64_t)acc;
+                }
+        }
+    return PRT_OK;
+}
+
 static const prt_field_schema s_conv[] = {
     PRT__ONNX_STR("auto_pad", "NOTSET", "NOTSET (use pads), SAME_UPPER, SAME_LOWER or VALID"),
     PRT__ONNX_OPT("dilations", PRT_FIELD_INT64, "per spatial axis; absent: 1"),
@@ -541,5 +596,9 @@ static const prt__onnx_def conv_defs[] = {
      .in_mask = PRT__ONNX_T(PRT_DTYPE_F32), .schema = s_conv, .nb_fields = PRT__ONNX_NFIELDS(s_conv),
      .state_size = sizeof(cstate), .init = cv_init, .types = cv_types, .shapes = ct_shapes, .run = ct_run,
      .workspace = ct_workspace, .doc = "ONNX ConvTranspose (1-D, 2-D), fp32"},
+    {.name = "ConvInteger", .version = "10", .min_in = 2, .max_in = 4, .nb_out = 1,
+     .in_mask = PRT__ONNX_T(PRT_DTYPE_U8) | PRT__ONNX_T(PRT_DTYPE_I8), .schema = s_conv,
+     .nb_fields = PRT__ONNX_NFIELDS(s_conv) - 2, .state_size = sizeof(cstate), .init = cv_init, .types = ci_types,
+     .shapes = cv_shapes, .run = ci_run, .doc = "ONNX ConvInteger (1-D, 2-D), exact int32"},
 };
 PRT__ONNX_REGISTER_TABLE(conv_defs)

@@ -140,6 +140,7 @@ static const smoke smokes[] = {
     {.name = "Gemm", .shape = {2, 0, {3, 3}}},
     {.name = "Conv", .shape = {4, 0, {1, 1, 3, 3}}},
     {.name = "ConvTranspose", .shape = {4, 0, {1, 1, 3, 3}}},
+    {.name = "ConvInteger", .in = {PRT_DTYPE_U8, PRT_DTYPE_U8}, .set_types = 1, .shape = {4, 0, {1, 1, 3, 3}}},
     {.name = "BatchNormalization", .shape = {2, 0, {1, 1}}},
     {.name = "LayerNormalization", .shape = {2, 0, {1, 1}}},
     {.name = "InstanceNormalization", .shape = {2, 0, {1, 1}}},

@@ -777,3 +777,22 @@ TEST(einsum_matches_numpy_through_the_reference_evaluator)
         ot_free(&x);
     }
 }
+
+TEST(conv_integer_matches_the_operator_example)
+{
+    /* ONNX ConvInteger example with padding 1: x 1..9 (3x3) u8, x_zero_point 1, w 2x2 of ones */
+    ot_tensor in[3], y;
+    char msg[256];
+    prt_field f = FI("pads", 1, 1, 1, 1);
+    in[0] = ot_make(PRT_DTYPE_U8, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)3, (int64_t)3), D(2, 3, 4, 5, 6, 7, 8, 9, 10));
+    in[1] = ot_make(PRT_DTYPE_U8, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)2, (int64_t)2), D(1, 1, 1, 1));
+    in[2] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(1));
+    CHECK_OK(ot_run("ConvInteger", "10", &f, 1, in, 3, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y.t, PRT_DTYPE_I32);
+    expect_dims(&y, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)4, (int64_t)4));
+    CHECK_EQ_INT(ot_compare(&y, D(1, 3, 5, 3, 5, 12, 16, 9, 11, 24, 28, 15, 7, 15, 17, 9), 16, 0, 0, "ConvInteger"), 0);
+    ot_free(&y);
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    ot_free(&in[2]);
+}
