@@ -282,11 +282,15 @@ static const prt_field_schema s_lppool[] = {
 static const prt_field_schema s_glp[] = {PRT__ONNX_I64("p", 2, "the norm's order")};
 
 #define PL(nm, ver, rw, sch, nf, nout) PRT__ONNX_DEF(nm, ver, rw, sch, nf, 1, 1, nout, PRT__ONNX_FLOATS, pstate, pl)
+/* MaxPool 12 added i8 and u8 (exact through double) */
+#define PLI(nm, ver, rw, sch, nf, nout)                                                            \
+    PRT__ONNX_DEF(nm, ver, rw, sch, nf, 1, 1, nout,                                                \
+                  PRT__ONNX_FLOATS | PRT__ONNX_T(PRT_DTYPE_I8) | PRT__ONNX_T(PRT_DTYPE_U8), pstate, pl)
 
 static const prt__onnx_def pool_defs[] = {
-    PL("MaxPool", "1", r_max, s_maxpool, 4, 1),
-    PL("MaxPool", "8", r_max, s_maxpool, 5, 2),
-    PL("MaxPool", "10", r_max, s_maxpool, 7, 2),
+    PLI("MaxPool", "1", r_max, s_maxpool, 4, 1),
+    PLI("MaxPool", "8", r_max, s_maxpool, 5, 2),
+    PLI("MaxPool", "10", r_max, s_maxpool, 7, 2),
     PL("AveragePool", "1", r_avg, s_avgpool, 4, 1),
     PL("AveragePool", "7", r_avg, s_avgpool, 5, 1),
     PL("AveragePool", "10", r_avg, s_avgpool, 6, 1),

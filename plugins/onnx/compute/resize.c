@@ -180,25 +180,25 @@ static prt_status rs_shapes(const prt__onnx_node *n, const prt_dims_expr *in, in
 }
 
 /* Taps of output coordinate o on an axis: up to 4 (index, weight); count; or -1 when outside (extrapolate). */
-static int rs_taps(const rstate *s, int32_t axis, int64_t o, int64_t in_len, int64_t out_len, double scale,
+static int rs_taps(const rstate *s, const double *roi, int64_t o, int64_t in_len, int64_t out_len, double scale,
                    int64_t *idx, double *w)
 {
-    double x, t;
+    double x, t, len_f = (double)in_len * scale; /* the resized length before flooring */
     int64_t i0, k;
     int cnt = 0;
+    (void)out_len;
     switch (s->coord) {
     case RC_HALF_PIXEL: x = (o + 0.5) / scale - 0.5; break;
     case RC_HALF_PIXEL_SYM: {
-        double adj = (double)out_len / (scale * (double)in_len), center = (double)in_len / 2;
+        double adj = floor(len_f + 1e-9) / len_f, center = (double)in_len / 2;
         x = center * (1 - adj) + (o + 0.5) / scale - 0.5;
         break;
     }
-    case RC_PYTORCH_HALF: x = out_len > 1 ? (o + 0.5) / scale - 0.5 : 0; break;
-    case RC_ALIGN_CORNERS: x = out_len > 1 ? (double)o * (double)(in_len - 1) / (double)(out_len - 1) : 0; break;
+    case RC_PYTORCH_HALF: x = len_f > 1 ? (o + 0.5) / scale - 0.5 : 0; break;
+    case RC_ALIGN_CORNERS: x = len_f > 1 ? (double)o * (double)(in_len - 1) / (len_f - 1) : 0; break;
     case RC_TF_CROP: {
-        double st = s->nroi > axis ? s->roi[axis] : 0, en = s->nroi > axis ? s->roi[axis + s->nroi / 2] : 1;
-        x = out_len > 1 ? st * (in_len - 1) + o * (en - st) * (in_len - 1) / (double)(out_len - 1)
-                        : 0.5 * (st + en) * (in_len - 1);
+        double st = roi[0], en = roi[1];
+        x = len_f > 1 ? st * (in_len - 1) + o * (en - st) * (in_len - 1) / (len_f - 1) : 0.5 * (st + en) * (in_len - 1);
         if (x < 0 || x > in_len - 1) return -1;
         break;
     }
@@ -260,6 +260,7 @@ typedef struct rjob {
     int32_t rank;
     int64_t id[PRT_MAX_DIMS], od[PRT_MAX_DIMS], is[PRT_MAX_DIMS];
     double scale[PRT_MAX_DIMS];
+    double roi[PRT_MAX_DIMS][2]; /* tf_crop_and_resize start, end per data axis */
 } rjob;
 
 static void rs_range(void *arg, int64_t begin, int64_t end)
@@ -279,7 +280,7 @@ static void rs_range(void *arg, int64_t begin, int64_t end)
                 w[i][0] = 1;
                 cnt[i] = 1;
             } else {
-                cnt[i] = rs_taps(j->s, i, c, j->id[i], j->od[i], j->scale[i], idx[i], w[i]);
+                cnt[i] = rs_taps(j->s, j->roi[i], c, j->id[i], j->od[i], j->scale[i], idx[i], w[i]);
                 if (cnt[i] < 0) outside = 1;
             }
         }
@@ -330,6 +331,26 @@ static prt_status rs_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
         }
     }
     prt__onnx_strides(&in[0].dims, j.is);
+    /* roi holds starts then ends, for every axis or for the listed axes */
+    for (i = 0; i < j.rank; i++) {
+        j.roi[i][0] = 0;
+        j.roi[i][1] = 1;
+    }
+    {
+        const rstate *s = j.s;
+        int64_t na = s->naxes >= 0 ? s->naxes : j.rank, q;
+        int32_t a;
+        if (s->coord == RC_TF_CROP && s->nroi != 2 * na) {
+            prt_msg_set(err, "roi has %lld values, %lld expected (starts and ends)", (long long)s->nroi, (long long)(2 * na));
+            return PRT_STATUS_SHAPE_MISMATCH;
+        }
+        for (q = 0; q < na && s->nroi == 2 * na; q++) {
+            a = (int32_t)q;
+            if (s->naxes >= 0 && (st = prt__onnx_axis(n, "axis", s->axes[q], j.rank, 0, &a, err)) != PRT_OK) return st;
+            j.roi[a][0] = s->roi[q];
+            j.roi[a][1] = s->roi[q + na];
+        }
+    }
     if (vout <= 0) return PRT_OK;
     if (vout <= 4096) rs_range(&j, 0, vout);
     else ex->parallel_for(ex, vout, 4096, rs_range, &j);

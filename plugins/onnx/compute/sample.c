@@ -193,12 +193,16 @@ static double grid_one(const gctx *g, int64_t base, double gx, double gy)
     }
 }
 
-/* RoiAlign's bilinear sample: outside [-1, h] x [-1, w] is 0, else clamped. */
-static double roi_sample(const gctx *g, int64_t base, double y, double x)
+/* RoiAlign's bilinear sample: outside [-1, h] x [-1, w] is 0, else clamped;
+ * in max mode the largest of the four weighted corners (as onnxruntime and the
+ * onnx reference define it). */
+static double roi_sample(const gctx *g, int64_t base, double y, double x, int max_mode)
 {
+    double c[4];
     int64_t y0, x0, y1, x1;
     double ly, lx;
     if (y < -1.0 || y > (double)g->h || x < -1.0 || x > (double)g->w) return 0;
+    (void)c;
     if (y <= 0) y = 0;
     if (x <= 0) x = 0;
     y0 = (int64_t)y;
@@ -209,10 +213,12 @@ static double roi_sample(const gctx *g, int64_t base, double y, double x)
     else x1 = x0 + 1;
     ly = y - (double)y0;
     lx = x - (double)x0;
-    return (1 - ly) * (1 - lx) * prt__onnx_get_f64(g->x, g->t, base + y0 * g->w + x0) +
-           (1 - ly) * lx * prt__onnx_get_f64(g->x, g->t, base + y0 * g->w + x1) +
-           ly * (1 - lx) * prt__onnx_get_f64(g->x, g->t, base + y1 * g->w + x0) +
-           ly * lx * prt__onnx_get_f64(g->x, g->t, base + y1 * g->w + x1);
+    c[0] = (1 - ly) * (1 - lx) * prt__onnx_get_f64(g->x, g->t, base + y0 * g->w + x0);
+    c[1] = (1 - ly) * lx * prt__onnx_get_f64(g->x, g->t, base + y0 * g->w + x1);
+    c[2] = ly * (1 - lx) * prt__onnx_get_f64(g->x, g->t, base + y1 * g->w + x0);
+    c[3] = ly * lx * prt__onnx_get_f64(g->x, g->t, base + y1 * g->w + x1);
+    if (max_mode) return fmax(fmax(c[0], c[1]), fmax(c[2], c[3]));
+    return c[0] + c[1] + c[2] + c[3];
 }
 
 static prt_status sm_run(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
@@ -283,7 +289,7 @@ static prt_status sm_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
                             for (ix = 0; ix < gw; ix++) {
                                 double yy = y1 + (double)py * bh + ((double)iy + 0.5) * bh / (double)gh;
                                 double xx = x1 + (double)px * bw + ((double)ix + 0.5) * bw / (double)gw;
-                                v = g.h > 0 && g.w > 0 ? roi_sample(&g, (b * C + c) * g.h * g.w, yy, xx) : 0;
+                                v = g.h > 0 && g.w > 0 ? roi_sample(&g, (b * C + c) * g.h * g.w, yy, xx, s->roi_max) : 0;
                                 if (s->roi_max) acc = v > acc ? v : acc;
                                 else acc += v;
                             }

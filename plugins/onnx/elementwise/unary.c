@@ -95,9 +95,10 @@ UD(d_selu, a->gamma * (v > 0 ? v : a->alpha * (exp(v) - 1.0)))
 UD(d_thresholdedrelu, v > a->alpha ? v : 0.0)
 UD(d_shrink, v < -a->lambd ? v + a->bias : v > a->lambd ? v - a->bias : 0.0)
 UD(d_gelu, gelu(v, a->gelu_tanh))
+UD(d_swish, v * sigmoid(a->alpha * v))
 UD(d_isnan, v != v ? 1.0 : 0.0)
 UD(d_isinf, isinf(v) && ((v > 0 && a->det_pos) || (v < 0 && a->det_neg)) ? 1.0 : 0.0)
-UD(d_clip, v != v ? v : v < a->lo ? a->lo : v > a->hi ? a->hi : v)
+UD(d_clip, v != v ? v : fmin(fmax(v, a->lo), a->hi)) /* min > max gives max, as numpy */
 UD(d_copy, v)
 
 /* Integer forms; negation and abs wrap like the C types' unsigned arithmetic. */
@@ -108,7 +109,7 @@ UI(i_relu, v > 0 ? v : 0)
 UI(i_not, !v)
 UI(i_bnot, ~v)
 UI(i_copy, v)
-UI(i_clip, (double)v < a->lo ? (int64_t)a->lo : (double)v > a->hi ? (int64_t)a->hi : v)
+UI(i_clip, (double)v > a->hi ? (int64_t)a->hi : (double)v < a->lo ? (int64_t)a->lo : v)
 UI(i_shrink, (double)v < -a->lambd ? (int64_t)((double)v + a->bias)
              : (double)v > a->lambd ? (int64_t)((double)v - a->bias) : 0)
 
@@ -150,6 +151,7 @@ R(r_selu, d_selu, NULL);
 R(r_thresholdedrelu, d_thresholdedrelu, NULL);
 R(r_shrink, d_shrink, i_shrink);
 R(r_gelu, d_gelu, NULL);
+R(r_swish, d_swish, NULL);
 R(r_not, NULL, i_not);
 R(r_bnot, NULL, i_bnot);
 R(r_identity, d_copy, i_copy);
@@ -293,6 +295,7 @@ static const prt_field_schema s_elu1[] = {
     PRT__ONNX_OPT("consumed_inputs", PRT_FIELD_INT64, "legacy, ignored"),
 };
 static const prt_field_schema s_celu[] = {PRT__ONNX_F32("alpha", 1.0f, "alpha, not 0")};
+static const prt_field_schema s_swish[] = {PRT__ONNX_F32("alpha", 1.0f, "x * sigmoid(alpha * x)")};
 static const prt_field_schema s_thr[] = {PRT__ONNX_F32("alpha", 1.0f, "threshold")};
 static const prt_field_schema s_selu1[] = {
     PRT__ONNX_F32("alpha", 1.67326319217681884765625f, "alpha"),
@@ -372,6 +375,7 @@ static const prt__onnx_def unary_defs[] = {
     UA("ThresholdedRelu", "10", r_thresholdedrelu, FL, s_thr),
     UA("Shrink", "9", r_shrink, NU, s_shrink),
     UA("Gelu", "20", r_gelu, FL, s_gelu),
+    UA("Swish", "24", r_swish, FL, s_swish),
     U("IsNaN", "9", r_isnan, FL),
     UA("IsInf", "10", r_isinf, FL, s_isinf),
     U("Not", "1", r_not, PRT__ONNX_BOOL),

@@ -63,8 +63,8 @@ static prt_status g_types(const prt__onnx_node *n, const prt_dtype *in, int32_t 
             prt_msg_set(err, "depth must be a constant (field \"input:1\")");
             return PRT_STATUS_UNSUPPORTED;
         }
-        if (nb_in != 2 || !is_index(in[0])) {
-            prt_msg_set(err, "takes indices (i32 or i64) and values; got %d inputs, indices %s", (int)nb_in,
+        if (nb_in != 2 || in[0] == PRT_DTYPE_BOOL) {
+            prt_msg_set(err, "takes numeric indices and values; got %d inputs, indices %s", (int)nb_in,
                         prt_dtype_name(in[0]));
             return PRT_STATUS_TYPE_MISMATCH;
         }
@@ -154,7 +154,7 @@ static prt_status g_shapes(const prt__onnx_node *n, const prt_dims_expr *in, int
 /* Index value i of an index tensor, made non-negative for extent d; -1 when out of range. */
 static int64_t idx_at(const void *p, prt_dtype t, int64_t i, int64_t d)
 {
-    int64_t v = t == PRT_DTYPE_I32 ? ((const int32_t *)p)[i] : ((const int64_t *)p)[i];
+    int64_t v = prt__onnx_get_i64(p, t, i); /* OneHot takes any numeric indices (truncated) */
     if (v < 0) v += d;
     return v >= 0 && v < d ? v : -1;
 }
