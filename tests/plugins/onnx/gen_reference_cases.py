@@ -132,3 +132,7 @@ for name, eq, shapes in es_cases:
     print("static const int64_t es_%s_dims[] = {%s};" % (name, ", ".join(str(d) for d in y.shape) or "0"))
     print("static const int es_%s_rank = %d;" % (name, y.ndim))
     c_array("es_" + name, y)
+
+node = helper.make_node("RoiAlign", ["x", "rois", "idx"], ["y"], mode="max", output_height=2, output_width=3,
+                        sampling_ratio=2, spatial_scale=0.9)
+c_array("ra_max", evaluate(node, {"x": ra_x, "rois": ra_rois, "idx": ra_idx}))

@@ -711,6 +711,13 @@ TEST(roi_align_avg_in_both_coordinate_modes)
         CHECK_EQ_INT(ot_compare(&y, c ? ra_output_half_pixel : ra_half_pixel, 36, 1e-5, 1e-6, "RoiAlign"), 0);
         ot_free(&y);
     }
+    {
+        prt_field f[5] = {ot_i64("output_height", &oh, 1), ot_i64("output_width", &ow, 1),
+                          ot_i64("sampling_ratio", &sr, 1), ot_f32("spatial_scale", &scale, 1), ot_str("mode", "max")};
+        CHECK_OK(ot_run("RoiAlign", "16", f, 5, in, 3, &y, 1, 1, msg, sizeof msg));
+        CHECK_EQ_INT(ot_compare(&y, ra_max, 36, 1e-5, 1e-6, "RoiAlign max"), 0);
+        ot_free(&y);
+    }
     ot_free(&in[2]);
     in[2] = ot_make(PRT_DTYPE_I64, ot_dims(1, (int64_t)3), D(0, 2, 1));
     CHECK(ot_run("RoiAlign", "16", NULL, 0, in, 3, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_ARGUMENT);

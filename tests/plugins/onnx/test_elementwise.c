@@ -151,6 +151,11 @@ TEST(activations_with_attributes_match_float64)
     f[1] = ot_f32("max", &(float){2.0f}, 1);
     for (i = 0; i < n; i++) ref[i] = fmin(2, fmax(-1, xs[i]));
     CHECK_EQ_INT(run1("Clip", "6", f, 2, &x, ref), 0);
+    /* Clip with min > max gives max everywhere, as numpy */
+    f[0] = ot_f32("min", &(float){2.0f}, 1);
+    f[1] = ot_f32("max", &(float){1.0f}, 1);
+    for (i = 0; i < n; i++) ref[i] = 1.0;
+    CHECK_EQ_INT(run1("Clip", "6", f, 2, &x, ref), 0);
     /* Clip v11: max as a field only (min absent) */
     f[0] = ot_f32("input:2", &(float){0.4f}, 1);
     for (i = 0; i < n; i++) ref[i] = fmin(0.4f, xs[i]);

@@ -139,6 +139,12 @@ TEST(onehot_negative_and_out_of_range_indices)
     expect_dims(&y, ot_dims(2, (int64_t)3, (int64_t)4));
     CHECK_EQ_INT(ot_compare(&y, D(7, -1, -1, -1, -1, -1, -1, -1, -1, 7, 7, -1), 12, 0, 0, "OneHot axis 0"), 0);
     ot_free(&y);
+    /* float indices are truncated */
+    ot_free(&in[0]);
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)4), D(0.7, 2, -1, 5));
+    CHECK_OK(ot_run("OneHot", "9", f, 1, in, 2, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, D(7, -1, -1, -1, -1, 7, -1, -1, 7, -1, -1, -1), 12, 0, 0, "OneHot f32 indices"), 0);
+    ot_free(&y);
     CHECK(ot_run("OneHot", "9", NULL, 0, in, 2, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_UNSUPPORTED);
     CHECK_STR_CONTAINS(msg, "depth");
     ot_free(&in[0]);
