@@ -133,6 +133,7 @@ static const smoke smokes[] = {
     {.name = "Pad", .version = "2", .fields = {F64("pads", 1, 0, 0, 1)}, .nb_fields = 1},
     {.name = "Pad", .version = "11", .fields = {F64("input:1", 1, 0, 0, 1)}, .nb_fields = 1},
     {.name = "Pad", .version = "18", .fields = {F64("input:1", 1, 0, 0, 1)}, .nb_fields = 1},
+    {.name = "Constant", .fields = {F64("value_ints", 1, 2)}, .nb_fields = 1},
     {.name = "ConstantOfShape", .fields = {F64("input:0", 2, 3)}, .nb_fields = 1},
     {.name = "TopK", .version = "1", .fields = {F64("k", 1)}, .nb_fields = 1},
     {.name = "TopK", .fields = {F64("input:1", 1)}, .nb_fields = 1},

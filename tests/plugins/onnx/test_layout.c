@@ -371,3 +371,27 @@ TEST(constant_of_shape_eyelike_trilu)
     ot_free(&in[1]);
     ot_free(&x);
 }
+
+TEST(constant_from_scalar_and_list_attributes)
+{
+    ot_tensor y;
+    char msg[512];
+    prt_field f[2];
+    f[0] = ot_f32("value_float", &(float){2.5f}, 1);
+    CHECK_OK(ot_run("Constant", "12", f, 1, NULL, 0, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y.t, PRT_DTYPE_F32);
+    CHECK_EQ_INT(y.d.nb, 0);
+    CHECK_EQ_INT(ot_compare(&y, D(2.5), 1, 0, 0, "Constant value_float"), 0);
+    ot_free(&y);
+    f[0] = FI("value_ints", 3, -4, 5);
+    CHECK_OK(ot_run("Constant", "12", f, 1, NULL, 0, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y.t, PRT_DTYPE_I64);
+    expect_dims(&y, ot_dims(1, (int64_t)3));
+    CHECK_EQ_INT(ot_compare(&y, D(3, -4, 5), 3, 0, 0, "Constant value_ints"), 0);
+    ot_free(&y);
+    f[1] = FI("value_int", 1);
+    CHECK(ot_run("Constant", "12", f, 2, NULL, 0, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "exactly one");
+    CHECK(ot_run("Constant", "12", NULL, 0, NULL, 0, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "\"value\" is not supported yet");
+}
