@@ -288,3 +288,61 @@ TEST(cumprod_inclusive_exclusive_reverse)
     ot_free(&y);
     ot_free(&x);
 }
+
+TEST(nll_and_softmax_cross_entropy_losses)
+{
+    /* scores [2, 3, 2], targets [2, 2], weights [3]; target -1 is ignored */
+    const double sc[12] = {0.1, -0.4, 1.2, 0.3, -0.7, 2.0, 0.5, 0.9, -1.1, 0.0, 0.4, -0.2};
+    const double tg[4] = {2, -1, 0, 1}, wt[3] = {0.5, 2.0, 1.5};
+    ot_tensor in[3], y[2];
+    char msg[256];
+    int64_t ign = -1, i, k, c;
+    double none[4], sum = 0, wsum = 0, lp[12];
+    prt_field f[2] = {ot_str("reduction", "none"), ot_i64("ignore_index", &ign, 1)};
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(3, (int64_t)2, (int64_t)3, (int64_t)2), sc);
+    in[1] = ot_make(PRT_DTYPE_I64, ot_dims(2, (int64_t)2, (int64_t)2), tg);
+    in[2] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)3), wt);
+    for (i = 0; i < 2; i++)
+        for (k = 0; k < 2; k++) {
+            double m = -1e300, s = 0;
+            for (c = 0; c < 3; c++) m = fmax(m, (double)(float)sc[(i * 3 + c) * 2 + k]);
+            for (c = 0; c < 3; c++) s += exp((double)(float)sc[(i * 3 + c) * 2 + k] - m);
+            for (c = 0; c < 3; c++) lp[(i * 3 + c) * 2 + k] = (double)(float)sc[(i * 3 + c) * 2 + k] - m - log(s);
+        }
+    /* NLL on the raw scores, reduction none, then sum and mean */
+    for (i = 0; i < 4; i++) {
+        int64_t n = i / 2, d = i % 2, t = (int64_t)tg[i];
+        none[i] = t < 0 ? 0 : -(double)(float)sc[(n * 3 + t) * 2 + d] * wt[t];
+        if (t >= 0) {
+            sum += none[i];
+            wsum += wt[t];
+        }
+    }
+    CHECK_OK(ot_run("NegativeLogLikelihoodLoss", "12", f, 2, in, 3, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], none, 4, 1e-6, 1e-7, "NLL none"), 0);
+    ot_free(&y[0]);
+    f[0] = ot_str("reduction", "mean");
+    CHECK_OK(ot_run("NegativeLogLikelihoodLoss", "12", f, 2, in, 3, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y[0].d.nb, 0);
+    CHECK_EQ_INT(ot_compare(&y[0], (const double[]){sum / wsum}, 1, 1e-6, 1e-7, "NLL mean"), 0);
+    ot_free(&y[0]);
+    /* SoftmaxCrossEntropyLoss sum with log_prob */
+    f[0] = ot_str("reduction", "sum");
+    sum = 0;
+    for (i = 0; i < 4; i++) {
+        int64_t n = i / 2, d = i % 2, t = (int64_t)tg[i];
+        if (t >= 0) sum += -lp[(n * 3 + t) * 2 + d] * wt[t];
+    }
+    CHECK_OK(ot_run("SoftmaxCrossEntropyLoss", "12", f, 2, in, 3, y, 2, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], (const double[]){sum}, 1, 1e-6, 1e-7, "SCE sum"), 0);
+    CHECK_EQ_INT(ot_compare(&y[1], lp, 12, 1e-6, 1e-7, "SCE log_prob"), 0);
+    ot_free(&y[0]);
+    ot_free(&y[1]);
+    /* a target outside the classes */
+    ((int64_t *)in[1].data)[1] = 3;
+    CHECK(ot_run("NegativeLogLikelihoodLoss", "12", NULL, 0, in, 2, y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(msg, "target 3 at position 1");
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    ot_free(&in[2]);
+}
