@@ -8,7 +8,7 @@
 #include "../common/onnx_op.h"
 #include "../common/onnx_tensor.h"
 
-typedef enum pkind { PK_PAD, PK_CONST_OF_SHAPE, PK_EYELIKE, PK_TRILU } pkind;
+typedef enum pkind { PK_PAD, PK_CONST_OF_SHAPE, PK_EYELIKE, PK_TRILU, PK_CENTER_CROP } pkind;
 typedef enum pmode { PM_CONSTANT, PM_REFLECT, PM_EDGE, PM_WRAP } pmode;
 
 typedef struct prow {
@@ -58,7 +58,8 @@ static prt_status p_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
     }
     if (r->pads_field) {
         if ((st = prt__onnx_field_ints(n, fc, r->pads_field, s->pads, 2 * PRT_MAX_DIMS, &s->npads, err)) != PRT_OK ||
-            (st = prt__onnx_field_ints(n, fc, "input:3", s->axes, PRT_MAX_DIMS, &s->naxes, err)) != PRT_OK)
+            (st = prt__onnx_field_ints(n, fc, r->kind == PK_CENTER_CROP ? "axes" : "input:3", s->axes, PRT_MAX_DIMS,
+                                       &s->naxes, err)) != PRT_OK)
             return st;
         if (s->npads < 0) {
             prt_msg_set(err, "%s v%s: %s must be a constant (field \"%s\")", n->def->name, n->def->version,
@@ -167,6 +168,25 @@ static prt_status p_shapes(const prt__onnx_node *n, const prt_dims_expr *in, int
         }
         out[0] = in[0];
         return PRT_OK;
+    case PK_CENTER_CROP: {
+        int64_t na = s->naxes >= 0 ? s->naxes : in[0].nb;
+        int32_t a;
+        if (s->npads != na) {
+            prt_msg_set(err, "shape has %lld values for %lld axes", (long long)s->npads, (long long)na);
+            return PRT_STATUS_SHAPE_MISMATCH;
+        }
+        out[0] = in[0];
+        for (i = 0; i < na; i++) {
+            a = i;
+            if (s->naxes >= 0 && (st = prt__onnx_axis(n, "axis", s->axes[i], in[0].nb, 0, &a, err)) != PRT_OK) return st;
+            if (s->pads[i] < 0) {
+                prt_msg_set(err, "shape[%d] is %lld; extents are >= 0", (int)i, (long long)s->pads[i]);
+                return PRT_STATUS_INVALID_FIELD;
+            }
+            out->d[a] = eb->constant(eb, s->pads[i]);
+        }
+        return PRT_OK;
+    }
     case PK_TRILU:
         if (in[0].nb < 2) {
             prt_msg_set(err, "input must have rank >= 2, got %d", (int)in[0].nb);
@@ -267,10 +287,17 @@ static prt_status p_run(const prt__onnx_node *n, const prt_tensor_desc *in, int3
         }
         return PRT_OK;
     }
-    case PK_PAD: break;
+    case PK_PAD: case PK_CENTER_CROP: break;
     }
     memset(&j, 0, sizeof j);
-    if ((st = p_pads(n, in[0].dims.nb, j.b, e, err)) != PRT_OK) return st;
+    if (r->kind == PK_CENTER_CROP) { /* centered: pad (out - in) / 2 before, or crop (in - out) / 2 */
+        for (i = 0; i < in[0].dims.nb; i++) {
+            int64_t di = in[0].dims.d[i], dout = out[0].dims.d[i];
+            j.b[i] = dout >= di ? (dout - di) / 2 : -((di - dout) / 2);
+        }
+    } else if ((st = p_pads(n, in[0].dims.nb, j.b, e, err)) != PRT_OK) {
+        return st;
+    }
     for (i = 0; i < in[0].dims.nb; i++)
         if (s->mode != PM_CONSTANT && in[0].dims.d[i] == 0 && out[0].dims.d[i] > 0) {
             prt_msg_set(err, "mode %s cannot pad axis %d of extent 0", mode_names[s->mode], (int)i);
@@ -300,6 +327,7 @@ static prt_status p_run(const prt__onnx_node *n, const prt_tensor_desc *in, int3
 
 static const prow r_pad2 = {PK_PAD, "pads"}, r_pad11 = {PK_PAD, "input:1"};
 static const prow r_cos = {PK_CONST_OF_SHAPE, "input:0"}, r_eyelike = {PK_EYELIKE, NULL}, r_trilu = {PK_TRILU, NULL};
+static const prow r_center = {PK_CENTER_CROP, "input:1"};
 
 static const prt_field_schema s_pad2[] = {
     {.name = "pads", .type = PRT_FIELD_INT64, .required = 1, .min_count = 0, .max_count = 2 * PRT_MAX_DIMS,
@@ -324,6 +352,11 @@ static const prt_field_schema s_trilu[] = {
     PRT__ONNX_OPT("input:1", PRT_FIELD_INT64, "k as a constant (else input 1, else 0)"),
 };
 
+static const prt_field_schema s_center[] = {
+    PRT__ONNX_OPT("input:1", PRT_FIELD_INT64, "the output extents (interim shape-value form)"),
+    PRT__ONNX_OPT("axes", PRT_FIELD_INT64, "the axes shape applies to; absent: all"),
+};
+
 #define P(nm, ver, rw, sch, nf, minin, maxin) PRT__ONNX_ROW(nm, ver, rw, sch, nf, minin, maxin, pstate, p)
 
 static const prt__onnx_def pad_defs[] = {
@@ -333,5 +366,6 @@ static const prt__onnx_def pad_defs[] = {
     P("ConstantOfShape", "9", r_cos, s_cos, 1, 0, 1),
     P("EyeLike", "9", r_eyelike, s_eyelike, 2, 1, 1),
     P("Trilu", "14", r_trilu, s_trilu, 2, 1, 2),
+    P("CenterCropPad", "18", r_center, s_center, 2, 1, 1),
 };
 PRT__ONNX_REGISTER_TABLE(pad_defs)

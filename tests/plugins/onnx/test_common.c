@@ -138,6 +138,7 @@ static const smoke smokes[] = {
      .shape1 = {1, 0, {2}}, .set_shape1 = 1},
     {.name = "SoftmaxCrossEntropyLoss", .in = {PRT_DTYPE_F32, PRT_DTYPE_I64}, .set_types = 1,
      .shape1 = {1, 0, {2}}, .set_shape1 = 1},
+    {.name = "CenterCropPad", .fields = {F64("input:1", 3, 2)}, .nb_fields = 1},
     {.name = "ConstantOfShape", .fields = {F64("input:0", 2, 3)}, .nb_fields = 1},
     {.name = "TopK", .version = "1", .fields = {F64("k", 1)}, .nb_fields = 1},
     {.name = "TopK", .fields = {F64("input:1", 1)}, .nb_fields = 1},

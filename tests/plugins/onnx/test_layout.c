@@ -395,3 +395,24 @@ TEST(constant_from_scalar_and_list_attributes)
     CHECK(ot_run("Constant", "12", NULL, 0, NULL, 0, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
     CHECK_STR_CONTAINS(msg, "\"value\" is not supported yet");
 }
+
+TEST(center_crop_pad_crops_and_pads_around_the_center)
+{
+    ot_tensor x = iota(PRT_DTYPE_F32, ot_dims(2, (int64_t)3, (int64_t)4)), y;
+    char msg[512];
+    prt_field f[2];
+    f[0] = FI("input:1", 2, 6);
+    CHECK_OK(ot_run("CenterCropPad", "18", f, 1, &x, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(2, (int64_t)2, (int64_t)6));
+    CHECK_EQ_INT(ot_compare(&y, D(0, 0, 1, 2, 3, 0, 0, 4, 5, 6, 7, 0), 12, 0, 0, "CenterCropPad"), 0);
+    ot_free(&y);
+    f[0] = FI("input:1", 2);
+    f[1] = FI("axes", -1);
+    CHECK_OK(ot_run("CenterCropPad", "18", f, 2, &x, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(2, (int64_t)3, (int64_t)2));
+    CHECK_EQ_INT(ot_compare(&y, D(1, 2, 5, 6, 9, 10), 6, 0, 0, "CenterCropPad axes"), 0);
+    ot_free(&y);
+    CHECK(ot_run("CenterCropPad", "18", f, 1, &x, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "shape has 1 values for 2 axes");
+    ot_free(&x);
+}
