@@ -416,3 +416,28 @@ TEST(center_crop_pad_crops_and_pads_around_the_center)
     CHECK_STR_CONTAINS(msg, "shape has 1 values for 2 axes");
     ot_free(&x);
 }
+
+TEST(hann_hamming_blackman_windows)
+{
+    static const char *const ops[] = {"HannWindow", "HammingWindow", "BlackmanWindow"};
+    ot_tensor y;
+    char msg[512];
+    int o, per;
+    for (o = 0; o < 3; o++)
+        for (per = 0; per < 2; per++) {
+            int64_t size = 5, p = per, i;
+            prt_field f[2] = {ot_i64("input:0", &size, 1), ot_i64("periodic", &p, 1)};
+            double ref[5], N = per ? 5.0 : 4.0;
+            CHECK_OK(ot_run(ops[o], "17", f, 2, NULL, 0, &y, 1, 1, msg, sizeof msg));
+            expect_dims(&y, ot_dims(1, (int64_t)5));
+            for (i = 0; i < 5; i++) {
+                double a = 2 * M_PI * (double)i / N;
+                ref[i] = o == 0 ? 0.5 - 0.5 * cos(a) : o == 1 ? 25.0 / 46 - 21.0 / 46 * cos(a)
+                                                               : 0.42 - 0.5 * cos(a) + 0.08 * cos(2 * a);
+            }
+            CHECK_EQ_INT(ot_compare(&y, ref, 5, 1e-6, 1e-7, ops[o]), 0);
+            ot_free(&y);
+        }
+    CHECK(ot_run("HannWindow", "17", NULL, 0, NULL, 0, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_UNSUPPORTED);
+    CHECK_STR_CONTAINS(msg, "input:0");
+}
