@@ -58,4 +58,7 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # output cut short by a pager or head
+        sys.exit(0)
