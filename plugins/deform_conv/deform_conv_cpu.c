@@ -27,8 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugrt/tensor.h"
+#include "../common/cpu_gemm.h"
 #include "deform_conv.h"
+#include "plugrt/tensor.h"
 
 /* ------------------------------------------------------------------------ */
 /* float64 reference                                                        */
@@ -93,9 +94,7 @@ void prt__deform_conv_cpu_ref_f64(const prt__dcn_params *p, const prt__dcn_shape
 
 #define PRT_DCN_SLOTS 8
 #define PRT_DCN_ALIGN 64
-#ifndef DCN_KC
-#define DCN_KC 256 /* K chunk; also the row stride (floats) of the packed column chunk */
-#endif
+#define DCN_KC PRT_GEMM_KC /* K chunk; also the row stride (floats) of the packed column chunk */
 #ifndef DCN_MC
 #define DCN_MC 128 /* rows per A panel kept in L2 (a multiple of 32) */
 #endif
@@ -124,7 +123,7 @@ typedef struct dcn_seg {
 
 /* C[j][0..mr) (+)= sum_k a[k][0..mr) * b[j][k], j < nr; rows of b are
  * DCN_KC floats apart, rows of c ldc floats apart; first: start from 0. */
-typedef void (*dcn_kern_fn)(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int first);
+typedef prt__gemm_kern_fn dcn_kern_fn;
 /* Packed chunk rows q < tc (and zero rows tc .. tpad) from the corner tables. */
 typedef void (*dcn_gather_fn)(float *buf, const float *xt, const dcn_tabs *tb, const dcn_seg *seg, int64_t nseg,
                               int64_t tc, int64_t tpad, int64_t kc);
@@ -184,24 +183,9 @@ static size_t plan_total(const dcn_plan *pl)
     return pl->xt_bytes + pl->a_bytes + PRT_DCN_SLOTS * pl->slot_bytes + PRT_DCN_ALIGN;
 }
 
-/* ---- micro-kernels and gathers: portable C ------------------------------ */
+/* ---- gathers: portable C (the micro-kernels are in common/cpu_gemm.c) ---- */
 
-#define DCN_C_NR 4
-static void kern_c_16x4(int64_t kc, const float *restrict a, const float *restrict b, float *restrict c,
-                        int64_t ldc, int first)
-{
-    float acc[DCN_C_NR][16];
-    int64_t k, j, i;
-    for (j = 0; j < DCN_C_NR; j++)
-        for (i = 0; i < 16; i++) acc[j][i] = first ? 0.0f : c[j * ldc + i];
-    for (k = 0; k < kc; k++)
-        for (j = 0; j < DCN_C_NR; j++) {
-            const float bv = b[j * DCN_KC + k];
-            for (i = 0; i < 16; i++) acc[j][i] += a[k * 16 + i] * bv;
-        }
-    for (j = 0; j < DCN_C_NR; j++)
-        for (i = 0; i < 16; i++) c[j * ldc + i] = acc[j][i];
-}
+#define DCN_C_NR PRT_GEMM_C_NR
 
 /* The gather body, shared by the portable and AVX2 builds (the compiler
  * vectorizes the channel loop for the target of the function it lands in). */
@@ -234,57 +218,13 @@ static void gather_c(float *buf, const float *xt, const dcn_tabs *tb, const dcn_
     gather_body(buf, xt, tb, seg, nseg, tc, tpad, kc);
 }
 
-static const dcn_isa isa_c = {"c", DCN_C_NR, 16, kern_c_16x4, kern_c_16x4, gather_c};
+static const dcn_isa isa_c = {"c", DCN_C_NR, 16, prt__gemm_c_16x4, prt__gemm_c_16x4, gather_c};
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(PLUGRT_NO_SIMD)
 #include <immintrin.h>
 #define DCN_HAVE_X86 1
 
-/* ---- AVX2 + FMA: 16 x 6 (12 ymm accumulators) --------------------------- */
-
-/* The A panel streams from L2: the x86 kernels prefetch it DCN_PF_K steps of k
- * ahead. Past the panel's end that address is still inside the workspace (the
- * packed weights are followed by the slots, each far larger than 48 * 32 floats). */
-#ifndef DCN_PF_K
-#define DCN_PF_K 48
-#endif
-#define DCN_R6(X) X(0) X(1) X(2) X(3) X(4) X(5)
-#define DCN_R14(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
-
-__attribute__((target("avx2,fma"))) static void kern_avx2_16x6(int64_t kc, const float *restrict a,
-                                                              const float *restrict b, float *restrict c,
-                                                              int64_t ldc, int first)
-{
-#define D2(j) __m256 c##j##a, c##j##b;
-#define I2(j)                                                                                                    \
-    if (first) c##j##a = c##j##b = _mm256_setzero_ps();                                                          \
-    else {                                                                                                       \
-        c##j##a = _mm256_loadu_ps(c + (j) * ldc);                                                                \
-        c##j##b = _mm256_loadu_ps(c + (j) * ldc + 8);                                                            \
-    }
-#define F2(j)                                                                                                    \
-    {                                                                                                            \
-        const __m256 vb = _mm256_broadcast_ss(b + (j) * DCN_KC + k);                                             \
-        c##j##a = _mm256_fmadd_ps(va, vb, c##j##a);                                                              \
-        c##j##b = _mm256_fmadd_ps(vc, vb, c##j##b);                                                              \
-    }
-#define S2(j)                                                                                                    \
-    _mm256_storeu_ps(c + (j) * ldc, c##j##a);                                                                    \
-    _mm256_storeu_ps(c + (j) * ldc + 8, c##j##b);
-    int64_t k;
-    DCN_R6(D2)
-    DCN_R6(I2)
-    for (k = 0; k < kc; k++) {
-        const __m256 va = _mm256_loadu_ps(a + 16 * k), vc = _mm256_loadu_ps(a + 16 * k + 8);
-        _mm_prefetch((const char *)(a + 16 * (k + DCN_PF_K)), _MM_HINT_T0);
-        DCN_R6(F2)
-    }
-    DCN_R6(S2)
-#undef D2
-#undef I2
-#undef F2
-#undef S2
-}
+/* ---- AVX2 + FMA gather (its 16 x 6 kernel is in common/cpu_gemm.c) ------- */
 
 __attribute__((target("avx2,fma"))) static void gather_avx2(float *buf, const float *xt, const dcn_tabs *tb,
                                                            const dcn_seg *seg, int64_t nseg, int64_t tc,
@@ -293,68 +233,11 @@ __attribute__((target("avx2,fma"))) static void gather_avx2(float *buf, const fl
     gather_body(buf, xt, tb, seg, nseg, tc, tpad, kc);
 }
 
-static const dcn_isa isa_avx2 = {"avx2", 6, 16, kern_avx2_16x6, kern_avx2_16x6, gather_avx2};
+static const dcn_isa isa_avx2 = {"avx2", 6, 16, prt__gemm_avx2_16x6, prt__gemm_avx2_16x6, gather_avx2};
 
-/* ---- AVX-512: 32 x 14 (28 zmm accumulators) and 16 x 14 ------------------ */
+/* ---- AVX-512 gather and helpers (kernels in common/cpu_gemm.c) ------------- */
 
 #define DCN_AVX512 __attribute__((target("avx512f,fma")))
-
-DCN_AVX512 static void kern_avx512_32x14(int64_t kc, const float *restrict a, const float *restrict b,
-                                         float *restrict c, int64_t ldc, int first)
-{
-#define D5(j) __m512 c##j##a, c##j##b;
-#define I5(j)                                                                                                    \
-    if (first) c##j##a = c##j##b = _mm512_setzero_ps();                                                          \
-    else {                                                                                                       \
-        c##j##a = _mm512_loadu_ps(c + (j) * ldc);                                                                \
-        c##j##b = _mm512_loadu_ps(c + (j) * ldc + 16);                                                           \
-    }
-#define F5(j)                                                                                                    \
-    {                                                                                                            \
-        const __m512 vb = _mm512_set1_ps(b[(j) * DCN_KC + k]);                                                   \
-        c##j##a = _mm512_fmadd_ps(va, vb, c##j##a);                                                              \
-        c##j##b = _mm512_fmadd_ps(vc, vb, c##j##b);                                                              \
-    }
-#define S5(j)                                                                                                    \
-    _mm512_storeu_ps(c + (j) * ldc, c##j##a);                                                                    \
-    _mm512_storeu_ps(c + (j) * ldc + 16, c##j##b);
-    int64_t k;
-    DCN_R14(D5)
-    DCN_R14(I5)
-    for (k = 0; k < kc; k++) {
-        const __m512 va = _mm512_loadu_ps(a + 32 * k), vc = _mm512_loadu_ps(a + 32 * k + 16);
-        _mm_prefetch((const char *)(a + 32 * (k + DCN_PF_K)), _MM_HINT_T0);
-        _mm_prefetch((const char *)(a + 32 * (k + DCN_PF_K) + 16), _MM_HINT_T0);
-        DCN_R14(F5)
-    }
-    DCN_R14(S5)
-#undef D5
-#undef I5
-#undef F5
-#undef S5
-}
-
-DCN_AVX512 static void kern_avx512_16x14(int64_t kc, const float *restrict a, const float *restrict b,
-                                         float *restrict c, int64_t ldc, int first)
-{
-#define D5(j) __m512 c##j##a;
-#define I5(j) c##j##a = first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + (j) * ldc);
-#define F5(j) c##j##a = _mm512_fmadd_ps(va, _mm512_set1_ps(b[(j) * DCN_KC + k]), c##j##a);
-#define S5(j) _mm512_storeu_ps(c + (j) * ldc, c##j##a);
-    int64_t k;
-    DCN_R14(D5)
-    DCN_R14(I5)
-    for (k = 0; k < kc; k++) {
-        const __m512 va = _mm512_loadu_ps(a + 16 * k);
-        _mm_prefetch((const char *)(a + 16 * (k + DCN_PF_K)), _MM_HINT_T0);
-        DCN_R14(F5)
-    }
-    DCN_R14(S5)
-#undef D5
-#undef I5
-#undef F5
-#undef S5
-}
 
 DCN_AVX512 static void gather_avx512(float *buf, const float *xt, const dcn_tabs *tb, const dcn_seg *seg,
                                      int64_t nseg, int64_t tc, int64_t tpad, int64_t kc)
@@ -392,7 +275,8 @@ DCN_AVX512 static void gather_avx512(float *buf, const float *xt, const dcn_tabs
     for (; q < tpad; q++) memset(buf + q * DCN_KC, 0, (size_t)kc * sizeof(float));
 }
 
-static const dcn_isa isa_avx512 = {"avx512", 14, 32, kern_avx512_32x14, kern_avx512_16x14, gather_avx512};
+static const dcn_isa isa_avx512 = {"avx512", 14, 32, prt__gemm_avx512_32x14, prt__gemm_avx512_16x14,
+                                   gather_avx512};
 
 /* In-register 16 x 16 transpose: r[i][j] -> r[j][i]. */
 DCN_AVX512 static inline void tr16_avx512(__m512 r[16])
@@ -558,20 +442,17 @@ DCN_AVX512 static void pack_rows_avx512(const float *w, int64_t nrow, int64_t cg
 }
 #endif
 
-/* The best kernel set this CPU runs; PRT_DCN_CPU_ISA=c|avx2|avx512 caps it
- * (for testing the other kernels on one machine). */
+/* The best kernel set this CPU runs (prt__gemm_level; PRT_DCN_CPU_ISA=c|avx2
+ * caps it, for testing the other kernels on one machine). */
 static const dcn_isa *isa_pick(void)
 {
-    const char *cap = getenv("PRT_DCN_CPU_ISA");
-    int lim = 2;
-    if (cap && !strcmp(cap, "c")) lim = 0;
-    else if (cap && !strcmp(cap, "avx2")) lim = 1;
+    switch (prt__gemm_level()) {
 #ifdef DCN_HAVE_X86
-    if (lim >= 2 && __builtin_cpu_supports("avx512f")) return &isa_avx512;
-    if (lim >= 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &isa_avx2;
+    case 2: return &isa_avx512;
+    case 1: return &isa_avx2;
 #endif
-    (void)lim;
-    return &isa_c;
+    default: return &isa_c;
+    }
 }
 
 size_t prt__deform_conv_cpu_workspace(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16)

@@ -661,7 +661,8 @@ static prt_status build_layer(bstate *b, int32_t li)
     const prt_plugin_creator *c = NULL;
     const char *owner = NULL;
     prt__plugin *pl = NULL;
-    char who[600], msg[PRT_ERR_CAP];
+    char who[600], msg[PRT_ERR_CAP], why[PRT_ERR_CAP] = "";
+    prt_status why_s = PRT_STATUS_TYPE_MISMATCH;
     prt_status s;
     int32_t nin = nl->nb_in, nout = nl->nb_out, i, j, k, pli;
     int32_t *pin = NULL; /* plan tensor per input, per candidate */
@@ -816,7 +817,11 @@ static prt_status build_layer(bstate *b, int32_t li)
         if (same_as_earlier) continue;
         msg[0] = 0;
         s = prt__plugin_output_types(pl, cand, nin, cand_out, nout, msg, sizeof msg);
-        if (s != PRT_OK) continue; /* this assignment is not one the plugin takes */
+        if (s != PRT_OK) { /* this assignment is not one the plugin takes; keep its reason */
+            why_s = s;
+            snprintf(why, sizeof why, "%s", msg);
+            continue;
+        }
         io_descs(b, pin, cand, nin, nl, cand_out, nout, io);
         found = 1;
         for (i = 0; i < nin + nout && found; i++)
@@ -824,6 +829,12 @@ static prt_status build_layer(bstate *b, int32_t li)
                 found = 0;
                 refused = i;
             }
+    }
+    if (!found && b->strict_types && refused < 0) { /* the plugin refused the types themselves: its reason */
+        s = bfail(b, why_s == PRT_STATUS_INVALID_ARGUMENT || why_s == PRT_STATUS_UNSUPPORTED ? why_s
+                                                                                              : PRT_STATUS_TYPE_MISMATCH,
+                  "%s: %s", who, why[0] ? why : "the plugin refuses its input types");
+        goto done;
     }
     if (!found && b->strict_types) {
         s = bfail(b, PRT_STATUS_UNSUPPORTED, "%s: the plugin does not support %s %d as %s/%s on the %s", who,
@@ -838,8 +849,9 @@ static prt_status build_layer(bstate *b, int32_t li)
         for (i = 0; i < nin; i++) cand[i] = pin[i] < 0 ? PRT_DTYPE_ABSENT : p->tensors[pin[i]].dtype;
         s = bfail(b, PRT_STATUS_TYPE_MISMATCH,
                   "%s: the plugin accepts no type combination tried for its inputs %s (f32 and f16 variants of float "
-                  "inputs, linear format) on the %s",
-                  who, types_str(cand, nin, t1, sizeof t1), device_name(b->cfg->device));
+                  "inputs, linear format) on the %s%s%s",
+                  who, types_str(cand, nin, t1, sizeof t1), device_name(b->cfg->device), why[0] ? "; it said: " : "",
+                  why);
         goto done;
     }
     /* Casts for inputs in another type; they run before this layer, so the

@@ -1,0 +1,45 @@
+/*
+ * common/cpu_gemm.h - register-blocked fp32 GEMM for the CPU plugins.
+ *
+ * Micro-kernel contract: C[j][0..mr) (+)= sum_k a[k][0..mr) * b[j][k] for
+ * j < nr, k < kc <= PRT_GEMM_KC; a is a packed panel (mr floats per k), the
+ * rows of b are PRT_GEMM_KC floats apart, the rows of c ldc floats apart;
+ * first != 0 starts from 0 instead of c. The x86 kernels exist only where
+ * prt__gemm_have_x86() says so and run only where prt__gemm_level() allows.
+ */
+#ifndef PLUGRT_COMMON_CPU_GEMM_H
+#define PLUGRT_COMMON_CPU_GEMM_H
+
+#include <stdint.h>
+
+#include "plugrt/plugin.h"
+
+#define PRT_GEMM_KC 256  /* K chunk; the row stride (floats) of packed b rows */
+#define PRT_GEMM_C_NR 4  /* nr of the portable kernel (AVX2: 6, AVX-512: 14) */
+
+typedef void (*prt__gemm_kern_fn)(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int first);
+
+void prt__gemm_c_16x4(int64_t kc, const float *restrict a, const float *restrict b, float *restrict c,
+                      int64_t ldc, int first);
+void prt__gemm_avx2_16x6(int64_t kc, const float *restrict a, const float *restrict b, float *restrict c,
+                         int64_t ldc, int first);
+void prt__gemm_avx512_32x14(int64_t kc, const float *restrict a, const float *restrict b, float *restrict c,
+                            int64_t ldc, int first);
+void prt__gemm_avx512_16x14(int64_t kc, const float *restrict a, const float *restrict b, float *restrict c,
+                            int64_t ldc, int first);
+
+/* The best kernel level this CPU runs: 0 portable, 1 AVX2 + FMA, 2 AVX-512.
+ * The environment variable PRT_DCN_CPU_ISA=c|avx2 caps it (for testing the
+ * other kernels on one machine). */
+int prt__gemm_level(void);
+int prt__gemm_have_x86(void);
+
+/* C = alpha * A B + beta * C for row-major-or-strided operands:
+ * A element (m, k) at a[m * a_m + k * a_k], B element (k, n) at
+ * b[k * b_k + n * b_n], C element (m, n) at c[m * ldc + n]; beta 0 never
+ * reads C. Work is split over the exec's threads (ex may be NULL: serial);
+ * the result does not depend on the split. Needs no workspace. */
+void prt__sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *a, int64_t a_m, int64_t a_k,
+                const float *b, int64_t b_k, int64_t b_n, float beta, float *c, int64_t ldc, prt_exec *ex);
+
+#endif

@@ -1,0 +1,89 @@
+/* The shared CPU sgemm (plugins/common/cpu_gemm.c) against a float64
+ * reference: odd sizes around the micro-tile edges, K across several chunks,
+ * strided (transposed) operands, alpha and beta, every kernel level this CPU
+ * runs, serial and on a thread pool. */
+#include <stdlib.h>
+
+#include "../../../plugins/common/cpu_gemm.h"
+#include "core/threadpool.h"
+#include "prt_test.h"
+
+static float rnd(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return (float)(*s >> 8) / 16777216.0f * 2.0f - 1.0f;
+}
+
+typedef struct pool_exec {
+    prt_exec ex;
+    prt__threadpool *tp;
+} pool_exec;
+
+static void pool_for(prt_exec *ex, int64_t n, int64_t grain, prt_range_fn fn, void *arg)
+{
+    prt__threadpool_parallel_for(((pool_exec *)ex)->tp, n, grain, fn, arg);
+}
+
+static void check_case(int64_t M, int64_t N, int64_t K, int ta, int tb, float alpha, float beta, prt_exec *ex)
+{
+    float *a = malloc((size_t)(M * K + 1) * 4), *b = malloc((size_t)(K * N + 1) * 4);
+    float *c = malloc((size_t)(M * N + 1) * 4), *c0 = malloc((size_t)(M * N + 1) * 4);
+    uint32_t s = (uint32_t)(M * 131 + N * 7 + K);
+    int64_t i, j, k, bad = 0;
+    for (i = 0; i < M * K; i++) a[i] = rnd(&s);
+    for (i = 0; i < K * N; i++) b[i] = rnd(&s);
+    for (i = 0; i < M * N; i++) c0[i] = c[i] = rnd(&s);
+    /* ta: a holds A^T [K][M]; tb: b holds B^T [N][K] */
+    prt__sgemm(M, N, K, alpha, a, ta ? 1 : K, ta ? M : 1, b, tb ? 1 : N, tb ? K : 1, beta, c, N, ex);
+    for (i = 0; i < M; i++)
+        for (j = 0; j < N; j++) {
+            double acc = 0, r, err, mag = 0;
+            for (k = 0; k < K; k++) {
+                double x = a[ta ? k * M + i : i * K + k], y = b[tb ? j * K + k : k * N + j];
+                acc += x * y;
+                mag += fabs(x * y);
+            }
+            r = alpha * acc + (beta != 0 ? beta * (double)c0[i * N + j] : 0);
+            err = fabs(c[i * N + j] - r);
+            if (err > 1e-5 * (fabs(alpha) * mag + fabs(beta * c0[i * N + j])) + 1e-30 && bad++ < 3)
+                prt_test_fail(__FILE__, __LINE__, "M %lld N %lld K %lld ta %d tb %d: C[%lld][%lld] %.9g vs %.9g",
+                              (long long)M, (long long)N, (long long)K, ta, tb, (long long)i, (long long)j,
+                              c[i * N + j], r);
+        }
+    CHECK_EQ_INT(bad, 0);
+    free(a);
+    free(b);
+    free(c);
+    free(c0);
+}
+
+static void run_all(prt_exec *ex)
+{
+    static const int64_t sizes[][3] = {{1, 1, 1}, {5, 17, 3}, {14, 32, 256}, {15, 33, 257}, {29, 70, 600},
+                                       {3, 100, 0}, {64, 5, 40}};
+    size_t i;
+    int t;
+    for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (t = 0; t < 4; t++)
+            check_case(sizes[i][0], sizes[i][1], sizes[i][2], t & 1, t >> 1, t == 3 ? 0.5f : 1.0f,
+                       t == 2 ? 0.75f : 0.0f, ex);
+}
+
+TEST(sgemm_matches_float64_at_every_kernel_level)
+{
+    static const char *const caps[] = {"c", "avx2", NULL};
+    pool_exec pe;
+    char err[128];
+    int i;
+    memset(&pe, 0, sizeof pe);
+    pe.ex.struct_size = sizeof pe.ex;
+    pe.ex.parallel_for = pool_for;
+    CHECK_OK(prt__threadpool_create(3, &pe.tp, err, sizeof err));
+    for (i = 0; i < 3; i++) {
+        if (caps[i]) setenv("PRT_DCN_CPU_ISA", caps[i], 1);
+        else unsetenv("PRT_DCN_CPU_ISA");
+        run_all(NULL);
+        run_all(&pe.ex);
+    }
+    prt__threadpool_destroy(pe.tp);
+}

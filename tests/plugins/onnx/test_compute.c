@@ -1,0 +1,805 @@
+/* ONNX compute ops (plugins/onnx/compute): MatMul with batch broadcasting
+ * and 1-D operands, Gemm with transposes, alpha, beta and broadcast C, Conv
+ * (im2col, 1x1, depthwise, groups, dilations, pads, auto_pad, 1-D) against
+ * float64 references computed here. */
+#include "onnx_test_util.h"
+#include "prt_test.h"
+
+#define FI(nm, ...) ot_i64(nm, (const int64_t[]){__VA_ARGS__}, sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
+
+static void expect_dims(const ot_tensor *y, prt_dims d)
+{
+    char a[128], b[128];
+    CHECK_MSG(prt_dims_equal(&y->d, &d), "dims %s, expected %s", prt_dims_str(&y->d, a, sizeof a),
+              prt_dims_str(&d, b, sizeof b));
+}
+
+/* |y - ref| <= 1e-5 * sum|terms| per element (the float64 reference's magnitude). */
+static int64_t compare_mag(const ot_tensor *y, const double *ref, const double *mag, int64_t n, const char *what)
+{
+    int64_t i, bad = 0;
+    for (i = 0; i < n; i++) {
+        double v = ot_get(y, i);
+        if (!(fabs(v - ref[i]) <= 1e-5 * mag[i] + 1e-30) && bad++ < 4)
+            prt_test_fail(__FILE__, __LINE__, "%s: element %lld is %.9g, expected %.17g", what, (long long)i, v,
+                          ref[i]);
+    }
+    return bad;
+}
+
+TEST(matmul_broadcasts_batches_and_promotes_vectors)
+{
+    static const int64_t shapes[][2][4] = {
+        {{2, 3, 4, 0}, {2, 4, 5, 0}},   /* [2,3,4] x [2,4,5] */
+        {{1, 3, 4, 0}, {2, 4, 70, 0}},  /* batch broadcast */
+        {{40, 300, 0, 0}, {300, 33, 0, 0}},
+        {{4, 0, 0, 0}, {4, 6, 0, 0}},   /* 1-D A */
+        {{2, 5, 4, 0}, {4, 0, 0, 0}},   /* 1-D B */
+        {{3, 0, 0, 0}, {3, 0, 0, 0}},   /* dot: 0-d out */
+    };
+    static const int ranks[][2] = {{3, 3}, {3, 3}, {2, 2}, {1, 2}, {3, 1}, {1, 1}};
+    size_t c;
+    char msg[512];
+    for (c = 0; c < sizeof ranks / sizeof ranks[0]; c++) {
+        ot_tensor in[2], y;
+        prt_dims da, db;
+        int64_t M, K, N, B, bi, i, j, k, nout;
+        double *ref, *mag;
+        memset(&da, 0, sizeof da);
+        memset(&db, 0, sizeof db);
+        da.nb = ranks[c][0];
+        db.nb = ranks[c][1];
+        for (i = 0; i < da.nb; i++) da.d[i] = shapes[c][0][i];
+        for (i = 0; i < db.nb; i++) db.d[i] = shapes[c][1][i];
+        in[0] = ot_rand(PRT_DTYPE_F32, da, -1, 1, (uint32_t)c);
+        in[1] = ot_rand(PRT_DTYPE_F32, db, -1, 1, (uint32_t)c + 50);
+        CHECK_OK(ot_run("MatMul", "1", NULL, 0, in, 2, &y, 1, 2, msg, sizeof msg));
+        M = da.nb >= 2 ? da.d[da.nb - 2] : 1;
+        K = da.d[da.nb - 1];
+        N = db.nb >= 2 ? db.d[db.nb - 1] : 1;
+        B = ot_vol(&y) / (M * N);
+        nout = ot_vol(&y);
+        ref = calloc((size_t)nout, sizeof *ref);
+        mag = calloc((size_t)nout, sizeof *mag);
+        for (bi = 0; bi < B; bi++) {
+            int64_t oa = da.nb == 3 && da.d[0] > 1 ? bi * M * K : 0, ob = db.nb == 3 && db.d[0] > 1 ? bi * K * N : 0;
+            for (i = 0; i < M; i++)
+                for (j = 0; j < N; j++)
+                    for (k = 0; k < K; k++) {
+                        double p = ot_get(&in[0], oa + i * K + k) * ot_get(&in[1], ob + k * N + j);
+                        ref[(bi * M + i) * N + j] += p;
+                        mag[(bi * M + i) * N + j] += fabs(p);
+                    }
+        }
+        CHECK_EQ_INT(compare_mag(&y, ref, mag, nout, "MatMul"), 0);
+        if (c == 3) expect_dims(&y, ot_dims(1, (int64_t)6));
+        if (c == 4) expect_dims(&y, ot_dims(2, (int64_t)2, (int64_t)5));
+        if (c == 5) CHECK_EQ_INT(y.d.nb, 0);
+        free(ref);
+        free(mag);
+        ot_free(&y);
+        ot_free(&in[0]);
+        ot_free(&in[1]);
+    }
+}
+
+TEST(gemm_transposes_alpha_beta_and_c_broadcast)
+{
+    ot_tensor in[3], y;
+    char msg[512];
+    int t;
+    for (t = 0; t < 4; t++) {
+        int ta = t & 1, tb = t >> 1;
+        const int64_t M = 7, K = 300, N = 19;
+        double ref[7 * 19], mag[7 * 19];
+        float alpha = 0.5f, beta = t == 3 ? 0.0f : 2.0f;
+        prt_field f[4] = {ot_f32("alpha", &alpha, 1), ot_f32("beta", &beta, 1), FI("transA", ta), FI("transB", tb)};
+        int64_t i, j, k;
+        in[0] = ot_rand(PRT_DTYPE_F32, ta ? ot_dims(2, K, M) : ot_dims(2, M, K), -1, 1, 1);
+        in[1] = ot_rand(PRT_DTYPE_F32, tb ? ot_dims(2, N, K) : ot_dims(2, K, N), -1, 1, 2);
+        in[2] = ot_rand(PRT_DTYPE_F32, t == 1 ? ot_dims(2, M, (int64_t)1) : ot_dims(1, N), -1, 1, 3);
+        CHECK_OK(ot_run("Gemm", "7", f, 4, in, 3, &y, 1, 2, msg, sizeof msg));
+        expect_dims(&y, ot_dims(2, M, N));
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) {
+                double acc = 0, mg = 0, cv = ot_get(&in[2], t == 1 ? i : j);
+                for (k = 0; k < K; k++) {
+                    double p = ot_get(&in[0], ta ? k * M + i : i * K + k) * ot_get(&in[1], tb ? j * K + k : k * N + j);
+                    acc += p;
+                    mg += fabs(p);
+                }
+                ref[i * N + j] = 0.5 * acc + beta * cv;
+                mag[i * N + j] = 0.5 * mg + fabs(beta * cv);
+            }
+        CHECK_EQ_INT(compare_mag(&y, ref, mag, M * N, "Gemm"), 0);
+        ot_free(&y);
+        /* without C */
+        CHECK_OK(ot_run("Gemm", "7", f, 4, in, 2, &y, 1, 1, msg, sizeof msg));
+        ot_free(&y);
+        ot_free(&in[0]);
+        ot_free(&in[1]);
+        ot_free(&in[2]);
+    }
+    in[0] = ot_rand(PRT_DTYPE_F32, ot_dims(2, (int64_t)3, (int64_t)4), -1, 1, 1);
+    in[1] = ot_rand(PRT_DTYPE_F32, ot_dims(2, (int64_t)5, (int64_t)6), -1, 1, 1);
+    CHECK(ot_run("Gemm", "7", NULL, 0, in, 2, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "K = 4");
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+}
+
+typedef struct conv_case {
+    int64_t n, cin, h, w, cout, kh, kw, group;
+    int64_t stride[2], dil[2], pads[4];
+    const char *auto_pad;
+    int one_d, bias;
+} conv_case;
+
+static void conv_ref(const conv_case *c, const ot_tensor *x, const ot_tensor *wt, const ot_tensor *b, int64_t oh,
+                     int64_t ow, int64_t ph, int64_t pw, double *ref, double *mag)
+{
+    int64_t n, o, oy, ox, ci, i, j, cg = c->cin / c->group, coutg = c->cout / c->group;
+    for (n = 0; n < c->n; n++)
+        for (o = 0; o < c->cout; o++)
+            for (oy = 0; oy < oh; oy++)
+                for (ox = 0; ox < ow; ox++) {
+                    double acc = b ? ot_get(b, o) : 0, mg = fabs(acc);
+                    int64_t g = o / coutg;
+                    for (ci = 0; ci < cg; ci++)
+                        for (i = 0; i < c->kh; i++)
+                            for (j = 0; j < c->kw; j++) {
+                                int64_t iy = oy * c->stride[0] - ph + i * c->dil[0];
+                                int64_t ix = ox * c->stride[1] - pw + j * c->dil[1];
+                                double p;
+                                if (iy < 0 || iy >= c->h || ix < 0 || ix >= c->w) continue;
+                                p = ot_get(x, ((n * c->cin + g * cg + ci) * c->h + iy) * c->w + ix) *
+                                    ot_get(wt, ((o * cg + ci) * c->kh + i) * c->kw + j);
+                                acc += p;
+                                mg += fabs(p);
+                            }
+                    ref[((n * c->cout + o) * oh + oy) * ow + ox] = acc;
+                    mag[((n * c->cout + o) * oh + oy) * ow + ox] = mg;
+                }
+}
+
+TEST(conv_im2col_1x1_depthwise_groups_pads_auto_pad_and_1d)
+{
+    static const conv_case cases[] = {
+        {2, 3, 9, 11, 4, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},
+        {1, 32, 12, 10, 20, 3, 3, 1, {2, 1}, {1, 2}, {0, 2, 1, 0}, NULL, 0, 1}, /* K = 288: two chunks */
+        {1, 8, 7, 7, 16, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},    /* 1x1 direct */
+        {2, 6, 8, 8, 6, 3, 3, 6, {2, 2}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},     /* depthwise */
+        {1, 4, 6, 6, 6, 3, 2, 2, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 0},     /* groups */
+        {1, 2, 7, 5, 3, 3, 3, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, "SAME_UPPER", 0, 0},
+        {1, 2, 7, 5, 3, 2, 2, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, "SAME_LOWER", 0, 0},
+        {1, 2, 7, 5, 3, 3, 3, 1, {2, 1}, {1, 1}, {0, 0, 0, 0}, "VALID", 0, 0},
+        {2, 3, 1, 17, 5, 1, 4, 1, {1, 3}, {1, 2}, {0, 2, 0, 1}, NULL, 1, 1},    /* 1-D */
+    };
+    size_t ci;
+    char msg[512];
+    for (ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const conv_case *c = &cases[ci];
+        ot_tensor in[3], y;
+        prt_field f[5];
+        int nf = 0;
+        int64_t oh, ow, ph = c->pads[0], pw = c->pads[1], n, tot;
+        double *ref, *mag;
+        in[0] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->n, c->cin, c->w) : ot_dims(4, c->n, c->cin, c->h, c->w),
+                        -1, 1, (uint32_t)ci);
+        in[1] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->cout, c->cin / c->group, c->kw)
+                                                : ot_dims(4, c->cout, c->cin / c->group, c->kh, c->kw),
+                        -1, 1, (uint32_t)ci + 9);
+        in[2] = ot_rand(PRT_DTYPE_F32, ot_dims(1, c->cout), -1, 1, (uint32_t)ci + 19);
+        const int64_t pads1[2] = {c->pads[1], c->pads[3]}, group = c->group;
+        if (c->one_d) { /* field data must outlive this block: no compound literals here */
+            f[nf++] = ot_i64("strides", &c->stride[1], 1);
+            f[nf++] = ot_i64("dilations", &c->dil[1], 1);
+            f[nf++] = ot_i64("pads", pads1, 2);
+        } else {
+            f[nf++] = ot_i64("strides", c->stride, 2);
+            f[nf++] = ot_i64("dilations", c->dil, 2);
+            if (c->auto_pad) f[nf++] = ot_str("auto_pad", c->auto_pad);
+            else f[nf++] = ot_i64("pads", c->pads, 4);
+        }
+        f[nf++] = ot_i64("group", &group, 1);
+        CHECK_MSG(ot_run("Conv", "1", f, nf, in, c->bias ? 3 : 2, &y, 1, 2, msg, sizeof msg) == PRT_OK, "case %d: %s",
+                  (int)ci, msg);
+        /* reference geometry */
+        if (c->auto_pad && c->auto_pad[0] == 'S') {
+            oh = (c->h + c->stride[0] - 1) / c->stride[0];
+            ow = (c->w + c->stride[1] - 1) / c->stride[1];
+            tot = (oh - 1) * c->stride[0] + (c->kh - 1) * c->dil[0] + 1 - c->h;
+            ph = c->auto_pad[5] == 'U' ? tot / 2 : tot - tot / 2;
+            tot = (ow - 1) * c->stride[1] + (c->kw - 1) * c->dil[1] + 1 - c->w;
+            pw = c->auto_pad[5] == 'U' ? tot / 2 : tot - tot / 2;
+        } else {
+            int64_t pe_h = c->pads[2], pe_w = c->pads[3];
+            if (c->auto_pad) ph = pw = pe_h = pe_w = 0;
+            oh = (c->h + ph + pe_h - (c->kh - 1) * c->dil[0] - 1) / c->stride[0] + 1;
+            ow = (c->w + pw + pe_w - (c->kw - 1) * c->dil[1] - 1) / c->stride[1] + 1;
+        }
+        if (c->one_d) expect_dims(&y, ot_dims(3, c->n, c->cout, ow));
+        else expect_dims(&y, ot_dims(4, c->n, c->cout, oh, ow));
+        n = c->n * c->cout * oh * ow;
+        ref = malloc((size_t)n * sizeof *ref);
+        mag = malloc((size_t)n * sizeof *mag);
+        conv_ref(c, &in[0], &in[1], c->bias ? &in[2] : NULL, oh, ow, ph, pw, ref, mag);
+        CHECK_MSG(compare_mag(&y, ref, mag, n, "Conv") == 0, "case %d", (int)ci);
+        free(ref);
+        free(mag);
+        ot_free(&y);
+        ot_free(&in[0]);
+        ot_free(&in[1]);
+        ot_free(&in[2]);
+    }
+}
+
+TEST(conv_refuses_bad_shapes_and_fields)
+{
+    ot_tensor in[2], y;
+    char msg[512];
+    prt_field f = ot_str("auto_pad", "SAME");
+    in[0] = ot_rand(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)3, (int64_t)5, (int64_t)5), -1, 1, 1);
+    in[1] = ot_rand(PRT_DTYPE_F32, ot_dims(4, (int64_t)4, (int64_t)2, (int64_t)3, (int64_t)3), -1, 1, 1);
+    CHECK(ot_run("Conv", "1", NULL, 0, in, 2, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "X has 3 channels but W expects 2 x group 1");
+    CHECK(ot_run("Conv", "1", &f, 1, in, 2, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "auto_pad");
+    ot_free(&in[1]);
+    in[1] = ot_rand(PRT_DTYPE_F32, ot_dims(4, (int64_t)4, (int64_t)3, (int64_t)7, (int64_t)7), -1, 1, 1);
+    CHECK(ot_run("Conv", "1", NULL, 0, in, 2, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "too small");
+    f = FI("strides", 1);
+    CHECK(ot_run("Conv", "1", &f, 1, in, 2, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "2-D convolution");
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+}
+
+#define D(...) ((const double[]){__VA_ARGS__})
+
+TEST(normalizations_match_float64)
+{
+    const int64_t N = 2, C = 4, H = 3, W = 5, sp = H * W;
+    ot_tensor x = ot_rand(PRT_DTYPE_F32, ot_dims(4, N, C, H, W), -2, 3, 7), in[5], y[3];
+    ot_tensor sc = ot_rand(PRT_DTYPE_F32, ot_dims(1, C), 0.5, 2, 8), b = ot_rand(PRT_DTYPE_F32, ot_dims(1, C), -1, 1, 9);
+    ot_tensor mean = ot_rand(PRT_DTYPE_F32, ot_dims(1, C), -1, 1, 10), var = ot_rand(PRT_DTYPE_F32, ot_dims(1, C), 0.1, 2, 11);
+    double *ref = malloc((size_t)(N * C * sp) * sizeof *ref);
+    char msg[512];
+    int64_t n, c, k, g;
+    float eps = 1e-3f;
+    prt_field f[2] = {ot_f32("epsilon", &eps, 1), FI("num_groups", 2)};
+    /* BatchNormalization */
+    in[0] = x, in[1] = sc, in[2] = b, in[3] = mean, in[4] = var;
+    CHECK_OK(ot_run("BatchNormalization", "14", f, 1, in, 5, y, 1, 2, msg, sizeof msg));
+    for (n = 0; n < N; n++)
+        for (c = 0; c < C; c++)
+            for (k = 0; k < sp; k++) {
+                int64_t o = (n * C + c) * sp + k;
+                ref[o] = (ot_get(&x, o) - ot_get(&mean, c)) / sqrt(ot_get(&var, c) + (double)eps) * ot_get(&sc, c) +
+                         ot_get(&b, c);
+            }
+    CHECK_EQ_INT(ot_compare(&y[0], ref, N * C * sp, 1e-5, 1e-6, "BatchNormalization"), 0);
+    ot_free(&y[0]);
+    /* InstanceNormalization and GroupNormalization 21 (per-channel affine; 2 groups of 2 channels) */
+    for (g = 0; g < 2; g++) {
+        int64_t G = g ? 2 : C, per = C / G;
+        CHECK_OK(ot_run(g ? "GroupNormalization" : "InstanceNormalization", g ? "21" : "6", f, g ? 2 : 1, in, 3, y, 1,
+                        2, msg, sizeof msg));
+        for (n = 0; n < N; n++)
+            for (c = 0; c < G; c++) {
+                double m = 0, v = 0;
+                int64_t base = (n * C + c * per) * sp, len = per * sp;
+                for (k = 0; k < len; k++) m += ot_get(&x, base + k);
+                m /= (double)len;
+                for (k = 0; k < len; k++) v += (ot_get(&x, base + k) - m) * (ot_get(&x, base + k) - m);
+                v /= (double)len;
+                for (k = 0; k < len; k++) {
+                    int64_t ch = c * per + k / sp;
+                    ref[base + k] = (ot_get(&x, base + k) - m) / sqrt(v + (double)eps) * ot_get(&sc, ch) + ot_get(&b, ch);
+                }
+            }
+        CHECK_EQ_INT(ot_compare(&y[0], ref, N * C * sp, 1e-5, 1e-6, g ? "GroupNormalization" : "InstanceNormalization"), 0);
+        ot_free(&y[0]);
+    }
+    /* LayerNormalization over the last two axes, with Mean and InvStdDev */
+    {
+        ot_tensor lsc = ot_rand(PRT_DTYPE_F32, ot_dims(2, H, W), 0.5, 2, 12), lb = ot_rand(PRT_DTYPE_F32, ot_dims(2, H, W), -1, 1, 13);
+        prt_field lf[2] = {FI("axis", -2), ot_f32("epsilon", &eps, 1)};
+        double rm[8], ri[8];
+        in[1] = lsc;
+        in[2] = lb;
+        CHECK_OK(ot_run("LayerNormalization", "17", lf, 2, in, 3, y, 3, 2, msg, sizeof msg));
+        expect_dims(&y[1], ot_dims(4, N, C, (int64_t)1, (int64_t)1));
+        for (n = 0; n < N * C; n++) {
+            double m = 0, v = 0;
+            for (k = 0; k < sp; k++) m += ot_get(&x, n * sp + k);
+            m /= (double)sp;
+            for (k = 0; k < sp; k++) v += (ot_get(&x, n * sp + k) - m) * (ot_get(&x, n * sp + k) - m);
+            v /= (double)sp;
+            rm[n] = m;
+            ri[n] = 1 / sqrt(v + (double)eps);
+            for (k = 0; k < sp; k++) ref[n * sp + k] = (ot_get(&x, n * sp + k) - m) * ri[n] * ot_get(&lsc, k) + ot_get(&lb, k);
+        }
+        CHECK_EQ_INT(ot_compare(&y[0], ref, N * C * sp, 1e-5, 1e-6, "LayerNormalization"), 0);
+        CHECK_EQ_INT(ot_compare(&y[1], rm, N * C, 1e-5, 1e-6, "LayerNormalization mean"), 0);
+        CHECK_EQ_INT(ot_compare(&y[2], ri, N * C, 1e-5, 1e-6, "LayerNormalization inv std"), 0);
+        ot_free(&y[0]);
+        ot_free(&y[1]);
+        ot_free(&y[2]);
+        ot_free(&lsc);
+        ot_free(&lb);
+    }
+    /* LpNormalization p = 1 on axis 1; LRN size 3 */
+    {
+        prt_field pf[2] = {FI("axis", 1), FI("p", 1)};
+        prt_field rf[2] = {FI("size", 3), ot_f32("alpha", &eps, 1)};
+        CHECK_OK(ot_run("LpNormalization", "1", pf, 2, &x, 1, y, 1, 1, msg, sizeof msg));
+        for (n = 0; n < N; n++)
+            for (k = 0; k < sp; k++) {
+                double s = 0;
+                for (c = 0; c < C; c++) s += fabs(ot_get(&x, (n * C + c) * sp + k));
+                for (c = 0; c < C; c++) ref[(n * C + c) * sp + k] = ot_get(&x, (n * C + c) * sp + k) / s;
+            }
+        CHECK_EQ_INT(ot_compare(&y[0], ref, N * C * sp, 1e-5, 1e-6, "LpNormalization"), 0);
+        ot_free(&y[0]);
+        CHECK_OK(ot_run("LRN", "1", rf, 2, &x, 1, y, 1, 1, msg, sizeof msg));
+        for (n = 0; n < N; n++)
+            for (c = 0; c < C; c++)
+                for (k = 0; k < sp; k++) {
+                    double s = 0;
+                    int64_t cc;
+                    for (cc = c - 1; cc <= c + 1; cc++)
+                        if (cc >= 0 && cc < C) s += pow(ot_get(&x, (n * C + cc) * sp + k), 2);
+                    ref[(n * C + c) * sp + k] = ot_get(&x, (n * C + c) * sp + k) / pow(1.0 + (double)eps / 3 * s, 0.75);
+                }
+        CHECK_EQ_INT(ot_compare(&y[0], ref, N * C * sp, 1e-5, 1e-6, "LRN"), 0);
+        ot_free(&y[0]);
+    }
+    /* bad: GroupNormalization groups that do not divide C; training mode */
+    f[1] = FI("num_groups", 3);
+    in[1] = sc;
+    in[2] = b;
+    CHECK(ot_run("GroupNormalization", "18", f, 2, in, 3, y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "not a multiple of num_groups");
+    f[1] = FI("training_mode", 1);
+    CHECK(ot_run("BatchNormalization", "14", f, 2, in, 5, y, 1, 1, msg, sizeof msg) == PRT_STATUS_UNSUPPORTED);
+    CHECK_STR_CONTAINS(msg, "training_mode");
+    free(ref);
+    ot_free(&x);
+    ot_free(&sc);
+    ot_free(&b);
+    ot_free(&mean);
+    ot_free(&var);
+}
+
+static ot_tensor iota_from(int64_t start, prt_dims d)
+{
+    ot_tensor x = ot_make(PRT_DTYPE_F32, d, NULL);
+    int64_t i;
+    for (i = 0; i < ot_vol(&x); i++) ((float *)x.data)[i] = (float)(start + i);
+    return x;
+}
+
+TEST(pools_match_the_operator_examples)
+{
+    ot_tensor x = iota_from(0, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)4, (int64_t)4)), y[2];
+    char msg[512];
+    prt_field f[4];
+    f[0] = FI("kernel_shape", 2, 2);
+    f[1] = FI("strides", 2, 2);
+    f[2] = FI("storage_order", 1);
+    CHECK_OK(ot_run("MaxPool", "8", f, 2, &x, 1, y, 2, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(5, 7, 13, 15), 4, 0, 0, "MaxPool"), 0);
+    CHECK_EQ_INT(ot_compare(&y[1], D(5, 7, 13, 15), 4, 0, 0, "MaxPool indices"), 0);
+    ot_free(&y[0]);
+    ot_free(&y[1]);
+    CHECK_OK(ot_run("MaxPool", "8", f, 3, &x, 1, y, 2, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[1], D(5, 13, 7, 15), 4, 0, 0, "MaxPool column-major indices"), 0);
+    ot_free(&y[0]);
+    ot_free(&y[1]);
+    ot_free(&x);
+    /* ceil_mode and dilations on 1..16 */
+    x = iota_from(1, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)4, (int64_t)4));
+    f[0] = FI("kernel_shape", 3, 3);
+    f[1] = FI("strides", 2, 2);
+    f[2] = FI("ceil_mode", 1);
+    CHECK_OK(ot_run("MaxPool", "10", f, 3, &x, 1, y, 2, 1, msg, sizeof msg));
+    expect_dims(&y[0], ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)2, (int64_t)2));
+    CHECK_EQ_INT(ot_compare(&y[0], D(11, 12, 15, 16), 4, 0, 0, "MaxPool ceil_mode"), 0);
+    ot_free(&y[0]);
+    ot_free(&y[1]);
+    f[0] = FI("kernel_shape", 2, 2);
+    f[1] = FI("dilations", 2, 2);
+    CHECK_OK(ot_run("MaxPool", "10", f, 2, &x, 1, y, 2, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(11, 12, 15, 16), 4, 0, 0, "MaxPool dilations"), 0);
+    ot_free(&y[0]);
+    ot_free(&y[1]);
+    CHECK_OK(ot_run("GlobalAveragePool", "1", NULL, 0, &x, 1, y, 1, 1, msg, sizeof msg));
+    expect_dims(&y[0], ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)1, (int64_t)1));
+    CHECK_EQ_INT(ot_compare(&y[0], D(8.5), 1, 0, 0, "GlobalAveragePool"), 0);
+    ot_free(&y[0]);
+    CHECK_OK(ot_run("GlobalMaxPool", "1", NULL, 0, &x, 1, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(16), 1, 0, 0, "GlobalMaxPool"), 0);
+    ot_free(&y[0]);
+    ot_free(&x);
+    /* SAME_UPPER on 1..25 */
+    x = iota_from(1, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)5, (int64_t)5));
+    f[0] = FI("kernel_shape", 3, 3);
+    f[1] = FI("strides", 2, 2);
+    f[2] = ot_str("auto_pad", "SAME_UPPER");
+    CHECK_OK(ot_run("MaxPool", "1", f, 3, &x, 1, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(7, 9, 10, 17, 19, 20, 22, 24, 25), 9, 0, 0, "MaxPool SAME_UPPER"), 0);
+    ot_free(&y[0]);
+    ot_free(&x);
+    /* AveragePool 3x3 pad 1 on 0..8, with and without the padding in the count */
+    x = iota_from(0, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)3, (int64_t)3));
+    f[0] = FI("kernel_shape", 3, 3);
+    f[1] = FI("pads", 1, 1, 1, 1);
+    f[2] = FI("count_include_pad", 1);
+    CHECK_OK(ot_run("AveragePool", "7", f, 2, &x, 1, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6), 9, 1e-6, 0, "AveragePool"), 0);
+    ot_free(&y[0]);
+    CHECK_OK(ot_run("AveragePool", "7", f, 3, &x, 1, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(8 / 9.0, 15 / 9.0, 12 / 9.0, 21 / 9.0, 4, 27 / 9.0, 20 / 9.0, 33 / 9.0, 24 / 9.0),
+                            9, 1e-6, 0, "AveragePool count_include_pad"), 0);
+    ot_free(&y[0]);
+    ot_free(&x);
+    /* 1-D */
+    x = iota_from(1, ot_dims(3, (int64_t)1, (int64_t)1, (int64_t)5));
+    f[0] = FI("kernel_shape", 2);
+    CHECK_OK(ot_run("AveragePool", "1", f, 1, &x, 1, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(1.5, 2.5, 3.5, 4.5), 4, 0, 0, "AveragePool 1-D"), 0);
+    ot_free(&y[0]);
+    CHECK(ot_run("AveragePool", "1", NULL, 0, &x, 1, y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "kernel_shape is required");
+    f[0] = FI("kernel_shape", 9);
+    CHECK(ot_run("AveragePool", "1", f, 1, &x, 1, y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "too small");
+    ot_free(&x);
+}
+
+#include "reference_cases.h"
+
+#define F32S(nm, ...) {nm, (const float[]){__VA_ARGS__}, PRT_FIELD_FLOAT32, 0, \
+                       sizeof((const float[]){__VA_ARGS__}) / sizeof(float)}
+
+TEST(resize_matches_the_onnx_reference_evaluator)
+{
+    const prt_field f_lin[] = {{"mode", "linear", PRT_FIELD_CHAR, 0, 6}, F32S("input:2", 1, 1, 1.5f, 0.8f)};
+    const prt_field f_ac[] = {{"mode", "linear", PRT_FIELD_CHAR, 0, 6},
+                                     {"coordinate_transformation_mode", "align_corners", PRT_FIELD_CHAR, 0, 13},
+                                     {"input:3", (const int64_t[]){1, 1, 3, 7}, PRT_FIELD_INT64, 0, 4}};
+    const prt_field f_cub[] = {{"mode", "cubic", PRT_FIELD_CHAR, 0, 5}, F32S("input:2", 1, 1, 2, 1.4f)};
+    const prt_field f_cubx[] = {{"mode", "cubic", PRT_FIELD_CHAR, 0, 5}, F32S("cubic_coeff_a", -0.5f),
+                                       {"exclude_outside", (const int64_t[]){1}, PRT_FIELD_INT64, 0, 1},
+                                       F32S("input:2", 1, 1, 0.5f, 2)};
+    const prt_field f_near[] = {{"nearest_mode", "round_prefer_ceil", PRT_FIELD_CHAR, 0, 17},
+                                       {"coordinate_transformation_mode", "pytorch_half_pixel", PRT_FIELD_CHAR, 0, 18},
+                                       {"input:3", (const int64_t[]){1, 1, 7, 3}, PRT_FIELD_INT64, 0, 4}};
+    const prt_field f_floor[] = {{"nearest_mode", "floor", PRT_FIELD_CHAR, 0, 5},
+                                        {"coordinate_transformation_mode", "asymmetric", PRT_FIELD_CHAR, 0, 10},
+                                        F32S("input:2", 1, 1, 2, 2)};
+    const prt_field f_crop[] = {{"mode", "linear", PRT_FIELD_CHAR, 0, 6},
+                                       {"coordinate_transformation_mode", "tf_crop_and_resize", PRT_FIELD_CHAR, 0, 18},
+                                       F32S("extrapolation_value", 10), F32S("input:1", 0, 0, 0.4f, 0.6f, 1, 1, 1.2f, 1.7f),
+                                       {"input:3", (const int64_t[]){1, 1, 3, 3}, PRT_FIELD_INT64, 0, 4}};
+    const struct {
+        const char *name;
+        const prt_field *f;
+        int nf;
+        const int64_t *dims;
+        const double *ref;
+    } cases[] = {
+        {"linear half_pixel", f_lin, 2, rz_linear_half_pixel_dims, rz_linear_half_pixel},
+        {"linear align_corners", f_ac, 3, rz_linear_align_corners_dims, rz_linear_align_corners},
+        {"cubic half_pixel", f_cub, 2, rz_cubic_half_pixel_dims, rz_cubic_half_pixel},
+        {"cubic exclude_outside", f_cubx, 4, rz_cubic_exclude_outside_dims, rz_cubic_exclude_outside},
+        {"nearest round_prefer_ceil", f_near, 3, rz_nearest_prefer_ceil_pytorch_dims, rz_nearest_prefer_ceil_pytorch},
+        {"nearest floor", f_floor, 3, rz_nearest_floor_asymmetric_dims, rz_nearest_floor_asymmetric},
+        {"tf_crop_and_resize", f_crop, 5, rz_tf_crop_dims, rz_tf_crop},
+    };
+    ot_tensor x = ot_make(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)4, (int64_t)5), rz_x), y;
+    char msg[512];
+    size_t c;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        prt_status st = ot_run("Resize", "18", cases[c].f, cases[c].nf, &x, 1, &y, 1, 2, msg, sizeof msg);
+        CHECK_MSG(st == PRT_OK, "%s: %s", cases[c].name, msg);
+        if (st != PRT_OK) continue;
+        expect_dims(&y, ot_dims(4, cases[c].dims[0], cases[c].dims[1], cases[c].dims[2], cases[c].dims[3]));
+        CHECK_EQ_INT(ot_compare(&y, cases[c].ref, ot_vol(&y), 1e-5, 1e-5, cases[c].name), 0);
+        ot_free(&y);
+    }
+    /* Upsample 9 nearest (floor, asymmetric) */
+    {
+        prt_field f = F32S("input:1", 1, 1, 2, 2);
+        CHECK_OK(ot_run("Upsample", "9", &f, 1, &x, 1, &y, 1, 1, msg, sizeof msg));
+        CHECK_EQ_INT(ot_compare(&y, rz_nearest_floor_asymmetric, ot_vol(&y), 1e-6, 0, "Upsample"), 0);
+        ot_free(&y);
+    }
+    CHECK(ot_run("Resize", "18", f_lin, 1, &x, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_UNSUPPORTED);
+    CHECK_STR_CONTAINS(msg, "scales or sizes");
+    ot_free(&x);
+}
+
+TEST(conv_transpose_matches_onnxruntime)
+{
+    const int64_t s23[2] = {2, 3}, p1001[4] = {1, 0, 0, 1}, op12[2] = {1, 2}, g2[1] = {2}, d21[2] = {2, 1};
+    const int64_t s12[2] = {1, 2}, s22[2] = {2, 2}, os79[2] = {7, 9};
+    const prt_field f_sp[] = {{"strides", s23, PRT_FIELD_INT64, 0, 2}, {"pads", p1001, PRT_FIELD_INT64, 0, 4},
+                              {"output_padding", op12, PRT_FIELD_INT64, 0, 2}};
+    const prt_field f_gd[] = {{"group", g2, PRT_FIELD_INT64, 0, 1}, {"dilations", d21, PRT_FIELD_INT64, 0, 2},
+                              {"strides", s12, PRT_FIELD_INT64, 0, 2}};
+    const prt_field f_su[] = {{"auto_pad", "SAME_UPPER", PRT_FIELD_CHAR, 0, 10}, {"strides", s22, PRT_FIELD_INT64, 0, 2}};
+    const prt_field f_os[] = {{"strides", s22, PRT_FIELD_INT64, 0, 2}, {"output_shape", os79, PRT_FIELD_INT64, 0, 2}};
+    const struct {
+        const char *name;
+        const prt_field *f;
+        int nf, bias;
+        const int64_t *dims;
+        const double *ref;
+    } cases[] = {
+        {"plain", NULL, 0, 0, ct_plain_dims, ct_plain},
+        {"strides, pads, output_padding", f_sp, 3, 1, ct_strides_pads_outpad_dims, ct_strides_pads_outpad},
+        {"group, dilations", f_gd, 3, 1, ct_group_dilations_dims, ct_group_dilations},
+        {"SAME_UPPER", f_su, 2, 0, ct_same_upper_dims, ct_same_upper},
+        {"output_shape", f_os, 2, 0, ct_output_shape_dims, ct_output_shape},
+    };
+    ot_tensor in[3], y;
+    char msg[512];
+    size_t c;
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)4, (int64_t)3, (int64_t)4), ct_x);
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(4, (int64_t)4, (int64_t)3, (int64_t)3, (int64_t)2), ct_w);
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        prt_status st;
+        in[2] = ot_make(PRT_DTYPE_F32, ot_dims(1, cases[c].dims[1]), ct_b);
+        st = ot_run("ConvTranspose", "1", cases[c].f, cases[c].nf, in, cases[c].bias ? 3 : 2, &y, 1, 2, msg, sizeof msg);
+        CHECK_MSG(st == PRT_OK, "%s: %s", cases[c].name, msg);
+        if (st == PRT_OK) {
+            expect_dims(&y, ot_dims(4, cases[c].dims[0], cases[c].dims[1], cases[c].dims[2], cases[c].dims[3]));
+            CHECK_EQ_INT(ot_compare(&y, cases[c].ref, ot_vol(&y), 1e-5, 1e-5, cases[c].name), 0);
+            ot_free(&y);
+        }
+        ot_free(&in[2]);
+    }
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+}
+
+TEST(rms_normalization_and_lp_pools)
+{
+    ot_tensor in[2], y;
+    char msg[256];
+    double ref[6];
+    int64_t r, k;
+    prt_field f[2];
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(2, (int64_t)2, (int64_t)3), D(1, -2, 3, 0.5, 0.25, -4));
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)3), D(1, 2, -1));
+    CHECK_OK(ot_run("RMSNormalization", "23", NULL, 0, in, 2, &y, 1, 1, msg, sizeof msg));
+    for (r = 0; r < 2; r++) {
+        double ms = 0;
+        for (k = 0; k < 3; k++) ms += ot_get(&in[0], r * 3 + k) * ot_get(&in[0], r * 3 + k);
+        for (k = 0; k < 3; k++) ref[r * 3 + k] = ot_get(&in[0], r * 3 + k) / sqrt(ms / 3 + 1e-5) * ot_get(&in[1], k);
+    }
+    CHECK_EQ_INT(ot_compare(&y, ref, 6, 1e-5, 1e-6, "RMSNormalization"), 0);
+    ot_free(&y);
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(3, (int64_t)1, (int64_t)1, (int64_t)4), D(3, 4, 0, -1));
+    f[0] = FI("kernel_shape", 2);
+    CHECK_OK(ot_run("LpPool", "18", f, 1, in, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, D(5, 4, 1), 3, 1e-6, 0, "LpPool p=2"), 0);
+    ot_free(&y);
+    f[0] = FI("p", 1);
+    CHECK_OK(ot_run("GlobalLpPool", "2", f, 1, in, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, D(8), 1, 1e-6, 0, "GlobalLpPool p=1"), 0);
+    ot_free(&y);
+    ot_free(&in[0]);
+}
+
+TEST(quantize_dequantize_dynamic_and_matmul_integer)
+{
+    ot_tensor in[4], y[3];
+    char msg[256];
+    prt_field f = FI("axis", 1);
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)6), D(0, 2, 3, 1000, -254, -1000));
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(0), D(2));
+    in[2] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(128));
+    CHECK_OK(ot_run("QuantizeLinear", "10", NULL, 0, in, 3, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y[0].t, PRT_DTYPE_U8);
+    CHECK_EQ_INT(ot_compare(&y[0], D(128, 129, 130, 255, 1, 0), 6, 0, 0, "QuantizeLinear"), 0);
+    ot_free(&y[0]);
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    ot_free(&in[2]);
+    /* per axis, int8 */
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(2, (int64_t)2, (int64_t)2), D(1, 2, 3, 4));
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)2), D(2, 4));
+    in[2] = ot_make(PRT_DTYPE_I8, ot_dims(1, (int64_t)2), D(0, 1));
+    CHECK_OK(ot_run("QuantizeLinear", "13", &f, 1, in, 3, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(0, 1, 2, 2), 4, 0, 0, "QuantizeLinear per axis"), 0);
+    ot_free(&y[0]);
+    ot_free(&in[1]);
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)3), D(2, 4, 8));
+    CHECK(ot_run("QuantizeLinear", "13", &f, 1, in, 3, y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "scale");
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    ot_free(&in[2]);
+    in[0] = ot_make(PRT_DTYPE_U8, ot_dims(1, (int64_t)4), D(0, 3, 128, 255));
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(0), D(2));
+    in[2] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(128));
+    CHECK_OK(ot_run("DequantizeLinear", "10", NULL, 0, in, 3, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y[0].t, PRT_DTYPE_F32);
+    CHECK_EQ_INT(ot_compare(&y[0], D(-256, -250, 0, 254), 4, 0, 0, "DequantizeLinear"), 0);
+    ot_free(&y[0]);
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    ot_free(&in[2]);
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)6), D(0, 2, -3, -2.5, 1.34, 0.5));
+    CHECK_OK(ot_run("DynamicQuantizeLinear", "11", NULL, 0, in, 1, y, 3, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(153, 255, 0, 26, 221, 179), 6, 0, 0, "DynamicQuantizeLinear"), 0);
+    CHECK_EQ_INT(ot_compare(&y[1], D(0.0196078438), 1, 1e-7, 0, "DynamicQuantizeLinear scale"), 0);
+    CHECK_EQ_INT(ot_compare(&y[2], D(153), 1, 0, 0, "DynamicQuantizeLinear zero point"), 0);
+    ot_free(&y[0]);
+    ot_free(&y[1]);
+    ot_free(&y[2]);
+    ot_free(&in[0]);
+    in[0] = ot_make(PRT_DTYPE_U8, ot_dims(2, (int64_t)4, (int64_t)3), D(11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0));
+    in[1] = ot_make(PRT_DTYPE_U8, ot_dims(2, (int64_t)3, (int64_t)2), D(1, 4, 2, 5, 3, 6));
+    in[2] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(12));
+    in[3] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(0));
+    CHECK_OK(ot_run("MatMulInteger", "10", NULL, 0, in, 4, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y[0].t, PRT_DTYPE_I32);
+    CHECK_EQ_INT(ot_compare(&y[0], D(-38, -83, -44, -98, -50, -113, -56, -128), 8, 0, 0, "MatMulInteger"), 0);
+    ot_free(&y[0]);
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    ot_free(&in[2]);
+    ot_free(&in[3]);
+}
+
+TEST(grid_sample_every_mode_padding_and_alignment)
+{
+    static const char *const modes[] = {"linear", "nearest", "cubic"}, *const pads[] = {"zeros", "border", "reflection"};
+    const double *const refs[3][3][2] = {
+        {{gs_linear_zeros_0, gs_linear_zeros_1}, {gs_linear_border_0, gs_linear_border_1},
+         {gs_linear_reflection_0, gs_linear_reflection_1}},
+        {{gs_nearest_zeros_0, gs_nearest_zeros_1}, {gs_nearest_border_0, gs_nearest_border_1},
+         {gs_nearest_reflection_0, gs_nearest_reflection_1}},
+        {{gs_cubic_zeros_0, gs_cubic_zeros_1}, {gs_cubic_border_0, gs_cubic_border_1},
+         {gs_cubic_reflection_0, gs_cubic_reflection_1}},
+    };
+    ot_tensor in[2], y;
+    char msg[256], what[64];
+    int m, p, a;
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)2, (int64_t)3, (int64_t)4), gs_x);
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)2, (int64_t)3, (int64_t)2), gs_grid);
+    for (m = 0; m < 3; m++)
+        for (p = 0; p < 3; p++)
+            for (a = 0; a < 2; a++) {
+                int64_t align = a;
+                prt_field f[3] = {ot_str("mode", modes[m]), ot_str("padding_mode", pads[p]),
+                                  ot_i64("align_corners", &align, 1)};
+                snprintf(what, sizeof what, "GridSample %s %s %d", modes[m], pads[p], a);
+                CHECK_MSG(ot_run("GridSample", "20", f, 3, in, 2, &y, 1, 1, msg, sizeof msg) == PRT_OK, "%s: %s", what,
+                          msg);
+                expect_dims(&y, ot_dims(4, (int64_t)1, (int64_t)2, (int64_t)2, (int64_t)3));
+                CHECK_EQ_INT(ot_compare(&y, refs[m][p][a], 12, 1e-5, 1e-6, what), 0);
+                ot_free(&y);
+            }
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+}
+
+TEST(roi_align_avg_in_both_coordinate_modes)
+{
+    ot_tensor in[3], y;
+    char msg[256];
+    const int64_t oh = 2, ow = 3, sr = 2;
+    float scale = 0.9f;
+    int c;
+    in[0] = ot_make(PRT_DTYPE_F32, ot_dims(4, (int64_t)2, (int64_t)2, (int64_t)5, (int64_t)6), ra_x);
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(2, (int64_t)3, (int64_t)4), ra_rois);
+    in[2] = ot_make(PRT_DTYPE_I64, ot_dims(1, (int64_t)3), D(0, 1, 1));
+    for (c = 0; c < 2; c++) {
+        prt_field f[5] = {ot_i64("output_height", &oh, 1), ot_i64("output_width", &ow, 1),
+                          ot_i64("sampling_ratio", &sr, 1), ot_f32("spatial_scale", &scale, 1),
+                          ot_str("coordinate_transformation_mode", c ? "output_half_pixel" : "half_pixel")};
+        CHECK_OK(ot_run("RoiAlign", "16", f, 5, in, 3, &y, 1, 1, msg, sizeof msg));
+        expect_dims(&y, ot_dims(4, (int64_t)3, (int64_t)2, (int64_t)2, (int64_t)3));
+        CHECK_EQ_INT(ot_compare(&y, c ? ra_output_half_pixel : ra_half_pixel, 36, 1e-5, 1e-6, "RoiAlign"), 0);
+        ot_free(&y);
+    }
+    {
+        prt_field f[5] = {ot_i64("output_height", &oh, 1), ot_i64("output_width", &ow, 1),
+                          ot_i64("sampling_ratio", &sr, 1), ot_f32("spatial_scale", &scale, 1), ot_str("mode", "max")};
+        CHECK_OK(ot_run("RoiAlign", "16", f, 5, in, 3, &y, 1, 1, msg, sizeof msg));
+        CHECK_EQ_INT(ot_compare(&y, ra_max, 36, 1e-5, 1e-6, "RoiAlign max"), 0);
+        ot_free(&y);
+    }
+    ot_free(&in[2]);
+    in[2] = ot_make(PRT_DTYPE_I64, ot_dims(1, (int64_t)3), D(0, 2, 1));
+    CHECK(ot_run("RoiAlign", "16", NULL, 0, in, 3, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(msg, "batch_indices[1] = 2");
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    ot_free(&in[2]);
+}
+
+TEST(einsum_matches_numpy_through_the_reference_evaluator)
+{
+    const struct {
+        const char *eq;
+        int nin;
+        prt_dims d[2];
+        const double *in[2];
+        const int64_t *odims;
+        int orank;
+        const double *ref;
+    } cases[] = {
+        {"bij,bjk->bik", 2, {ot_dims(3, (int64_t)2, (int64_t)3, (int64_t)4), ot_dims(3, (int64_t)2, (int64_t)4, (int64_t)5)},
+         {es_batch_matmul_in0, es_batch_matmul_in1}, es_batch_matmul_dims, es_batch_matmul_rank, es_batch_matmul},
+        {"ii->i", 1, {ot_dims(2, (int64_t)3, (int64_t)3)}, {es_diagonal_in0}, es_diagonal_dims, es_diagonal_rank,
+         es_diagonal},
+        {"ij->ji", 1, {ot_dims(2, (int64_t)2, (int64_t)3)}, {es_transpose_in0}, es_transpose_dims, es_transpose_rank,
+         es_transpose},
+        {"i,i", 2, {ot_dims(1, (int64_t)5), ot_dims(1, (int64_t)5)}, {es_inner_in0, es_inner_in1}, es_inner_dims,
+         es_inner_rank, es_inner},
+        {"...ii->...i", 1, {ot_dims(3, (int64_t)2, (int64_t)3, (int64_t)3)}, {es_batch_diagonal_in0},
+         es_batch_diagonal_dims, es_batch_diagonal_rank, es_batch_diagonal},
+        {"ij,jk", 2, {ot_dims(2, (int64_t)2, (int64_t)3), ot_dims(2, (int64_t)3, (int64_t)4)},
+         {es_implicit_in0, es_implicit_in1}, es_implicit_dims, es_implicit_rank, es_implicit},
+        {"ab->", 1, {ot_dims(2, (int64_t)3, (int64_t)4)}, {es_sum_all_in0}, es_sum_all_dims, es_sum_all_rank,
+         es_sum_all},
+        {"...j,j->...", 2, {ot_dims(3, (int64_t)2, (int64_t)1, (int64_t)3), ot_dims(1, (int64_t)3)},
+         {es_broadcast_in0, es_broadcast_in1}, es_broadcast_dims, es_broadcast_rank, es_broadcast},
+    };
+    char msg[256];
+    size_t c;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ot_tensor in[2], y;
+        prt_field f = ot_str("equation", cases[c].eq);
+        prt_dims od;
+        int i;
+        for (i = 0; i < cases[c].nin; i++) in[i] = ot_make(PRT_DTYPE_F32, cases[c].d[i], cases[c].in[i]);
+        CHECK_MSG(ot_run("Einsum", "12", &f, 1, in, cases[c].nin, &y, 1, 1, msg, sizeof msg) == PRT_OK, "%s: %s",
+                  cases[c].eq, msg);
+        memset(&od, 0, sizeof od);
+        od.nb = cases[c].orank;
+        for (i = 0; i < od.nb; i++) od.d[i] = cases[c].odims[i];
+        expect_dims(&y, od);
+        CHECK_EQ_INT(ot_compare(&y, cases[c].ref, ot_vol(&y), 1e-5, 1e-6, cases[c].eq), 0);
+        ot_free(&y);
+        for (i = 0; i < cases[c].nin; i++) ot_free(&in[i]);
+    }
+    {
+        ot_tensor x = ot_make(PRT_DTYPE_F32, ot_dims(2, (int64_t)2, (int64_t)3), NULL), y;
+        prt_field f = ot_str("equation", "ij->k");
+        CHECK(ot_run("Einsum", "12", &f, 1, &x, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+        CHECK_STR_CONTAINS(msg, "not a valid einsum equation");
+        f = ot_str("equation", "ijk->i");
+        CHECK(ot_run("Einsum", "12", &f, 1, &x, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+        CHECK_STR_CONTAINS(msg, "operand 0 has rank 2 but its term names 3 axes");
+        ot_free(&x);
+    }
+}
+
+TEST(conv_integer_matches_the_operator_example)
+{
+    /* ONNX ConvInteger example with padding 1: x 1..9 (3x3) u8, x_zero_point 1, w 2x2 of ones */
+    ot_tensor in[3], y;
+    char msg[256];
+    prt_field f = FI("pads", 1, 1, 1, 1);
+    in[0] = ot_make(PRT_DTYPE_U8, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)3, (int64_t)3), D(2, 3, 4, 5, 6, 7, 8, 9, 10));
+    in[1] = ot_make(PRT_DTYPE_U8, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)2, (int64_t)2), D(1, 1, 1, 1));
+    in[2] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(1));
+    CHECK_OK(ot_run("ConvInteger", "10", &f, 1, in, 3, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y.t, PRT_DTYPE_I32);
+    expect_dims(&y, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)4, (int64_t)4));
+    CHECK_EQ_INT(ot_compare(&y, D(1, 3, 5, 3, 5, 12, 16, 9, 11, 24, 28, 15, 7, 15, 17, 9), 16, 0, 0, "ConvInteger"), 0);
+    ot_free(&y);
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    ot_free(&in[2]);
+}
