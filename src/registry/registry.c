@@ -279,20 +279,32 @@ static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(prt_static_creator *) drained_head;
 
 /* Register the static creators pushed since the last drain (all of them the
- * first time). One that fails its checks is logged and skipped. */
+ * first time). One that fails its checks is logged and skipped. When memory
+ * runs out the drain is not marked done, so the next use of the global
+ * registry takes in what is missing (a creator already in is passed over). */
 static void drain_static(void)
 {
     prt_static_creator *head, *node, *stop;
     char err[MSG_CAP];
+    int short_of_memory = 0;
     pthread_mutex_lock(&drain_lock);
     head = prt__static_list();
     stop = atomic_load(&drained_head);
     for (node = head; node && node != stop; node = node->next) {
         const prt_plugin_creator *c = node->creator;
-        if (prt__registry_add_many(&global_reg, &c, 1, "static", err, sizeof err) != PRT_OK)
-            prt_log(PRT_SEVERITY_WARNING, "statically registered creator skipped: %s", err);
+        int32_t at;
+        int already;
+        prt_status s;
+        pthread_rwlock_rdlock(&global_reg.lock);
+        at = c && c->name && c->version ? search(&global_reg, ns_of(c->plugin_namespace), c->name, c->version) : -1;
+        already = at >= 0 && global_reg.entries[at].c == c;
+        pthread_rwlock_unlock(&global_reg.lock);
+        if (already) continue; /* taken in by an earlier, interrupted drain */
+        s = prt__registry_add_many(&global_reg, &c, 1, "static", err, sizeof err);
+        if (s == PRT_STATUS_OUT_OF_MEMORY) short_of_memory = 1;
+        else if (s != PRT_OK) prt_log(PRT_SEVERITY_WARNING, "statically registered creator skipped: %s", err);
     }
-    atomic_store(&drained_head, head);
+    if (!short_of_memory) atomic_store(&drained_head, head);
     pthread_mutex_unlock(&drain_lock);
 }
 

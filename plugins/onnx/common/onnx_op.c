@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../plugin_alloc.h"
 #include "onnx_op.h"
 
 static const prt_field_plugin_ops node_ops;
@@ -75,9 +76,9 @@ const prt__onnx_def *prt__onnx_def_at(int32_t at)
 static void node_free(prt__onnx_node *n)
 {
     if (!n) return;
-    free(n->state);
-    free(n->fc_mem);
-    free(n);
+    prt_plugin_free(n->state);
+    prt_plugin_free(n->fc_mem);
+    prt_plugin_free(n);
 }
 
 static size_t align8(size_t v)
@@ -97,7 +98,7 @@ static prt_status copy_fields(prt__onnx_node *n, const prt_fields *fc)
         bytes += align8(strlen(fc->fields[i].name) + 1);
         bytes += align8((size_t)fc->fields[i].count * prt_field_type_size(fc->fields[i].type));
     }
-    n->fc_mem = calloc(1, bytes);
+    n->fc_mem = prt_plugin_calloc(1, bytes);
     if (!n->fc_mem) return PRT_STATUS_OUT_OF_MEMORY;
     f = n->fc_mem;
     p = (char *)n->fc_mem + align8(sizeof(prt_field) * (size_t)(nb > 0 ? nb : 1));
@@ -121,14 +122,14 @@ static prt_status copy_fields(prt__onnx_node *n, const prt_fields *fc)
 static prt_status node_make(const prt__onnx_def *def, const prt_fields *fc, prt_field_plugin **out,
                             prt_msg *err)
 {
-    prt__onnx_node *n = calloc(1, sizeof *n);
+    prt__onnx_node *n = prt_plugin_calloc(1, sizeof *n);
     prt_status st = PRT_STATUS_OUT_OF_MEMORY;
     if (!n) goto oom;
     n->base.ops = &node_ops;
     n->def = def;
     n->nb_in = -1;
     n->nb_out = def->nb_out;
-    if (def->state_size && !(n->state = calloc(1, def->state_size))) goto oom;
+    if (def->state_size && !(n->state = prt_plugin_calloc(1, def->state_size))) goto oom;
     if (copy_fields(n, fc) != PRT_OK) goto oom;
     if (def->init && (st = def->init(n, &n->fc, err)) != PRT_OK) goto fail;
     *out = &n->base;

@@ -3,6 +3,7 @@
  * one case for every registered ONNX creator, enumerated from the tables
  * themselves so that a new op cannot go untested. */
 #include "common/onnx_op.h"
+#include "core/core.h"
 #include "common/onnx_tensor.h"
 #include "onnx_test_util.h"
 #include "prt_test.h"
@@ -194,35 +195,67 @@ static prt_dtype first_type(uint32_t mask)
     return PRT_DTYPE_I64;
 }
 
+/* Creator i of the tables on its small case; `fail_after` >= 0 makes that
+ * allocation of the library fail (prt__alloc_fail_after). */
+static prt_status smoke_run(int32_t i, long fail_after, char *msg, size_t cap)
+{
+    const prt__onnx_def *d = prt__onnx_def_at(i);
+    const smoke *s = NULL;
+    ot_tensor in[8], out[8];
+    int32_t k, nin, nout;
+    size_t j;
+    prt_status st;
+    for (j = 0; j < sizeof smokes / sizeof smokes[0]; j++)
+        if (!strcmp(smokes[j].name, d->name) && (!smokes[j].version || !strcmp(smokes[j].version, d->version)))
+            if (!s || smokes[j].version) s = &smokes[j]; /* a versioned row wins */
+    nin = s && s->nb_in ? s->nb_in : d->min_in;
+    nout = s && s->nb_out ? s->nb_out : d->nb_out;
+    for (k = 0; k < nin; k++)
+        in[k] = ot_rand(s && s->set_types ? s->in[k] : first_type(d->in_mask),
+                        s && k > 1 && s->set_shape2 ? s->shape2
+                        : s && k > 0 && s->set_shape1 ? s->shape1
+                        : s && s->shape.nb          ? s->shape
+                                                    : ot_dims(2, (int64_t)2, (int64_t)3),
+                        0.1, 0.9, (uint32_t)k);
+    msg[0] = 0;
+    if (fail_after >= 0) prt__alloc_fail_after(fail_after);
+    st = ot_run(d->name, d->version, s ? s->fields : NULL, s ? s->nb_fields : 0, in, nin, out, nout, 2, msg, cap);
+    prt__alloc_fail_after(-1);
+    for (k = 0; st == PRT_OK && k < nout; k++) ot_free(&out[k]);
+    for (k = 0; k < nin; k++) ot_free(&in[k]);
+    return st;
+}
+
 TEST(every_registered_onnx_creator_runs_a_small_case)
 {
     int32_t i, n = prt__onnx_def_count();
     char msg[512];
     CHECK(n > 80);
     for (i = 0; i < n; i++) {
-        const prt__onnx_def *d = prt__onnx_def_at(i);
-        const smoke *s = NULL;
-        ot_tensor in[8], out[8];
-        int32_t k, nin;
-        size_t j;
-        prt_status st;
-        int32_t nout;
-        for (j = 0; j < sizeof smokes / sizeof smokes[0]; j++)
-            if (!strcmp(smokes[j].name, d->name) && (!smokes[j].version || !strcmp(smokes[j].version, d->version)))
-                if (!s || smokes[j].version) s = &smokes[j]; /* a versioned row wins */
-        nin = s && s->nb_in ? s->nb_in : d->min_in;
-        nout = s && s->nb_out ? s->nb_out : d->nb_out;
-        for (k = 0; k < nin; k++)
-            in[k] = ot_rand(s && s->set_types ? s->in[k] : first_type(d->in_mask),
-                            s && k > 1 && s->set_shape2 ? s->shape2
-                            : s && k > 0 && s->set_shape1 ? s->shape1
-                            : s && s->shape.nb          ? s->shape
-                                                        : ot_dims(2, (int64_t)2, (int64_t)3),
-                            0.1, 0.9, (uint32_t)k);
-        st = ot_run(d->name, d->version, s ? s->fields : NULL, s ? s->nb_fields : 0, in, nin, out, nout, 2, msg,
-                    sizeof msg);
-        CHECK_MSG(st == PRT_OK, "%s v%s: %s", d->name, d->version, msg);
-        for (k = 0; st == PRT_OK && k < nout; k++) ot_free(&out[k]);
-        for (k = 0; k < nin; k++) ot_free(&in[k]);
+        prt_status st = smoke_run(i, -1, msg, sizeof msg);
+        CHECK_MSG(st == PRT_OK, "%s v%s: %s", prt__onnx_def_at(i)->name, prt__onnx_def_at(i)->version, msg);
     }
+}
+
+/* Every allocation of every registered creator's small case (create, build,
+ * load, context, run) failed in turn: each failure is an error with a
+ * message, never a crash, and leaks nothing (the ASan build checks). */
+TEST(every_registered_onnx_creator_survives_each_failed_allocation)
+{
+    int32_t i, n = prt__onnx_def_count();
+    long total = 0;
+    char msg[512];
+    for (i = 0; i < n; i++) {
+        const prt__onnx_def *d = prt__onnx_def_at(i);
+        long k;
+        prt_status st = PRT_STATUS_OUT_OF_MEMORY;
+        for (k = 0; k < 100000 && st != PRT_OK; k++) {
+            st = smoke_run(i, k, msg, sizeof msg);
+            if (st != PRT_OK) CHECK_MSG(msg[0] != 0, "%s v%s: allocation %ld failed without a message", d->name,
+                                        d->version, k);
+        }
+        CHECK_MSG(st == PRT_OK, "%s v%s never ran: %s", d->name, d->version, msg);
+        total += k;
+    }
+    printf("  %d creators, %ld runs with one failed allocation each\n", (int)n, total);
 }
