@@ -52,3 +52,61 @@ prt_status prt__clidev_copy(void *dst, const void *src, size_t bytes, int to_dev
     return PRT_STATUS_NO_DEVICE;
 #endif
 }
+
+#ifdef PLUGRT_HAVE_CUDA
+static prt_status cuda_fail(cudaError_t e, const char *what, char *err, size_t cap)
+{
+    snprintf(err, cap, "%s failed: %s", what, cudaGetErrorString(e));
+    return PRT_STATUS_CUDA_ERROR;
+}
+#endif
+
+prt_status prt__clidev_event_create(void **ev, char *err, size_t cap)
+{
+#ifdef PLUGRT_HAVE_CUDA
+    cudaEvent_t e;
+    cudaError_t r = cudaEventCreate(&e);
+    if (r != cudaSuccess) return cuda_fail(r, "cudaEventCreate", err, cap);
+    *ev = (void *)e;
+    return PRT_OK;
+#else
+    (void)ev;
+    snprintf(err, cap, "this plugrt was built without CUDA");
+    return PRT_STATUS_NO_DEVICE;
+#endif
+}
+
+prt_status prt__clidev_event_record(void *ev, void *stream, char *err, size_t cap)
+{
+#ifdef PLUGRT_HAVE_CUDA
+    cudaError_t r = cudaEventRecord((cudaEvent_t)ev, (cudaStream_t)stream);
+    return r == cudaSuccess ? PRT_OK : cuda_fail(r, "cudaEventRecord", err, cap);
+#else
+    (void)ev; (void)stream;
+    snprintf(err, cap, "this plugrt was built without CUDA");
+    return PRT_STATUS_NO_DEVICE;
+#endif
+}
+
+prt_status prt__clidev_event_elapsed(void *start, void *end, float *ms, char *err, size_t cap)
+{
+#ifdef PLUGRT_HAVE_CUDA
+    cudaError_t r = cudaEventSynchronize((cudaEvent_t)end);
+    if (r != cudaSuccess) return cuda_fail(r, "cudaEventSynchronize", err, cap);
+    r = cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)end);
+    return r == cudaSuccess ? PRT_OK : cuda_fail(r, "cudaEventElapsedTime", err, cap);
+#else
+    (void)start; (void)end; (void)ms;
+    snprintf(err, cap, "this plugrt was built without CUDA");
+    return PRT_STATUS_NO_DEVICE;
+#endif
+}
+
+void prt__clidev_event_destroy(void *ev)
+{
+#ifdef PLUGRT_HAVE_CUDA
+    if (ev) (void)cudaEventDestroy((cudaEvent_t)ev);
+#else
+    (void)ev;
+#endif
+}

@@ -21,4 +21,11 @@ void prt__clidev_free(void *p); /* NULL ok */
 /* Synchronous copy to (to_device) or from device memory. */
 prt_status prt__clidev_copy(void *dst, const void *src, size_t bytes, int to_device, char *err, size_t cap);
 
+/* CUDA events on a context's stream (prt_context_stream), for GPU time. */
+prt_status prt__clidev_event_create(void **ev, char *err, size_t cap);
+prt_status prt__clidev_event_record(void *ev, void *stream, char *err, size_t cap);
+/* Waits for `end`, then the milliseconds from `start` to `end`. */
+prt_status prt__clidev_event_elapsed(void *start, void *end, float *ms, char *err, size_t cap);
+void prt__clidev_event_destroy(void *ev); /* NULL ok */
+
 #endif

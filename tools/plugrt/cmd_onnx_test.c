@@ -15,7 +15,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "backend/cuda/device.h"
+#include "clidev.h"
 #include "cli.h"
 #include "cliutil.h"
 #include "plugrt/onnx.h"
@@ -172,7 +172,7 @@ static int run_set(prt_registry *reg, prt_onnx_model *m, const char *set_dir, pr
     prt_context_config_init(&cc);
     cc.device = dev;
     cc.nb_threads = 1;
-    if (dev == PRT_DEVICE_CUDA && prt__cuda_device_count() == 0) {
+    if (dev == PRT_DEVICE_CUDA && prt__clidev_count() == 0) {
         rc = result(msg, cap, OT_UNSUPPORTED, "--device cuda: no CUDA device found");
         goto done;
     }
@@ -183,8 +183,8 @@ static int run_set(prt_registry *reg, prt_onnx_model *m, const char *set_dir, pr
     for (k = 0; k < nin; k++) {
         void *p = in[k]->data ? in[k]->data : (void *)in;
         if (dev == PRT_DEVICE_CUDA) {
-            if (prt__cuda_malloc(in[k]->nbytes + 16, &dev_buf[k], err, sizeof err) != PRT_OK ||
-                prt__cuda_copy(dev_buf[k], p, in[k]->nbytes, PRT__H2D, err, sizeof err) != PRT_OK) {
+            if (prt__clidev_alloc(in[k]->nbytes + 16, &dev_buf[k], err, sizeof err) != PRT_OK ||
+                prt__clidev_copy(dev_buf[k], p, in[k]->nbytes, 1, err, sizeof err) != PRT_OK) {
                 rc = result(msg, cap, OT_FAIL, "input \"%s\": %s", ranges[k].input, err);
                 goto done;
             }
@@ -207,7 +207,7 @@ static int run_set(prt_registry *reg, prt_onnx_model *m, const char *set_dir, pr
         }
         p = out_buf[k];
         if (dev == PRT_DEVICE_CUDA) {
-            if (prt__cuda_malloc(bytes + 16, &dev_buf[OT_MAX_IO + k], err, sizeof err) != PRT_OK) {
+            if (prt__clidev_alloc(bytes + 16, &dev_buf[OT_MAX_IO + k], err, sizeof err) != PRT_OK) {
                 rc = result(msg, cap, OT_FAIL, "output %d: %s", k, err);
                 goto done;
             }
@@ -232,8 +232,8 @@ static int run_set(prt_registry *reg, prt_onnx_model *m, const char *set_dir, pr
             goto done;
         }
         if (dev == PRT_DEVICE_CUDA &&
-            prt__cuda_copy(out_buf[k], dev_buf[OT_MAX_IO + k], (size_t)prt_dims_volume(&got) * prt_dtype_size(d.dtype),
-                           PRT__D2H, err, sizeof err) != PRT_OK) {
+            prt__clidev_copy(out_buf[k], dev_buf[OT_MAX_IO + k], (size_t)prt_dims_volume(&got) * prt_dtype_size(d.dtype),
+                             0, err, sizeof err) != PRT_OK) {
             rc = result(msg, cap, OT_FAIL, "output \"%s\": %s", io.name, err);
             goto done;
         }
@@ -251,8 +251,8 @@ done:
         prt_onnx_tensor_destroy(in[k]);
         prt_onnx_tensor_destroy(want[k]);
         free(out_buf[k]);
-        prt__cuda_free(dev_buf[k]);
-        prt__cuda_free(dev_buf[OT_MAX_IO + k]);
+        prt__clidev_free(dev_buf[k]);
+        prt__clidev_free(dev_buf[OT_MAX_IO + k]);
     }
     return rc;
 }

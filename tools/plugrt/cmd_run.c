@@ -7,13 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "backend/backend.h"
-#include "backend/cuda/device.h"
 #include "cli.h"
 #include "clionnx.h"
 #include "clidev.h"
 #include "cliutil.h"
-#include "core/checked.h"
 #include "plugrt/engine.h"
 #include "plugrt/npy.h"
 
@@ -119,7 +116,8 @@ static int npy_save(const char *path, const io_buf *b, const prt_dims *dims)
                 prt_dtype_name(b->desc.dtype));
         return 0;
     }
-    if (n < 0 || prt__tensor_bytes(dims, prt_dtype_size(b->desc.dtype), &nb) != 0 || nb > b->bytes) {
+    if (n < 0 || (size_t)n > b->bytes / (prt_dtype_size(b->desc.dtype) ? prt_dtype_size(b->desc.dtype) : 1) ||
+        (nb = (uint64_t)n * prt_dtype_size(b->desc.dtype)) > b->bytes) {
         char ds[160];
         fprintf(stderr, "plugrt run: --output %s=%s: the output's shape %s does not fit its %zu-byte buffer\n", b->name,
                 path, prt_dims_str(dims, ds, sizeof ds), b->bytes);
@@ -448,23 +446,23 @@ int prt_cli_run(int argc, char **argv)
     wall = calloc((size_t)iters, sizeof *wall);
     gpu = calloc((size_t)iters, sizeof *gpu);
     if (!wall || !gpu) goto oom;
-    if (device == PRT_DEVICE_CUDA && (prt__backend_cuda.event_create(&ev0, err, sizeof err) != PRT_OK ||
-                                      prt__backend_cuda.event_create(&ev1, err, sizeof err) != PRT_OK)) {
+    if (device == PRT_DEVICE_CUDA && (prt__clidev_event_create(&ev0, err, sizeof err) != PRT_OK ||
+                                      prt__clidev_event_create(&ev1, err, sizeof err) != PRT_OK)) {
         fprintf(stderr, "plugrt run: %s\n", err);
         goto done;
     }
     for (i = 0; i < warmup + iters; i++) {
         double t0 = prt__cliutil_now_ms(), t1;
         if (device == PRT_DEVICE_CUDA)
-            (void)prt__backend_cuda.event_record(ev0, prt_context_stream(ctx), err, sizeof err);
+            (void)prt__clidev_event_record(ev0, prt_context_stream(ctx), err, sizeof err);
         if (prt_context_enqueue(ctx, NULL) != PRT_OK) {
             fprintf(stderr, "plugrt run: %s\n", prt_context_last_error(ctx));
             goto done;
         }
         if (device == PRT_DEVICE_CUDA) {
             float ms = 0;
-            if (prt__backend_cuda.event_record(ev1, prt_context_stream(ctx), err, sizeof err) != PRT_OK ||
-                prt__backend_cuda.event_elapsed(ev0, ev1, &ms, err, sizeof err) != PRT_OK) {
+            if (prt__clidev_event_record(ev1, prt_context_stream(ctx), err, sizeof err) != PRT_OK ||
+                prt__clidev_event_elapsed(ev0, ev1, &ms, err, sizeof err) != PRT_OK) {
                 fprintf(stderr, "plugrt run: CUDA error while running: %s\n", err);
                 goto done;
             }
@@ -536,8 +534,8 @@ int prt_cli_run(int argc, char **argv)
 oom:
     fprintf(stderr, "plugrt run: out of memory\n");
 done:
-    prt__backend_cuda.event_destroy(ev0);
-    prt__backend_cuda.event_destroy(ev1);
+    prt__clidev_event_destroy(ev0);
+    prt__clidev_event_destroy(ev1);
     prt_context_destroy(ctx);
     if (bufs)
         for (i = 0; i < nio; i++) {
