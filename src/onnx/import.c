@@ -639,7 +639,7 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
     prt_field *fields;
     const itensor **ins;
     const char **in_names, **out_names;
-    int32_t *out_idx;
+    int32_t *out_idx, *in_pos = NULL;
     int32_t nb_fields = 0, nb_in = 0, nb_listed, nb_out, k, all_const = 1, missing = 0;
     prt_fields fc;
     prt_op *op = NULL;
@@ -789,6 +789,13 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
         s = fail(im->err, im->cap, s, "node %s: %s", label, prt_network_last_error(im->net));
         goto done;
     }
+    /* add_tensor may move im->t: the inputs are kept as indices across it. */
+    in_pos = prt__malloc(((size_t)nb_in + 1) * sizeof *in_pos);
+    if (!in_pos) {
+        s = fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    for (k = 0; k < nb_in; k++) in_pos[k] = ins[k] ? (int32_t)(ins[k] - im->t) : -1;
     for (k = 0; k < nb_out; k++) {
         itensor *t = add_tensor(im, out_names[k], T_LAYER);
         if (!t) {
@@ -798,6 +805,7 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
         t->in_net = 1;
         out_idx[k] = im->nb_t - 1;
     }
+    for (k = 0; k < nb_in; k++) ins[k] = in_pos[k] >= 0 ? &im->t[in_pos[k]] : NULL;
     if (im->need_shapes) propagate_shapes(im, op, ins, nb_in, out_idx, nb_out);
     s = PRT_OK;
     goto done;
@@ -807,6 +815,7 @@ outputs_missing:
         if (n->output[a][0] && find(im, n->output[a]) < 0 && !add_tensor(im, n->output[a], T_MISSING))
             s = fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
 done:
+    prt__free(in_pos);
     prt_op_destroy(op);
     return s;
 }
