@@ -408,9 +408,24 @@ static prt_status ct_shapes(const prt__onnx_node *n, const prt_dims_expr *in, in
     for (i = 0; i < sp; i++) {
         int64_t k = s->nk > 0 ? s->kernel[i] : prt__onnx_known(eb, in[1].d[2 + i]);
         int64_t d = prt__onnx_known(eb, in[0].d[2 + i]), o, pb;
-        if (k < 0 || d < 0) {
-            prt_msg_set(err, "the kernel and input extents of spatial axis %d must be known when building", (int)i);
+        if (k < 0) {
+            prt_msg_set(err, "the kernel extent of spatial axis %d must be known when building", (int)i);
             return PRT_STATUS_UNSUPPORTED;
+        }
+        if (d < 0) { /* a dynamic extent: the same rule as ct_axis, as an expression */
+            const prt_expr *x = in[0].d[2 + i];
+            if (s->nout_shape > 0) {
+                out->d[2 + i] = eb->constant(eb, s->out_shape[i]);
+            } else if ((s->auto_pad == AP_SAME_UPPER || s->auto_pad == AP_SAME_LOWER) && s->npads < 0) {
+                out->d[2 + i] = eb->operation(eb, PRT_EXPR_PROD, x, eb->constant(eb, s->strides[i]));
+            } else {
+                int64_t pads = s->auto_pad == AP_VALID ? 0 : s->pads[i] + s->pads[i + sp];
+                int64_t c = s->out_pad[i] + (k - 1) * s->dil[i] + 1 - s->strides[i] - pads;
+                out->d[2 + i] = eb->operation(eb, PRT_EXPR_SUM,
+                                              eb->operation(eb, PRT_EXPR_PROD, x, eb->constant(eb, s->strides[i])),
+                                              eb->constant(eb, c));
+            }
+            continue;
         }
         ct_axis(s, sp, i, d, k, &o, &pb);
         if (o <= 0) {
