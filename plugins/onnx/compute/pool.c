@@ -105,6 +105,27 @@ static int64_t pl_axis(const pstate *s, int32_t i, int64_t d, int64_t *pb)
     }
 }
 
+static const prt_expr *pl_axis_expr(const pstate *s, int32_t i, const prt_expr *x, prt_expr_builder *eb)
+{
+#define K(v) eb->constant(eb, v)
+#define OP(o_, a, b) eb->operation(eb, PRT_EXPR_##o_, a, b)
+    int64_t ext = s->dil[i] * (s->kernel[i] - 1) + 1;
+    const prt_expr *o, *num;
+    switch (s->auto_pad) {
+    case AP_SAME_UPPER: case AP_SAME_LOWER: return OP(CEIL_DIV, x, K(s->strides[i]));
+    case AP_VALID: return OP(SUM, OP(FLOOR_DIV, OP(SUB, x, K(ext)), K(s->strides[i])), K(1));
+    default:
+        num = OP(SUB, OP(SUM, x, K(s->pads[i] + s->pads[i + s->nk])), K(ext));
+        if (!s->ceil_mode) return OP(SUM, OP(FLOOR_DIV, num, K(s->strides[i])), K(1));
+        o = OP(SUM, OP(CEIL_DIV, num, K(s->strides[i])), K(1));
+        /* one less when the last window would start in the end pad */
+        return OP(SUB, o, OP(SUB, K(1), OP(LESS, OP(PROD, OP(SUB, o, K(1)), K(s->strides[i])),
+                                             OP(SUM, x, K(s->pads[i])))));
+    }
+#undef K
+#undef OP
+}
+
 static prt_status pl_shapes(const prt__onnx_node *n, const prt_dims_expr *in, int32_t nb_in, prt_dims_expr *out,
                             prt_expr_builder *eb, prt_msg *err)
 {
@@ -127,9 +148,9 @@ static prt_status pl_shapes(const prt__onnx_node *n, const prt_dims_expr *in, in
     }
     for (i = 0; i < sp; i++) {
         int64_t d = prt__onnx_known(eb, in[0].d[2 + i]), pb, o;
-        if (d < 0) {
-            prt_msg_set(err, "spatial extent %d must be known when building", (int)i);
-            return PRT_STATUS_UNSUPPORTED;
+        if (d < 0) { /* a dynamic extent: pl_axis's rule as an expression */
+            out->d[2 + i] = pl_axis_expr(s, i, in[0].d[2 + i], eb);
+            continue;
         }
         o = pl_axis(s, i, d, &pb);
         if (o <= 0) {
