@@ -1,0 +1,95 @@
+"""Writes tests/data/ocr/stages.json: inputs and the outputs rapidocr-onnxruntime
+1.4.4's own Python functions give for them, for the stage tests of
+examples/ocr/ (test_ocr_stages.c). Needs the rapidocr-onnxruntime==1.4.4 wheel
+and its dependencies (opencv, pyclipper, shapely) installed.
+    python3 tests/examples/ocr/make_expected.py
+"""
+import json
+import math
+import os
+import tempfile
+
+import numpy as np
+from rapidocr_onnxruntime.ch_ppocr_det.text_detect import TextDetector
+from rapidocr_onnxruntime.ch_ppocr_det.utils import DetPreProcess
+from rapidocr_onnxruntime.ch_ppocr_rec.utils import CTCLabelDecode
+from rapidocr_onnxruntime.ch_ppocr_cls.text_cls import TextClassifier
+from rapidocr_onnxruntime.ch_ppocr_rec.text_recognize import TextRecognizer
+from rapidocr_onnxruntime.main import RapidOCR
+
+rng = np.random.default_rng(11)
+out = {}
+
+# detection input sizes
+pre = DetPreProcess(736, "min")
+sizes = []
+for h, w in [(191, 384), (736, 1472), (30, 900), (1000, 500), (37, 1200), (800, 801), (17, 33), (2000, 40)]:
+    img = np.zeros((h, w, 3), np.uint8)
+    r = pre.resize(img)
+    sizes.append({"h": h, "w": w, "out_h": int(r.shape[0]), "out_w": int(r.shape[1])})
+out["det_size"] = sizes
+
+# box ordering, clipping and filtering, then reading order
+det = TextDetector.__new__(TextDetector)
+quads = []
+for _ in range(40):
+    x, y = rng.uniform(-20, 400), rng.uniform(-10, 200)
+    w, h = rng.uniform(1, 150), rng.uniform(1, 30)
+    a = rng.uniform(-0.2, 0.2)
+    c, s = math.cos(a), math.sin(a)
+    pts = [(x + c * u - s * v, y + s * u + c * v) for u, v in [(0, 0), (w, 0), (w, h), (0, h)]]
+    pts = [pts[i] for i in rng.permutation(4)]
+    quads.append(np.round(np.array(pts, np.float32)))
+kept = det.filter_tag_det_res(np.array(quads, np.int32), (191, 384))
+ordered = RapidOCR.sorted_boxes(kept)
+out["boxes"] = {"img_h": 191, "img_w": 384, "in": [q.tolist() for q in quads],
+                "filtered": [b.tolist() for b in kept], "sorted": [b.tolist() for b in ordered]}
+
+# crop widths for the classifier (48 x 192) and the recognizer (48, batch width)
+crops = [[int(rng.integers(8, 60)), int(rng.integers(5, 900))] for _ in range(13)]
+crops += [[20, 40], [10, 20], [30, 60]]  # equal ratios: the order stays stable
+ratios = np.array([w / float(h) for h, w in crops])
+order = np.argsort(ratios, kind="stable")
+# the packages' own resize functions; a white crop makes the resized part 1.0 and the padding 0
+rec = TextRecognizer.__new__(TextRecognizer)
+rec.rec_image_shape = [3, 48, 320]
+cls = TextClassifier.__new__(TextClassifier)
+cls.cls_image_shape = [3, 48, 192]
+batches = []
+for beg in range(0, len(crops), 6):
+    idx = order[beg:beg + 6]
+    max_r = max([320 / 48] + [crops[i][1] / crops[i][0] for i in idx])
+    norm = [rec.resize_norm_img(np.full((crops[i][0], crops[i][1], 3), 255, np.uint8), max_r) for i in idx]
+    batches.append({"index": [int(i) for i in idx], "width": int(norm[0].shape[2]),
+                    "resized": [int((n[0, 0] > 0.5).sum()) for n in norm]})
+cls_w = [int((cls.resize_norm_img(np.full((h, w, 3), 255, np.uint8))[0, 0] > 0.5).sum()) for h, w in crops]
+out["crops"] = {"hw": crops, "order": [int(i) for i in order], "cls_resized": cls_w, "rec_batches": batches}
+
+# greedy CTC decoding with a small dictionary
+symbols = ["a", "b", "c", "\u4e2d", "\u6587", "1", "."]
+with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:
+    f.write("\n".join(symbols) + "\n")
+    keys = f.name
+dec = CTCLabelDecode(character_path=keys)
+os.unlink(keys)
+t, c = 25, len(symbols) + 2
+logits = rng.normal(size=(4, t, c)).astype(np.float32)
+logits[1, :, 0] += 5  # mostly blanks
+logits[2] = 0
+logits[2, :, 0] = 1  # all blank: empty text, score 0
+logits[3, 3:9, 2] += 10  # a long repeat
+prob = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
+prob = prob.astype(np.float32)
+res = dec(prob)
+out["ctc"] = {"symbols": symbols, "t": t, "c": c, "prob": prob.reshape(-1).tolist(),
+              "text": [r[0] for r in res], "score": [float(r[1]) for r in res]}
+
+# classifier rule: rotate when "180" wins with score > 0.9
+cls = [[0.05, 0.95], [0.2, 0.8], [0.95, 0.05], [0.1, 0.9], [0.5, 0.5]]
+out["cls"] = {"prob": cls, "thresh": 0.9,
+              "rotate": [int(np.argmax(p) == 1 and p[int(np.argmax(p))] > 0.9) for p in cls]}
+
+path = os.path.join(os.path.dirname(__file__), "..", "..", "data", "ocr", "stages.json")
+with open(path, "w", encoding="utf-8") as f:
+    json.dump(out, f, ensure_ascii=False)
+print("wrote", os.path.normpath(path))

@@ -1,0 +1,179 @@
+/* The model-free stages of examples/ocr/ against tests/data/ocr/stages.json,
+ * written by make_expected.py from rapidocr-onnxruntime 1.4.4's own functions. */
+#include "prt_test.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocr_stages.h"
+
+static cJSON *load_json(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/ocr/stages.json", prt_test_data_dir());
+    FILE *f = fopen(path, "rb");
+    CHECK_MSG(f != NULL, "cannot open %s", path);
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    buf[got] = '\0';
+    cJSON *j = cJSON_Parse(buf);
+    free(buf);
+    CHECK(j != NULL);
+    return j;
+}
+
+static int item_int(const cJSON *o, const char *k) { return cJSON_GetObjectItem(o, k)->valueint; }
+
+TEST(ocr_det_size_matches_rapidocr)
+{
+    cJSON *j = load_json();
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "det_size"))
+    {
+        int h = 0, w = 0;
+        CHECK_EQ_INT(ocr_det_size(item_int(c, "h"), item_int(c, "w"), 736, &h, &w), 0);
+        CHECK_EQ_INT(h, item_int(c, "out_h"));
+        CHECK_EQ_INT(w, item_int(c, "out_w"));
+    }
+    int h = 7, w = 7;
+    CHECK_EQ_INT(ocr_det_size(0, 10, 736, &h, &w), -1);
+    CHECK_EQ_INT(h, 7); /* untouched on failure */
+    cJSON_Delete(j);
+}
+
+static void quad_from(const cJSON *a, ocr_quad *q)
+{
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 2; k++)
+            q->p[i][k] = (float)cJSON_GetArrayItem(cJSON_GetArrayItem(a, i), k)->valuedouble;
+}
+
+static void check_quads(const ocr_quad *q, int n, const cJSON *want)
+{
+    CHECK_EQ_INT(n, cJSON_GetArraySize(want));
+    for (int b = 0; b < n && b < cJSON_GetArraySize(want); b++) {
+        ocr_quad w;
+        quad_from(cJSON_GetArrayItem(want, b), &w);
+        CHECK_MSG(memcmp(&w, &q[b], sizeof w) == 0, "box %d differs", b);
+    }
+}
+
+TEST(ocr_boxes_filter_and_sort_match_rapidocr)
+{
+    cJSON *j = load_json();
+    const cJSON *bx = cJSON_GetObjectItem(j, "boxes");
+    const cJSON *in = cJSON_GetObjectItem(bx, "in");
+    int n = cJSON_GetArraySize(in);
+    ocr_quad *q = calloc((size_t)n, sizeof *q);
+    for (int i = 0; i < n; i++)
+        quad_from(cJSON_GetArrayItem(in, i), &q[i]);
+    int kept = ocr_quads_filter(q, n, item_int(bx, "img_h"), item_int(bx, "img_w"));
+    CHECK(kept > 0 && kept < n); /* the data has boxes dropped and kept */
+    check_quads(q, kept, cJSON_GetObjectItem(bx, "filtered"));
+    CHECK_EQ_INT(ocr_quads_sort(q, kept), 0);
+    check_quads(q, kept, cJSON_GetObjectItem(bx, "sorted"));
+    free(q);
+    cJSON_Delete(j);
+}
+
+TEST(ocr_crop_widths_and_batches_match_rapidocr)
+{
+    cJSON *j = load_json();
+    const cJSON *cr = cJSON_GetObjectItem(j, "crops");
+    const cJSON *hwj = cJSON_GetObjectItem(cr, "hw");
+    int n = cJSON_GetArraySize(hwj);
+    int hw[64], order[32];
+    CHECK(n <= 32);
+    for (int i = 0; i < n; i++) {
+        hw[2 * i] = cJSON_GetArrayItem(cJSON_GetArrayItem(hwj, i), 0)->valueint;
+        hw[2 * i + 1] = cJSON_GetArrayItem(cJSON_GetArrayItem(hwj, i), 1)->valueint;
+        CHECK_EQ_INT(ocr_resized_width(hw[2 * i], hw[2 * i + 1], 48, 192),
+                     cJSON_GetArrayItem(cJSON_GetObjectItem(cr, "cls_resized"), i)->valueint);
+    }
+    CHECK_EQ_INT(ocr_aspect_order(hw, n, order), 0);
+    for (int i = 0; i < n; i++)
+        CHECK_EQ_INT(order[i], cJSON_GetArrayItem(cJSON_GetObjectItem(cr, "order"), i)->valueint);
+    const cJSON *b;
+    int beg = 0;
+    cJSON_ArrayForEach(b, cJSON_GetObjectItem(cr, "rec_batches"))
+    {
+        int m = cJSON_GetArraySize(cJSON_GetObjectItem(b, "index")), bhw[12];
+        for (int k = 0; k < m; k++) {
+            bhw[2 * k] = hw[2 * order[beg + k]];
+            bhw[2 * k + 1] = hw[2 * order[beg + k] + 1];
+        }
+        int width = ocr_rec_batch_width(bhw, m, 48, 320);
+        CHECK_EQ_INT(width, item_int(b, "width"));
+        for (int k = 0; k < m; k++)
+            CHECK_EQ_INT(ocr_resized_width(bhw[2 * k], bhw[2 * k + 1], 48, width),
+                         cJSON_GetArrayItem(cJSON_GetObjectItem(b, "resized"), k)->valueint);
+        beg += m;
+    }
+    CHECK_EQ_INT(beg, n);
+    cJSON_Delete(j);
+}
+
+TEST(ocr_ctc_decode_matches_rapidocr)
+{
+    cJSON *j = load_json();
+    const cJSON *c = cJSON_GetObjectItem(j, "ctc");
+    const cJSON *syms = cJSON_GetObjectItem(c, "symbols");
+    char path[] = "/tmp/ocr_dict_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    const cJSON *s;
+    cJSON_ArrayForEach(s, syms) fprintf(f, "%s\n", s->valuestring);
+    fclose(f);
+    ocr_dict d;
+    CHECK_EQ_INT(ocr_dict_load(path, &d), 0);
+    remove(path);
+    CHECK_EQ_INT(d.n, cJSON_GetArraySize(syms) + 2);
+    CHECK(strcmp(d.sym[0], "blank") == 0 && strcmp(d.sym[d.n - 1], " ") == 0);
+    int t = item_int(c, "t"), nc = item_int(c, "c");
+    const cJSON *pj = cJSON_GetObjectItem(c, "prob");
+    int nseq = cJSON_GetArraySize(cJSON_GetObjectItem(c, "text"));
+    float *prob = malloc(sizeof(float) * (size_t)cJSON_GetArraySize(pj));
+    int i = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, pj) prob[i++] = (float)v->valuedouble;
+    for (int q = 0; q < nseq; q++) {
+        char text[256];
+        double score = -1;
+        CHECK_EQ_INT(ocr_ctc_decode(prob + (size_t)q * t * nc, t, nc, &d, text, sizeof text, &score), 0);
+        const char *want = cJSON_GetArrayItem(cJSON_GetObjectItem(c, "text"), q)->valuestring;
+        CHECK_MSG(strcmp(text, want) == 0, "sequence %d: got \"%s\", want \"%s\"", q, text, want);
+        CHECK_NEAR(score, cJSON_GetArrayItem(cJSON_GetObjectItem(c, "score"), q)->valuedouble, 1e-9);
+    }
+    char small[4];
+    double sc;
+    CHECK_EQ_INT(ocr_ctc_decode(prob, t, nc, &d, small, sizeof small, &sc), -1); /* too long for 4 bytes */
+    CHECK_EQ_INT(ocr_ctc_decode(prob, t, d.n + 1, &d, small, sizeof small, &sc), -1); /* more classes than symbols */
+    ocr_dict bad;
+    CHECK_EQ_INT(ocr_dict_load("/nonexistent/keys.txt", &bad), -1);
+    free(prob);
+    ocr_dict_free(&d);
+    cJSON_Delete(j);
+}
+
+TEST(ocr_cls_rotation_rule_matches_rapidocr)
+{
+    cJSON *j = load_json();
+    const cJSON *c = cJSON_GetObjectItem(j, "cls");
+    int n = cJSON_GetArraySize(cJSON_GetObjectItem(c, "prob"));
+    for (int i = 0; i < n; i++) {
+        const cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(c, "prob"), i);
+        float pr[2] = {(float)cJSON_GetArrayItem(p, 0)->valuedouble, (float)cJSON_GetArrayItem(p, 1)->valuedouble};
+        CHECK_EQ_INT(ocr_cls_rotate(pr, 0.9f), cJSON_GetArrayItem(cJSON_GetObjectItem(c, "rotate"), i)->valueint);
+    }
+    cJSON_Delete(j);
+}
