@@ -9,6 +9,7 @@ import math
 import os
 import tempfile
 
+import cv2
 import numpy as np
 from rapidocr_onnxruntime.ch_ppocr_det.text_detect import TextDetector
 from rapidocr_onnxruntime.ch_ppocr_det.utils import DetPreProcess
@@ -53,8 +54,8 @@ order = np.argsort(ratios, kind="stable")
 # the packages' own resize functions; a white crop makes the resized part 1.0 and the padding 0
 rec = TextRecognizer.__new__(TextRecognizer)
 rec.rec_image_shape = [3, 48, 320]
-cls = TextClassifier.__new__(TextClassifier)
-cls.cls_image_shape = [3, 48, 192]
+clf = TextClassifier.__new__(TextClassifier)
+clf.cls_image_shape = [3, 48, 192]
 batches = []
 for beg in range(0, len(crops), 6):
     idx = order[beg:beg + 6]
@@ -62,7 +63,7 @@ for beg in range(0, len(crops), 6):
     norm = [rec.resize_norm_img(np.full((crops[i][0], crops[i][1], 3), 255, np.uint8), max_r) for i in idx]
     batches.append({"index": [int(i) for i in idx], "width": int(norm[0].shape[2]),
                     "resized": [int((n[0, 0] > 0.5).sum()) for n in norm]})
-cls_w = [int((cls.resize_norm_img(np.full((h, w, 3), 255, np.uint8))[0, 0] > 0.5).sum()) for h, w in crops]
+cls_w = [int((clf.resize_norm_img(np.full((h, w, 3), 255, np.uint8))[0, 0] > 0.5).sum()) for h, w in crops]
 out["crops"] = {"hw": crops, "order": [int(i) for i in order], "cls_resized": cls_w, "rec_batches": batches}
 
 # greedy CTC decoding with a small dictionary
@@ -88,6 +89,19 @@ out["ctc"] = {"symbols": symbols, "t": t, "c": c, "prob": prob.reshape(-1).tolis
 cls = [[0.05, 0.95], [0.2, 0.8], [0.95, 0.05], [0.1, 0.9], [0.5, 0.5]]
 out["cls"] = {"prob": cls, "thresh": 0.9,
               "rotate": [int(np.argmax(p) == 1 and p[int(np.argmax(p))] > 0.9) for p in cls]}
+
+# cv2.resize (INTER_LINEAR) of 8-bit images, as rapidocr calls it, and the
+# classifier's normalization with zero padding
+resize = []
+for (h, w), (dh, dw) in [((13, 17), (40, 52)), ((13, 17), (7, 9)), ((13, 17), (13, 30)), ((13, 17), (48, 61)),
+                         ((30, 95), (48, 152)), ((30, 95), (48, 48)), ((60, 121), (23, 46))]:
+    img = rng.integers(0, 256, size=(h, w, 3), dtype=np.uint8)
+    resize.append({"h": h, "w": w, "dst_h": dh, "dst_w": dw, "src": img.reshape(-1).tolist(),
+                   "dst": cv2.resize(img, (dw, dh)).reshape(-1).tolist()})
+out["resize"] = resize
+crop = rng.integers(0, 256, size=(30, 95, 3), dtype=np.uint8)
+norm = clf.resize_norm_img(crop)
+out["cls_norm"] = {"h": 30, "w": 95, "src": crop.reshape(-1).tolist(), "dst": [round(float(v), 7) for v in norm.reshape(-1)]}
 
 path = os.path.join(os.path.dirname(__file__), "..", "..", "data", "ocr", "stages.json")
 with open(path, "w", encoding="utf-8") as f:

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ocr_image.h"
 #include "ocr_stages.h"
 
 static cJSON *load_json(void)
@@ -175,5 +176,77 @@ TEST(ocr_cls_rotation_rule_matches_rapidocr)
         float pr[2] = {(float)cJSON_GetArrayItem(p, 0)->valuedouble, (float)cJSON_GetArrayItem(p, 1)->valuedouble};
         CHECK_EQ_INT(ocr_cls_rotate(pr, 0.9f), cJSON_GetArrayItem(cJSON_GetObjectItem(c, "rotate"), i)->valueint);
     }
+    cJSON_Delete(j);
+}
+
+static void bytes_from(const cJSON *a, uint8_t *d)
+{
+    int i = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, a) d[i++] = (uint8_t)v->valueint;
+}
+
+TEST(ocr_resize_matches_opencv)
+{
+    cJSON *j = load_json();
+    const cJSON *c;
+    int worst = 0, nb_diff = 0, nb = 0;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "resize"))
+    {
+        ocr_image src, dst = {0};
+        CHECK_EQ_INT(ocr_image_alloc(&src, item_int(c, "h"), item_int(c, "w"), 3), 0);
+        bytes_from(cJSON_GetObjectItem(c, "src"), src.data);
+        int dh = item_int(c, "dst_h"), dw = item_int(c, "dst_w");
+        CHECK_EQ_INT(ocr_image_resize(&src, dh, dw, &dst), 0);
+        CHECK(dst.h == dh && dst.w == dw && dst.c == 3);
+        int i = 0;
+        const cJSON *v;
+        cJSON_ArrayForEach(v, cJSON_GetObjectItem(c, "dst"))
+        {
+            int d = abs((int)dst.data[i++] - v->valueint);
+            worst = d > worst ? d : worst;
+            nb_diff += d != 0;
+            nb++;
+        }
+        CHECK_EQ_INT(i, dh * dw * 3);
+        ocr_image_free(&src);
+        ocr_image_free(&dst);
+    }
+    /* OpenCV 5.0 differs by 1 in about 1% of the values when enlarging (ocr_image.h) */
+    CHECK_MSG(worst <= 1 && nb_diff * 50 < nb, "max |diff| %d, %d of %d values differ", worst, nb_diff, nb);
+    ocr_image bad;
+    CHECK_EQ_INT(ocr_image_alloc(&bad, 0, 5, 3), -1);
+    cJSON_Delete(j);
+}
+
+TEST(ocr_cls_input_matches_rapidocr)
+{
+    cJSON *j = load_json();
+    const cJSON *c = cJSON_GetObjectItem(j, "cls_norm");
+    ocr_image src, rs;
+    int nb_diff = 0;
+    int h = item_int(c, "h"), w = item_int(c, "w");
+    CHECK_EQ_INT(ocr_image_alloc(&src, h, w, 3), 0);
+    bytes_from(cJSON_GetObjectItem(c, "src"), src.data);
+    int rw = ocr_resized_width(h, w, 48, 192);
+    CHECK_EQ_INT(ocr_image_resize(&src, 48, rw, &rs), 0);
+    float *x = malloc(sizeof(float) * 3 * 48 * 192);
+    CHECK_EQ_INT(ocr_image_normalize(&rs, 192, x), 0);
+    int i = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, cJSON_GetObjectItem(c, "dst"))
+    {
+        double d = fabs(x[i] - v->valuedouble);
+        /* exact up to rounding, or one 8-bit level (2/255) from the resize */
+        CHECK_MSG(d <= 1e-6 || fabs(d - 2.0 / 255) <= 1e-6, "element %d: %g, rapidocr %g", i, x[i], v->valuedouble);
+        nb_diff += d > 1e-6;
+        i++;
+    }
+    CHECK_EQ_INT(i, 3 * 48 * 192);
+    CHECK_MSG(nb_diff * 50 < i, "%d of %d values differ", nb_diff, i);
+    CHECK_EQ_INT(ocr_image_normalize(&rs, rw - 1, x), -1); /* narrower than the image */
+    free(x);
+    ocr_image_free(&src);
+    ocr_image_free(&rs);
     cJSON_Delete(j);
 }
