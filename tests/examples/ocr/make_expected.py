@@ -12,7 +12,7 @@ import tempfile
 import cv2
 import numpy as np
 from rapidocr_onnxruntime.ch_ppocr_det.text_detect import TextDetector
-from rapidocr_onnxruntime.ch_ppocr_det.utils import DetPreProcess
+from rapidocr_onnxruntime.ch_ppocr_det.utils import DBPostProcess, DetPreProcess
 from rapidocr_onnxruntime.ch_ppocr_rec.utils import CTCLabelDecode
 from rapidocr_onnxruntime.ch_ppocr_cls.text_cls import TextClassifier
 from rapidocr_onnxruntime.ch_ppocr_rec.text_recognize import TextRecognizer
@@ -102,6 +102,22 @@ out["resize"] = resize
 crop = rng.integers(0, 256, size=(30, 95, 3), dtype=np.uint8)
 norm = clf.resize_norm_img(crop)
 out["cls_norm"] = {"h": 30, "w": 95, "src": crop.reshape(-1).tolist(), "dst": [round(float(v), 7) for v in norm.reshape(-1)]}
+
+# DB post-processing: threshold + 2x2 dilation, minimum-area boxes
+post = DBPostProcess(thresh=0.3, box_thresh=0.5, unclip_ratio=1.6, use_dilation=True)
+pred = rng.uniform(0, 0.45, size=(9, 11)).astype(np.float32)
+mask = cv2.dilate((pred > post.thresh).astype(np.uint8), post.dilation_kernel)
+out["db_mask"] = {"h": 9, "w": 11, "prob": pred.reshape(-1).tolist(), "mask": mask.reshape(-1).tolist()}
+mini = []
+for i in range(30):
+    n = int(rng.integers(3, 40))
+    cx, cy, a = rng.uniform(0, 300), rng.uniform(0, 100), rng.uniform(-0.5, 0.5)
+    u, v = rng.uniform(-60, 60, n), rng.uniform(-8, 8, n)
+    pts = np.stack([cx + np.cos(a) * u - np.sin(a) * v, cy + np.sin(a) * u + np.cos(a) * v], 1)
+    pts = np.round(pts).astype(np.int32).reshape(-1, 1, 2)
+    box, sside = post.get_mini_boxes(pts)
+    mini.append({"pts": pts.reshape(-1).tolist(), "box": np.asarray(box, np.float64).tolist(), "side": float(sside)})
+out["min_area"] = mini
 
 path = os.path.join(os.path.dirname(__file__), "..", "..", "data", "ocr", "stages.json")
 with open(path, "w", encoding="utf-8") as f:

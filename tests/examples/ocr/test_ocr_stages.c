@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ocr_db.h"
 #include "ocr_image.h"
 #include "ocr_stages.h"
 
@@ -248,5 +249,53 @@ TEST(ocr_cls_input_matches_rapidocr)
     free(x);
     ocr_image_free(&src);
     ocr_image_free(&rs);
+    cJSON_Delete(j);
+}
+
+TEST(ocr_db_mask_matches_rapidocr)
+{
+    cJSON *j = load_json();
+    const cJSON *c = cJSON_GetObjectItem(j, "db_mask");
+    int h = item_int(c, "h"), w = item_int(c, "w"), i = 0, on = 0;
+    float prob[256];
+    uint8_t mask[256];
+    const cJSON *v;
+    CHECK(h * w <= 256);
+    cJSON_ArrayForEach(v, cJSON_GetObjectItem(c, "prob")) prob[i++] = (float)v->valuedouble;
+    CHECK_EQ_INT(ocr_db_mask(prob, h, w, 0.3f, mask), 0);
+    i = 0;
+    cJSON_ArrayForEach(v, cJSON_GetObjectItem(c, "mask"))
+    {
+        CHECK_MSG(mask[i] == v->valueint, "pixel (%d, %d): %d, rapidocr %d", i / w, i % w, mask[i], v->valueint);
+        on += v->valueint;
+        i++;
+    }
+    CHECK(on > 0 && on < h * w); /* the data has both */
+    cJSON_Delete(j);
+}
+
+TEST(ocr_min_area_box_matches_rapidocr)
+{
+    cJSON *j = load_json();
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "min_area"))
+    {
+        float pts[128];
+        int n = 0;
+        const cJSON *v;
+        cJSON_ArrayForEach(v, cJSON_GetObjectItem(c, "pts")) pts[n++] = (float)v->valuedouble;
+        ocr_quad q, want;
+        float side = -1;
+        CHECK_EQ_INT(ocr_min_area_box(pts, n / 2, &q, &side), 0);
+        quad_from(cJSON_GetObjectItem(c, "box"), &want);
+        for (int k = 0; k < 4; k++)
+            CHECK_MSG(fabsf(q.p[k][0] - want.p[k][0]) <= 1e-3f && fabsf(q.p[k][1] - want.p[k][1]) <= 1e-3f,
+                      "corner %d: (%g, %g), rapidocr (%g, %g)", k, q.p[k][0], q.p[k][1], want.p[k][0],
+                      want.p[k][1]);
+        CHECK_NEAR(side, cJSON_GetObjectItem(c, "side")->valuedouble, 1e-3);
+    }
+    ocr_quad q;
+    float s;
+    CHECK_EQ_INT(ocr_min_area_box(NULL, 0, &q, &s), -1);
     cJSON_Delete(j);
 }

@@ -1,0 +1,22 @@
+/* DB (differentiable binarization) post-processing pieces of the OCR example,
+ * following rapidocr-onnxruntime 1.4.4. Plain C11; 0 on success, -1 on bad
+ * input or out of memory (outputs untouched). */
+#ifndef OCR_DB_H
+#define OCR_DB_H
+#include <stdint.h>
+
+#include "ocr_stages.h"
+
+/* mask[y][x] = 1 where any of prob[y][x], prob[y-1][x], prob[y][x-1],
+ * prob[y-1][x-1] (those inside the map) is > thresh: the threshold followed by
+ * the 2x2 dilation rapidocr applies (OpenCV's anchor at the kernel's centre,
+ * (1, 1) for a 2x2 kernel). */
+int ocr_db_mask(const float *prob, int h, int w, float thresh, uint8_t *mask);
+
+/* The minimum-area rectangle around n points (x, y) (convex hull, then the
+ * best rectangle with a side on a hull edge), its corners ordered as rapidocr's
+ * get_mini_boxes orders them (left pair by y, then right pair by y:
+ * top-left, top-right, bottom-right, bottom-left) and its shorter side. */
+int ocr_min_area_box(const float *pts, int n, ocr_quad *box, float *short_side);
+
+#endif
