@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define OCR_PI 3.14159265358979323846
+
 int ocr_db_mask(const float *prob, int h, int w, float thresh, uint8_t *mask)
 {
     if (h <= 0 || w <= 0)
@@ -111,4 +113,79 @@ int ocr_min_area_box(const float *pts, int n, ocr_quad *box, float *short_side)
         box->p[k][0] = s[idx[k]][0], box->p[k][1] = s[idx[k]][1];
     *short_side = (float)side;
     return 0;
+}
+
+static double round_away(double v)
+{
+    return v < 0 ? (double)(int64_t)(v - 0.5) : (double)(int64_t)(v + 0.5);
+}
+
+int ocr_db_unclip(const ocr_quad *quad, double ratio, ocr_quad *box, float *short_side)
+{
+    double area = 0, perim = 0, src[4][2], nrm[4][2];
+    for (int i = 0; i < 4; i++) {
+        const float *a = quad->p[i], *b = quad->p[(i + 1) % 4];
+        area += (double)a[0] * b[1] - (double)b[0] * a[1];
+        perim += hypot((double)b[0] - a[0], (double)b[1] - a[1]);
+        src[i][0] = trunc(a[0]), src[i][1] = trunc(a[1]);
+    }
+    if (perim <= 0)
+        return -1;
+    double delta = fabs(area) / 2 * ratio / perim;
+    /* outward offset needs a counter-clockwise outline in y-up terms: the
+     * signed area of the integer outline must be positive */
+    double iarea = 0;
+    for (int i = 0; i < 4; i++)
+        iarea += src[i][0] * src[(i + 1) % 4][1] - src[(i + 1) % 4][0] * src[i][1];
+    if (iarea < 0)
+        for (int i = 0; i < 2; i++)
+            for (int k = 0; k < 2; k++) {
+                double t = src[i][k];
+                src[i][k] = src[3 - i][k], src[3 - i][k] = t;
+            }
+    for (int i = 0; i < 4; i++) {
+        double dx = src[(i + 1) % 4][0] - src[i][0], dy = src[(i + 1) % 4][1] - src[i][1], len = hypot(dx, dy);
+        if (len == 0)
+            return -1; /* degenerate outline: too small to box */
+        nrm[i][0] = dy / len, nrm[i][1] = -dx / len;
+    }
+    double tol = fmin(0.25, delta * 0.25), steps_full = OCR_PI / acos(1 - tol / delta);
+    if (steps_full > delta * OCR_PI)
+        steps_full = delta * OCR_PI;
+    double sn = sin(2 * OCR_PI / steps_full), cs = cos(2 * OCR_PI / steps_full), per_rad = steps_full / (2 * OCR_PI);
+    float pts[2 * 4 * 64];
+    int n = 0;
+    for (int j = 0, k = 3; j < 4; k = j, j++) {
+        double sin_a = nrm[k][0] * nrm[j][1] - nrm[j][0] * nrm[k][1];
+        double cos_a = nrm[k][0] * nrm[j][0] + nrm[k][1] * nrm[j][1];
+        if (fabs(sin_a * delta) < 1.0 && cos_a > 0) {
+            pts[2 * n] = (float)round_away(src[j][0] + nrm[k][0] * delta);
+            pts[2 * n + 1] = (float)round_away(src[j][1] + nrm[k][1] * delta);
+            n++;
+            continue;
+        }
+        sin_a = fmax(-1.0, fmin(1.0, sin_a));
+        if (sin_a * delta < 0) {
+            const double q[3][2] = {{src[j][0] + nrm[k][0] * delta, src[j][1] + nrm[k][1] * delta},
+                                    {src[j][0], src[j][1]},
+                                    {src[j][0] + nrm[j][0] * delta, src[j][1] + nrm[j][1] * delta}};
+            for (int t = 0; t < 3; t++, n++)
+                pts[2 * n] = (float)round_away(q[t][0]), pts[2 * n + 1] = (float)round_away(q[t][1]);
+            continue;
+        }
+        int steps = (int)round_away(per_rad * fabs(atan2(sin_a, cos_a)));
+        steps = steps < 1 ? 1 : steps > 60 ? 60 : steps;
+        double x = nrm[k][0], y = nrm[k][1];
+        for (int t = 0; t < steps; t++, n++) {
+            pts[2 * n] = (float)round_away(src[j][0] + x * delta);
+            pts[2 * n + 1] = (float)round_away(src[j][1] + y * delta);
+            double x2 = x;
+            x = x * cs - sn * y;
+            y = x2 * sn + y * cs;
+        }
+        pts[2 * n] = (float)round_away(src[j][0] + nrm[j][0] * delta);
+        pts[2 * n + 1] = (float)round_away(src[j][1] + nrm[j][1] * delta);
+        n++;
+    }
+    return ocr_min_area_box(pts, n, box, short_side);
 }

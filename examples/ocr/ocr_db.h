@@ -19,4 +19,11 @@ int ocr_db_mask(const float *prob, int h, int w, float thresh, uint8_t *mask);
  * top-left, top-right, bottom-right, bottom-left) and its shorter side. */
 int ocr_min_area_box(const float *pts, int n, ocr_quad *box, float *short_side);
 
+/* rapidocr's unclip followed by get_mini_boxes: the quad's corners truncated
+ * to integers, offset outwards by area * ratio / perimeter (of the float
+ * quad) with round joins (arc tolerance 0.25, vertices rounded half away from
+ * zero, as the Clipper library's offset does), then the minimum-area box of
+ * the offset outline and its shorter side. */
+int ocr_db_unclip(const ocr_quad *quad, double ratio, ocr_quad *box, float *short_side);
+
 #endif

@@ -118,6 +118,13 @@ for i in range(30):
     box, sside = post.get_mini_boxes(pts)
     mini.append({"pts": pts.reshape(-1).tolist(), "box": np.asarray(box, np.float64).tolist(), "side": float(sside)})
 out["min_area"] = mini
+unclip = []
+for m in mini[:20]:
+    box = np.array(m["box"], np.float32)
+    exp = post.unclip(box)
+    b2, s2 = post.get_mini_boxes(exp)
+    unclip.append({"box": box.tolist(), "out": np.asarray(b2, np.float64).tolist(), "side": float(s2)})
+out["unclip"] = unclip
 
 path = os.path.join(os.path.dirname(__file__), "..", "..", "data", "ocr", "stages.json")
 with open(path, "w", encoding="utf-8") as f:

@@ -299,3 +299,23 @@ TEST(ocr_min_area_box_matches_rapidocr)
     CHECK_EQ_INT(ocr_min_area_box(NULL, 0, &q, &s), -1);
     cJSON_Delete(j);
 }
+
+TEST(ocr_db_unclip_matches_rapidocr)
+{
+    cJSON *j = load_json();
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "unclip"))
+    {
+        ocr_quad in, got, want;
+        float side = -1;
+        quad_from(cJSON_GetObjectItem(c, "box"), &in);
+        quad_from(cJSON_GetObjectItem(c, "out"), &want);
+        CHECK_EQ_INT(ocr_db_unclip(&in, 1.6, &got, &side), 0);
+        for (int k = 0; k < 4; k++)
+            CHECK_MSG(fabsf(got.p[k][0] - want.p[k][0]) <= 1e-3f && fabsf(got.p[k][1] - want.p[k][1]) <= 1e-3f,
+                      "corner %d: (%g, %g), rapidocr (%g, %g)", k, got.p[k][0], got.p[k][1], want.p[k][0],
+                      want.p[k][1]);
+        CHECK_NEAR(side, cJSON_GetObjectItem(c, "side")->valuedouble, 1e-3);
+    }
+    cJSON_Delete(j);
+}
