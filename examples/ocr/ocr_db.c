@@ -189,3 +189,69 @@ int ocr_db_unclip(const ocr_quad *quad, double ratio, ocr_quad *box, float *shor
     }
     return ocr_min_area_box(pts, n, box, short_side);
 }
+
+static int round_half_down(double v)
+{
+    return (int)-floor(-v + 0.5);
+}
+
+static void span_mark(int *lo, int *hi, int y0, int rows, int x, int y)
+{
+    if (y < y0 || y >= y0 + rows)
+        return;
+    if (x < lo[y - y0])
+        lo[y - y0] = x;
+    if (x > hi[y - y0])
+        hi[y - y0] = x;
+}
+
+int ocr_db_box_score(const float *prob, int h, int w, const ocr_quad *quad, double *score)
+{
+    int p[4][2];
+    double fx0 = INFINITY, fx1 = -INFINITY, fy0 = INFINITY, fy1 = -INFINITY;
+    if (h <= 0 || w <= 0)
+        return -1;
+    for (int i = 0; i < 4; i++) {
+        fx0 = fmin(fx0, quad->p[i][0]), fx1 = fmax(fx1, quad->p[i][0]);
+        fy0 = fmin(fy0, quad->p[i][1]), fy1 = fmax(fy1, quad->p[i][1]);
+    }
+    int xmin = (int)fmin(fmax(floor(fx0), 0), w - 1), xmax = (int)fmin(fmax(ceil(fx1), 0), w - 1);
+    int ymin = (int)fmin(fmax(floor(fy0), 0), h - 1), ymax = (int)fmin(fmax(ceil(fy1), 0), h - 1);
+    int rows = ymax - ymin + 1, cols = xmax - xmin + 1;
+    int *lo = malloc(sizeof(int) * (size_t)rows), *hi = malloc(sizeof(int) * (size_t)rows);
+    if (!lo || !hi) {
+        free(lo), free(hi);
+        return -1;
+    }
+    for (int i = 0; i < 4; i++) { /* corners relative to the box, truncated */
+        p[i][0] = (int)(quad->p[i][0] - xmin);
+        p[i][1] = (int)(quad->p[i][1] - ymin);
+    }
+    for (int r = 0; r < rows; r++)
+        lo[r] = INT32_MAX, hi[r] = INT32_MIN;
+    for (int i = 0; i < 4; i++) {
+        int x0 = p[i][0], y0 = p[i][1], dx = p[(i + 1) % 4][0] - x0, dy = p[(i + 1) % 4][1] - y0;
+        int n = abs(dx) > abs(dy) ? abs(dx) : abs(dy);
+        for (int k = 0; k <= n; k++) {
+            int x, y;
+            if (abs(dx) >= abs(dy)) {
+                x = x0 + (dx >= 0 ? k : -k);
+                y = dx ? round_half_down(y0 + (double)(x - x0) * dy / dx) : y0;
+            } else {
+                y = y0 + (dy >= 0 ? k : -k);
+                x = round_half_down(x0 + (double)(y - y0) * dx / dy);
+            }
+            span_mark(lo, hi, 0, rows, x, y);
+        }
+    }
+    double sum = 0;
+    int64_t count = 0;
+    for (int r = 0; r < rows; r++) {
+        int a = lo[r] < 0 ? 0 : lo[r], b = hi[r] >= cols ? cols - 1 : hi[r];
+        for (int x = a; x <= b; x++, count++)
+            sum += prob[(size_t)(ymin + r) * w + xmin + x];
+    }
+    free(lo), free(hi);
+    *score = count ? sum / (double)count : 0.0;
+    return 0;
+}

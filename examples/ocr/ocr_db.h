@@ -19,6 +19,13 @@ int ocr_db_mask(const float *prob, int h, int w, float thresh, uint8_t *mask);
  * top-left, top-right, bottom-right, bottom-left) and its shorter side. */
 int ocr_min_area_box(const float *pts, int n, ocr_quad *box, float *short_side);
 
+/* rapidocr's box_score_fast: the mean of prob (h x w) over the pixels of the
+ * quad (corners truncated to integers; the outline's 8-connected line pixels
+ * and everything between them on each row), within the quad's bounding box
+ * clipped to the map. Known difference: OpenCV's Bresenham lines break ties
+ * by direction, so a few outline pixels may differ from cv2.fillPoly's. */
+int ocr_db_box_score(const float *prob, int h, int w, const ocr_quad *quad, double *score);
+
 /* rapidocr's unclip followed by get_mini_boxes: the quad's corners truncated
  * to integers, offset outwards by area * ratio / perimeter (of the float
  * quad) with round joins (arc tolerance 0.25, vertices rounded half away from

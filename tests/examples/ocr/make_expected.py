@@ -125,6 +125,12 @@ for m in mini[:20]:
     b2, s2 = post.get_mini_boxes(exp)
     unclip.append({"box": box.tolist(), "out": np.asarray(b2, np.float64).tolist(), "side": float(s2)})
 out["unclip"] = unclip
+smap = rng.uniform(0, 1, size=(24, 40)).astype(np.float32)
+score = []
+for m in mini[:20]:
+    box = (np.array(m["box"], np.float32) * [40 / 300.0, 24 / 100.0]).astype(np.float32)
+    score.append({"box": box.tolist(), "score": float(post.box_score_fast(smap, box.reshape(-1, 2)))})
+out["box_score"] = {"h": 24, "w": 40, "prob": smap.reshape(-1).tolist(), "boxes": score}
 
 path = os.path.join(os.path.dirname(__file__), "..", "..", "data", "ocr", "stages.json")
 with open(path, "w", encoding="utf-8") as f:

@@ -319,3 +319,35 @@ TEST(ocr_db_unclip_matches_rapidocr)
     }
     cJSON_Delete(j);
 }
+
+TEST(ocr_db_box_score_matches_rapidocr)
+{
+    cJSON *j = load_json();
+    const cJSON *c = cJSON_GetObjectItem(j, "box_score"), *b, *v;
+    int h = item_int(c, "h"), w = item_int(c, "w"), i = 0;
+    float *prob = malloc(sizeof(float) * (size_t)h * w);
+    cJSON_ArrayForEach(v, cJSON_GetObjectItem(c, "prob")) prob[i++] = (float)v->valuedouble;
+    double worst = 0;
+    cJSON_ArrayForEach(b, cJSON_GetObjectItem(c, "boxes"))
+    {
+        ocr_quad q;
+        double s = -1;
+        quad_from(cJSON_GetObjectItem(b, "box"), &q);
+        CHECK_EQ_INT(ocr_db_box_score(prob, h, w, &q, &s), 0);
+        worst = fmax(worst, fabs(s - cJSON_GetObjectItem(b, "score")->valuedouble));
+    }
+    /* a few outline pixels of slanted boxes may differ from cv2.fillPoly's
+     * (ocr_db.h); on this noise map that moves small boxes' means by <= 0.025 */
+    CHECK_MSG(worst <= 0.025, "worst |score - rapidocr| %g", worst);
+    /* an axis-aligned box covers exactly its rows and columns, both ends included */
+    ocr_quad q = {{{2.7f, 3.2f}, {10.0f, 3.0f}, {10.0f, 7.0f}, {2.0f, 7.0f}}};
+    double want = 0, got = -1;
+    for (int y = 3; y <= 7; y++)
+        for (int x = 2; x <= 10; x++)
+            want += prob[y * w + x];
+    want /= 45;
+    CHECK_EQ_INT(ocr_db_box_score(prob, h, w, &q, &got), 0);
+    CHECK_NEAR(got, want, 1e-12);
+    free(prob);
+    cJSON_Delete(j);
+}
