@@ -255,3 +255,13 @@ int ocr_db_box_score(const float *prob, int h, int w, const ocr_quad *quad, doub
     *score = count ? sum / (double)count : 0.0;
     return 0;
 }
+
+void ocr_db_box_to_image(ocr_quad *q, int map_h, int map_w, int img_h, int img_w)
+{
+    for (int i = 0; i < 4; i++) {
+        double x = nearbyint((double)q->p[i][0] / map_w * img_w);
+        double y = nearbyint((double)q->p[i][1] / map_h * img_h);
+        q->p[i][0] = (float)fmin(fmax(x, 0), img_w);
+        q->p[i][1] = (float)fmin(fmax(y, 0), img_h);
+    }
+}

@@ -26,6 +26,11 @@ int ocr_min_area_box(const float *pts, int n, ocr_quad *box, float *short_side);
  * by direction, so a few outline pixels may differ from cv2.fillPoly's. */
 int ocr_db_box_score(const float *prob, int h, int w, const ocr_quad *quad, double *score);
 
+/* From map coordinates (map_w x map_h) to the image's (img_w x img_h):
+ * x * img_w / map_w rounded half to even and clipped to [0, img_w], y
+ * likewise; the result is integral, as rapidocr keeps boxes as int32. */
+void ocr_db_box_to_image(ocr_quad *q, int map_h, int map_w, int img_h, int img_w);
+
 /* rapidocr's unclip followed by get_mini_boxes: the quad's corners truncated
  * to integers, offset outwards by area * ratio / perimeter (of the float
  * quad) with round joins (arc tolerance 0.25, vertices rounded half away from

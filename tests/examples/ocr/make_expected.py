@@ -130,6 +130,14 @@ score = []
 for m in mini[:20]:
     box = (np.array(m["box"], np.float32) * [40 / 300.0, 24 / 100.0]).astype(np.float32)
     score.append({"box": box.tolist(), "score": float(post.box_score_fast(smap, box.reshape(-1, 2)))})
+scaled = []
+for m in mini[:20]:
+    box = np.array(m["box"], np.float32)
+    b = box.copy()  # the two lines of boxes_from_bitmap that scale a box back to the image
+    b[:, 0] = np.clip(np.round(b[:, 0] / 100 * 191), 0, 191)
+    b[:, 1] = np.clip(np.round(b[:, 1] / 40 * 77), 0, 77)
+    scaled.append({"box": box.tolist(), "out": b.astype(np.int32).tolist()})
+out["to_image"] = {"map_h": 40, "map_w": 100, "img_h": 77, "img_w": 191, "boxes": scaled}
 out["box_score"] = {"h": 24, "w": 40, "prob": smap.reshape(-1).tolist(), "boxes": score}
 
 path = os.path.join(os.path.dirname(__file__), "..", "..", "data", "ocr", "stages.json")

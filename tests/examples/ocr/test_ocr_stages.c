@@ -351,3 +351,22 @@ TEST(ocr_db_box_score_matches_rapidocr)
     free(prob);
     cJSON_Delete(j);
 }
+
+TEST(ocr_db_box_to_image_matches_rapidocr)
+{
+    cJSON *j = load_json();
+    const cJSON *c = cJSON_GetObjectItem(j, "to_image"), *b;
+    int n = 0;
+    cJSON_ArrayForEach(b, cJSON_GetObjectItem(c, "boxes"))
+    {
+        ocr_quad q, want;
+        quad_from(cJSON_GetObjectItem(b, "box"), &q);
+        quad_from(cJSON_GetObjectItem(b, "out"), &want);
+        ocr_db_box_to_image(&q, item_int(c, "map_h"), item_int(c, "map_w"), item_int(c, "img_h"),
+                            item_int(c, "img_w"));
+        CHECK_MSG(memcmp(&q, &want, sizeof q) == 0, "box %d differs", n);
+        n++;
+    }
+    CHECK(n > 0);
+    cJSON_Delete(j);
+}
