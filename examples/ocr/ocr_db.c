@@ -265,3 +265,80 @@ void ocr_db_box_to_image(ocr_quad *q, int map_h, int map_w, int img_h, int img_w
         q->p[i][1] = (float)fmin(fmax(y, 0), img_h);
     }
 }
+
+/* Flood fill of the region of mask value `val` holding `start`, labelling it
+ * `lab`; 8-connected when conn8. Collects the region's pixels into q (a queue
+ * of h * w indices) and returns their count; *edge is set when one touches
+ * the map's edge. */
+static int flood(const uint8_t *mask, int h, int w, int32_t *label, int32_t *q, int start, int val, int lab,
+                 int conn8, int *edge)
+{
+    static const int d8[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
+    int head = 0, tail = 0;
+    q[tail++] = start;
+    label[start] = lab;
+    while (head < tail) {
+        int i = q[head++], y = i / w, x = i % w;
+        if (x == 0 || y == 0 || x == w - 1 || y == h - 1)
+            *edge = 1;
+        for (int k = 0; k < (conn8 ? 8 : 4); k++) {
+            int nx = x + d8[k][0], ny = y + d8[k][1];
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h)
+                continue;
+            int j = ny * w + nx;
+            if (!label[j] && (mask[j] != 0) == val) {
+                label[j] = lab;
+                q[tail++] = j;
+            }
+        }
+    }
+    return tail;
+}
+
+static int is_one(const uint8_t *mask, int h, int w, int x, int y)
+{
+    return x >= 0 && y >= 0 && x < w && y < h && mask[y * w + x];
+}
+
+int ocr_db_regions(const uint8_t *mask, int h, int w, ocr_quad *boxes, float *sides, int cap, int *n)
+{
+    static const int d4[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+    int ret = -1, count = 0, lab = 0;
+    if (h <= 0 || w <= 0 || (size_t)h * w > INT32_MAX / 2)
+        return -1;
+    size_t hw = (size_t)h * w;
+    int32_t *label = calloc(hw, sizeof *label), *q = malloc(hw * sizeof *q);
+    float *pts = malloc(hw * 2 * sizeof *pts);
+    if (!label || !q || !pts)
+        goto done;
+    for (int pass = 0; pass < 2; pass++) /* regions of ones, then holes */
+        for (size_t s0 = 0; s0 < hw; s0++) {
+            int val = pass == 0;
+            if (label[s0] || (mask[s0] != 0) != val)
+                continue;
+            int edge = 0, np = 0;
+            int m = flood(mask, h, w, label, q, (int)s0, val, ++lab, val, &edge);
+            if (!val && edge)
+                continue; /* background, not a hole */
+            for (int t = 0; t < m; t++) {
+                int x = q[t] % w, y = q[t] / w;
+                for (int k = 0; k < 4; k++) {
+                    int nx = x + d4[k][0], ny = y + d4[k][1];
+                    if (val && !is_one(mask, h, w, nx, ny)) { /* a border pixel of the region */
+                        pts[2 * np] = (float)x, pts[2 * np + 1] = (float)y, np++;
+                        break;
+                    }
+                    if (!val && is_one(mask, h, w, nx, ny) && np < (int)hw) /* a one around the hole */
+                        pts[2 * np] = (float)nx, pts[2 * np + 1] = (float)ny, np++;
+                }
+            }
+            if (count < cap && ocr_min_area_box(pts, np, &boxes[count], &sides[count]))
+                goto done;
+            count++;
+        }
+    *n = count;
+    ret = 0;
+done:
+    free(label), free(q), free(pts);
+    return ret;
+}

@@ -19,6 +19,16 @@ int ocr_db_mask(const float *prob, int h, int w, float thresh, uint8_t *mask);
  * top-left, top-right, bottom-right, bottom-left) and its shorter side. */
 int ocr_min_area_box(const float *pts, int n, ocr_quad *box, float *short_side);
 
+/* The minimum-area box (and shorter side) of every contour cv2.findContours
+ * (RETR_LIST) finds in a 0/1 mask: one per 8-connected region of ones (its
+ * pixels with a zero or the map's edge among their 4 neighbours) and one per
+ * hole, a 4-connected region of zeros not touching the edge (the ones next to
+ * it). A box depends only on its contour's convex hull, so the contour itself
+ * is not traced. At most cap boxes are written; *n receives how many there
+ * are. Known difference: the order is by region (scan order of each region's
+ * first pixel, holes after), not OpenCV's. */
+int ocr_db_regions(const uint8_t *mask, int h, int w, ocr_quad *boxes, float *sides, int cap, int *n);
+
 /* rapidocr's box_score_fast: the mean of prob (h x w) over the pixels of the
  * quad (corners truncated to integers; the outline's 8-connected line pixels
  * and everything between them on each row), within the quad's bounding box

@@ -138,6 +138,21 @@ for m in mini[:20]:
     b[:, 1] = np.clip(np.round(b[:, 1] / 40 * 77), 0, 77)
     scaled.append({"box": box.tolist(), "out": b.astype(np.int32).tolist()})
 out["to_image"] = {"map_h": 40, "map_w": 100, "img_h": 77, "img_w": 191, "boxes": scaled}
+# contours of a blob mask: the min-area box of each, in any order
+blob = np.zeros((40, 70), np.uint8)
+for _ in range(9):
+    cx, cy = int(rng.integers(0, 70)), int(rng.integers(0, 40))
+    cv2.ellipse(blob, (cx, cy), (int(rng.integers(3, 14)), int(rng.integers(2, 6))), float(rng.uniform(-20, 20)),
+                0, 360, 1, -1)
+cv2.rectangle(blob, (40, 20), (60, 32), 1, -1)
+cv2.rectangle(blob, (45, 24), (52, 27), 0, -1)  # a hole
+blob[0, 0] = 1  # a one-pixel region
+contours = cv2.findContours(blob * 255, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0]
+regions = []
+for ct in contours:
+    box, sside = post.get_mini_boxes(ct)
+    regions.append({"box": np.asarray(box, np.float64).tolist(), "side": float(sside)})
+out["regions"] = {"h": 40, "w": 70, "mask": blob.reshape(-1).tolist(), "boxes": regions}
 out["box_score"] = {"h": 24, "w": 40, "prob": smap.reshape(-1).tolist(), "boxes": score}
 
 path = os.path.join(os.path.dirname(__file__), "..", "..", "data", "ocr", "stages.json")

@@ -370,3 +370,41 @@ TEST(ocr_db_box_to_image_matches_rapidocr)
     CHECK(n > 0);
     cJSON_Delete(j);
 }
+
+static int quad_near(const ocr_quad *a, const ocr_quad *b, float tol)
+{
+    for (int k = 0; k < 4; k++)
+        if (fabsf(a->p[k][0] - b->p[k][0]) > tol || fabsf(a->p[k][1] - b->p[k][1]) > tol)
+            return 0;
+    return 1;
+}
+
+TEST(ocr_db_regions_match_rapidocr_contours)
+{
+    cJSON *j = load_json();
+    const cJSON *c = cJSON_GetObjectItem(j, "regions"), *v, *b;
+    int h = item_int(c, "h"), w = item_int(c, "w"), i = 0, n = -1;
+    uint8_t *mask = malloc((size_t)h * w);
+    cJSON_ArrayForEach(v, cJSON_GetObjectItem(c, "mask")) mask[i++] = (uint8_t)v->valueint;
+    ocr_quad boxes[32];
+    float sides[32];
+    int used[32] = {0};
+    CHECK_EQ_INT(ocr_db_regions(mask, h, w, boxes, sides, 32, &n), 0);
+    CHECK_EQ_INT(n, cJSON_GetArraySize(cJSON_GetObjectItem(c, "boxes")));
+    cJSON_ArrayForEach(b, cJSON_GetObjectItem(c, "boxes"))
+    {
+        ocr_quad want;
+        int found = -1;
+        quad_from(cJSON_GetObjectItem(b, "box"), &want);
+        for (int k = 0; k < n && k < 32 && found < 0; k++)
+            if (!used[k] && quad_near(&boxes[k], &want, 1e-3f) &&
+                fabs(sides[k] - cJSON_GetObjectItem(b, "side")->valuedouble) <= 1e-3)
+                found = k;
+        CHECK_MSG(found >= 0, "no region gives the box (%g, %g) (%g, %g) (%g, %g) (%g, %g)", want.p[0][0],
+                  want.p[0][1], want.p[1][0], want.p[1][1], want.p[2][0], want.p[2][1], want.p[3][0], want.p[3][1]);
+        if (found >= 0)
+            used[found] = 1;
+    }
+    free(mask);
+    cJSON_Delete(j);
+}
