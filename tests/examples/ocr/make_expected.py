@@ -153,6 +153,19 @@ for ct in contours:
     box, sside = post.get_mini_boxes(ct)
     regions.append({"box": np.asarray(box, np.float64).tolist(), "side": float(sside)})
 out["regions"] = {"h": 40, "w": 70, "mask": blob.reshape(-1).tolist(), "boxes": regions}
+# perspective crops (rapidocr's get_rotate_crop_image) and the 180-degree turn
+page = rng.integers(0, 256, size=(40, 60, 3), dtype=np.uint8)
+page = cv2.GaussianBlur(page, (5, 5), 0)  # smooth, as text images are
+crop_cases = []
+ocr = RapidOCR.__new__(RapidOCR)
+for quad in [[[3, 4], [50, 6], [49, 20], [2, 18]], [[10.5, 2.25], [30, 2], [31, 38], [10, 39]],
+             [[-2, -1], [61, 0], [62, 41], [0, 40]], [[5, 30], [40, 25], [41, 33], [6, 38]]]:
+    q = np.array(quad, np.float32)
+    crop = ocr.get_crop_img_list(page, [q])[0]
+    crop_cases.append({"quad": q.tolist(), "h": int(crop.shape[0]), "w": int(crop.shape[1]),
+                       "dst": np.ascontiguousarray(crop).reshape(-1).tolist()})
+out["crop"] = {"h": 40, "w": 60, "src": page.reshape(-1).tolist(), "cases": crop_cases,
+               "rot180": cv2.rotate(page, 1).reshape(-1).tolist()}
 out["box_score"] = {"h": 24, "w": 40, "prob": smap.reshape(-1).tolist(), "boxes": score}
 
 path = os.path.join(os.path.dirname(__file__), "..", "..", "data", "ocr", "stages.json")
