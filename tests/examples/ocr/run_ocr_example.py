@@ -2,7 +2,7 @@
 what rapidocr-onnxruntime 1.4.4 prints (tests/data/ocr/page_rapidocr.txt,
 written by bench/models/peer_ocr.py). Exit 77 (skip) when the models or the
 image are not fetched, or the ops the models need are not registered.
-    python3 run_ocr_example.py OCR_PROGRAM
+    python3 run_ocr_example.py OCR_PROGRAM [IMAGE EXPECTED.txt]
 """
 import os
 import subprocess
@@ -15,6 +15,9 @@ WANT = os.path.join(ROOT, "tests", "data", "ocr", "page_rapidocr.txt")
 
 
 def main():
+    global IMAGE, WANT
+    if len(sys.argv) == 4:
+        IMAGE, WANT = sys.argv[2], sys.argv[3]
     for p in (os.path.join(MODELS, "ppocr_keys_v1.txt"), IMAGE):
         if not os.path.isfile(p):
             print("skip: %s is not fetched (scripts/fetch_models.sh, bench/models/fetch_image.sh)" % p)
