@@ -36,9 +36,10 @@ def ort_median_ms(path, iname, x, threads, iterations):
     return float(np.median(t))
 
 
-def plugrt_median_ms(plugrt, path, iname, xin, threads, iterations):
-    out = common.plugrt_run(plugrt, path, ["--input", "%s=%s" % (iname, xin), "--iterations", str(iterations),
-                                           "--threads", str(threads), "--json"])
+def plugrt_median_ms(plugrt, path, iname, shape, xin, threads, iterations):
+    out = common.plugrt_run(plugrt, path, common.profile_arg(iname, shape) +
+                            ["--input", "%s=%s" % (iname, xin), "--iterations", str(iterations),
+                             "--threads", str(threads), "--json"])
     return float(json.loads(out)["wall_ms"]["median"])
 
 
@@ -63,7 +64,7 @@ def main():
             np.save(xin, x)
             ref = ort_median_ms(path, iname, x, a.threads, a.iterations)
             try:
-                ours = plugrt_median_ms(a.plugrt, path, iname, xin, a.threads, a.iterations)
+                ours = plugrt_median_ms(a.plugrt, path, iname, shape, xin, a.threads, a.iterations)
                 cell, ratio = "%.2f" % ours, "%.2fx" % (ref / ours)
             except common.MissingOp as e:
                 cell, ratio = "cannot run yet (%s)" % e, "-"

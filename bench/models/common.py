@@ -31,6 +31,13 @@ class MissingOp(Exception):
     pass
 
 
+def profile_arg(iname, shape):
+    """`--profile` pinning a dynamic input to one shape (min = opt = max), as
+    a user builds an engine for the size they run."""
+    dims = "x".join(str(d) for d in shape)
+    return ["--profile", "%s:%s,%s,%s" % (iname, dims, dims, dims)]
+
+
 def plugrt_run(plugrt, model, args):
     """Runs `plugrt run model args...`; returns its stdout. Raises MissingOp when
     the model needs an op no plugin provides, RuntimeError on any other failure."""

@@ -48,8 +48,8 @@ def main():
                 np.save(xin, x)
                 ref = sess.run([oname], {iname: x})[0]
                 try:
-                    common.plugrt_run(a.plugrt, path, ["--input", "%s=%s" % (iname, xin),
-                                                       "--output", "%s=%s" % (oname, yout)])
+                    common.plugrt_run(a.plugrt, path, common.profile_arg(iname, shape) +
+                                      ["--input", "%s=%s" % (iname, xin), "--output", "%s=%s" % (oname, yout)])
                 except common.MissingOp as e:
                     print("skip: %s cannot run yet: %s" % (name, e))
                     return common.SKIP
