@@ -25,6 +25,7 @@ typedef struct itensor {
     prt_dims dims;        /* -1 where unknown at import */
     int dims_known;       /* rank known */
     prt__onnx_value val;  /* T_CONST */
+    int bound;            /* a graph input made a constant by a value of the config */
     int in_net;           /* added to the network (inputs, layer outputs, used constants) */
 } itensor;
 
@@ -192,6 +193,75 @@ static const prt_profile_range *range_of(const importer *im, const char *name)
     return NULL;
 }
 
+static const prt_field_schema *schema_entry(const prt_plugin_creator *c, const char *name);
+
+static const prt_onnx_input_value *value_of(const importer *im, const char *name)
+{
+    int32_t i;
+    for (i = 0; i < im->cfg.nb_values && im->cfg.values; i++)
+        if (im->cfg.values[i].name && strcmp(im->cfg.values[i].name, name) == 0) return &im->cfg.values[i];
+    return NULL;
+}
+
+/* 1 if some node takes graph input `name` as a field "input:<k>" of the
+ * creator that serves it. */
+static int feeds_field(importer *im, const char *name)
+{
+    const PrtOnnx__Graph *g = im->m->pb->graph;
+    size_t i, k;
+    for (i = 0; i < g->n_node; i++) {
+        const PrtOnnx__Node *n = g->node[i];
+        for (k = 0; k < n->n_input; k++) {
+            prt__onnx_found found;
+            char fname[32], label[320], e[512];
+            if (strcmp(n->input[k], name) != 0) continue;
+            prt__onnx_node_label(n, (int32_t)i, label, sizeof label);
+            if (prt__onnx_lookup(im->r, n, label, prt__onnx_model_opset(im->m, prt__onnx_s(n->domain)), &found, e,
+                                 sizeof e) != PRT_OK)
+                continue;
+            snprintf(fname, sizeof fname, "input:%d", (int)k);
+            if (schema_entry(found.creator, fname)) return 1;
+        }
+    }
+    return 0;
+}
+
+/* Graph input `name` (type dt, declared extents d) as a constant holding
+ * the config's value `v`. */
+static prt_status bind_input(importer *im, const char *name, prt_dtype dt, const prt_dims *d,
+                             const prt_onnx_input_value *v)
+{
+    prt__onnx_value c;
+    prt_status s;
+    int64_t vol = prt_dims_volume(&v->dims);
+    int32_t k;
+    char a[96], b[96];
+    if (v->dtype != dt)
+        return fail(im->err, im->cap, PRT_STATUS_TYPE_MISMATCH, "value for graph input \"%s\": type %s, expected %s",
+                    name, prt_dtype_name(v->dtype), prt_dtype_name(dt));
+    if (v->dims.nb != d->nb || vol < 0)
+        goto extents;
+    for (k = 0; k < d->nb; k++)
+        if (v->dims.d[k] < 0 || (d->d[k] >= 0 && v->dims.d[k] != d->d[k])) goto extents;
+    if (v->nbytes != (size_t)vol * prt_dtype_size(dt) || (v->nbytes && !v->data))
+        return fail(im->err, im->cap, PRT_STATUS_INVALID_ARGUMENT,
+                    "value for graph input \"%s\": %zu bytes, expected %lld for extents %s", name, v->nbytes,
+                    (long long)vol * (long long)prt_dtype_size(dt), prt_dims_str(&v->dims, a, sizeof a));
+    memset(&c, 0, sizeof c);
+    c.onnx_type = prt__onnx_type_from_dtype(dt);
+    c.dims = v->dims;
+    c.nbytes = v->nbytes;
+    if (c.nbytes && !(c.data = prt__malloc(c.nbytes)))
+        return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory for the value of \"%s\"", name);
+    if (c.nbytes) memcpy(c.data, v->data, c.nbytes);
+    if ((s = set_const(im, name, &c)) != PRT_OK) return s;
+    im->t[im->nb_t - 1].bound = 1;
+    return PRT_OK;
+extents:
+    return fail(im->err, im->cap, PRT_STATUS_SHAPE_MISMATCH, "value for graph input \"%s\": extents %s, expected %s",
+                name, prt_dims_str(&v->dims, a, sizeof a), prt_dims_str(d, b, sizeof b));
+}
+
 static prt_status add_inputs(importer *im)
 {
     const PrtOnnx__Graph *g = im->m->pb->graph;
@@ -211,6 +281,7 @@ static prt_status add_inputs(importer *im)
         const PrtOnnx__ValueInfo *vi = g->input[i];
         const PrtOnnx__TensorType *tt = vi->type->tensor_type;
         const prt_profile_range *rg = range_of(im, vi->name);
+        const prt_onnx_input_value *iv;
         itensor *t;
         prt_dims d;
         prt_dtype dt;
@@ -232,6 +303,10 @@ static prt_status add_inputs(importer *im)
             d.d[k] = tt->shape->dim[k]->has_dim_value && tt->shape->dim[k]->dim_value >= 0
                          ? tt->shape->dim[k]->dim_value
                          : PRT_DIM_DYNAMIC;
+        if ((iv = value_of(im, vi->name)) && (im->cfg.bind == PRT_ONNX_BIND_ALL || feeds_field(im, vi->name))) {
+            if ((s = bind_input(im, vi->name, dt, &d, iv)) != PRT_OK) return s;
+            continue;
+        }
         s = prt_network_add_input(im->net, vi->name, dt, &d);
         if (s != PRT_OK) return fail(im->err, im->cap, s, "%s", prt_network_last_error(im->net));
         if (!(t = add_tensor(im, vi->name, T_INPUT)))
@@ -245,6 +320,13 @@ static prt_status add_inputs(importer *im)
         for (k = 0; rg && k < (size_t)d.nb; k++)
             if (d.d[k] < 0 && rg->min.nb == d.nb && rg->max.nb == d.nb && rg->min.d[k] == rg->max.d[k])
                 t->dims.d[k] = rg->min.d[k];
+    }
+    for (k = 0; k < (size_t)im->cfg.nb_values && im->cfg.values; k++) {
+        const char *nm = im->cfg.values[k].name ? im->cfg.values[k].name : "(null)";
+        int32_t ti = im->cfg.values[k].name ? find(im, nm) : -1;
+        if (ti < 0 || (im->t[ti].kind != T_INPUT && !im->t[ti].bound))
+            return fail(im->err, im->cap, PRT_STATUS_NOT_FOUND,
+                        "import config: value %zu names \"%s\", which is no graph input of the model", k, nm);
     }
     return PRT_OK;
 }
@@ -390,8 +472,9 @@ wrong:
                 prt__onnx_attr_type_name(ty));
 }
 
-/* A constant input passed as field "input:<k>". */
-static prt_status const_to_field(importer *im, const itensor *t, const char *fname, prt_field *f)
+/* A constant input passed as field "input:<k>": floats as FLOAT32/FLOAT64,
+ * integers and bools as INT64. */
+static prt_status const_to_field_natural(importer *im, const itensor *t, const char *fname, prt_field *f)
 {
     const prt__onnx_value *v = &t->val;
     size_t n = v->nbytes / (prt__onnx_type_size(v->onnx_type) ? prt__onnx_type_size(v->onnx_type) : 1), i;
@@ -439,6 +522,34 @@ static prt_status const_to_field(importer *im, const itensor *t, const char *fna
         return PRT_OK;
     }
     }
+}
+
+/* The same, converted to the schema's class where it declares the other
+ * one: integers into a float field (Clip's bounds of an integer Clip),
+ * integral floats into an integer field (OneHot's depth). */
+static prt_status const_to_field(importer *im, const char *label, const itensor *t, const char *fname,
+                                 const prt_field_schema *se, prt_field *f)
+{
+    prt_status s = const_to_field_natural(im, t, fname, f);
+    int64_t i, n = f->count;
+    if (s != PRT_OK || !se) return s;
+    if (f->type == PRT_FIELD_INT64 && is_float_field(se->type))
+        return ints_to_field(im, label, fname, f->data, (size_t)n, se->type, f);
+    if (is_float_field(f->type) && is_int_field(se->type)) {
+        int64_t *d = scratch(im, (size_t)n * sizeof *d);
+        if (!d) return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        for (i = 0; i < n; i++) {
+            double x = f->type == PRT_FIELD_FLOAT64 ? ((const double *)f->data)[i] : ((const float *)f->data)[i];
+            if (!(x >= -9.2e18 && x <= 9.2e18) || x != (double)(int64_t)x)
+                return fail(im->err, im->cap, PRT_STATUS_INVALID_FIELD,
+                            "node %s: input \"%s\" element %lld is %g; plugin field \"%s\" takes whole numbers",
+                            label, t->name, (long long)i, x, fname);
+            d[i] = (int64_t)x;
+        }
+        f->data = d;
+        f->type = PRT_FIELD_INT64;
+    }
+    return PRT_OK;
 }
 
 /* ---- Constant nodes ------------------------------------------------------- */
@@ -725,7 +836,7 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
             char *nm = scratch(im, strlen(fname) + 1);
             if (!nm) return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
             memcpy(nm, fname, strlen(fname) + 1);
-            if ((s = const_to_field(im, t, nm, &fields[nb_fields])) != PRT_OK) return s;
+            if ((s = const_to_field(im, label, t, nm, se, &fields[nb_fields])) != PRT_OK) return s;
             nb_fields++;
             continue;
         }
