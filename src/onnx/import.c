@@ -144,6 +144,24 @@ static void *scratch(importer *im, size_t n)
     return p;
 }
 
+/* Keep `p` (from prt__malloc) until the node is done; frees it when the
+ * list cannot grow. */
+static int scratch_adopt(importer *im, void *p)
+{
+    if (im->nb_scratch == im->cap_scratch) {
+        int32_t nc = im->cap_scratch ? im->cap_scratch * 2 : 32;
+        void **ns = prt__realloc(im->scratch, (size_t)nc * sizeof *ns);
+        if (!ns) {
+            prt__free(p);
+            return 0;
+        }
+        im->scratch = ns;
+        im->cap_scratch = nc;
+    }
+    im->scratch[im->nb_scratch++] = p;
+    return 1;
+}
+
 static void scratch_free(importer *im)
 {
     int32_t i;
@@ -457,6 +475,28 @@ static prt_status attr_to_field(importer *im, const char *label, const PrtOnnx__
         f->data = a->s.data;
         f->count = (int64_t)a->s.len;
         return PRT_OK;
+    case PRT__ONNX_ATTR_TENSOR: {
+        prt__onnx_value v;
+        prt_field_tensor *ft;
+        char what[400];
+        prt_status s;
+        if (!a->t) goto wrong;
+        snprintf(what, sizeof what, "node %s, attribute \"%s\"", label, a->name);
+        if ((s = prt__onnx_value_decode(a->t, im->m->base_dir, what, &v, im->err, im->cap)) != PRT_OK) return s;
+        if (v.data && !scratch_adopt(im, v.data))
+            return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (!(ft = scratch(im, sizeof *ft))) return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (!prt__onnx_type_to_dtype(v.onnx_type, &ft->dtype))
+            return fail(im->err, im->cap, PRT_STATUS_UNSUPPORTED,
+                        "node %s: attribute \"%s\" is a tensor of element type %s, which plugrt tensors cannot hold",
+                        label, a->name, prt__onnx_type_name(v.onnx_type));
+        ft->dims = v.dims;
+        ft->data = v.data;
+        f->type = PRT_FIELD_TENSOR;
+        f->data = ft;
+        f->count = 1;
+        return PRT_OK;
+    }
     case PRT__ONNX_ATTR_UNDEFINED:
         return fail(im->err, im->cap, PRT_STATUS_BAD_FORMAT, "node %s: attribute \"%s\" has no type and no value",
                     label, a->name);

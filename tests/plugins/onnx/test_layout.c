@@ -351,6 +351,29 @@ TEST(constant_of_shape_eyelike_trilu)
     CHECK_OK(ot_run("ConstantOfShape", "9", f, 1, NULL, 0, &y, 1, 1, msg, sizeof msg));
     CHECK_EQ_INT(ot_compare(&y, D(0, 0, 0), 3, 0, 0, "ConstantOfShape"), 0);
     ot_free(&y);
+    { /* the TENSOR field "value" gives the fill and the dtype */
+        static const int32_t seven = 7;
+        static const float two[2] = {1, 2};
+        prt_field_tensor vt;
+        memset(&vt, 0, sizeof vt);
+        vt.dtype = PRT_DTYPE_I32;
+        vt.dims = ot_dims(1, (int64_t)1);
+        vt.data = &seven;
+        f[1] = f[0];
+        f[1].name = "value";
+        f[1].data = &vt;
+        f[1].type = PRT_FIELD_TENSOR;
+        f[1].count = 1;
+        CHECK_OK(ot_run("ConstantOfShape", "9", f, 2, NULL, 0, &y, 1, 1, msg, sizeof msg));
+        CHECK_EQ_INT(y.t, PRT_DTYPE_I32);
+        CHECK_EQ_INT(ot_compare(&y, D(7, 7, 7), 3, 0, 0, "ConstantOfShape value"), 0);
+        ot_free(&y);
+        vt.dtype = PRT_DTYPE_F32;
+        vt.dims = ot_dims(1, (int64_t)2);
+        vt.data = two;
+        CHECK(ot_run("ConstantOfShape", "9", f, 2, NULL, 0, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+        CHECK_STR_CONTAINS(msg, "needs one tensor of one element");
+    }
     f[0] = FI("k", 1);
     f[1] = FI("dtype", 7);
     in[0] = ot_make(PRT_DTYPE_F32, ot_dims(2, (int64_t)3, (int64_t)4), NULL);
