@@ -566,12 +566,32 @@ static prt_status const_to_field_natural(importer *im, const itensor *t, const c
 
 /* The same, converted to the schema's class where it declares the other
  * one: integers into a float field (Clip's bounds of an integer Clip),
- * integral floats into an integer field (OneHot's depth). */
+ * integral floats into an integer field (OneHot's depth); a TENSOR field
+ * gets the value itself (one prt_field_tensor keeping the dtype: Range). */
 static prt_status const_to_field(importer *im, const char *label, const itensor *t, const char *fname,
                                  const prt_field_schema *se, prt_field *f)
 {
-    prt_status s = const_to_field_natural(im, t, fname, f);
-    int64_t i, n = f->count;
+    prt_status s;
+    int64_t i, n;
+    if (se && se->type == PRT_FIELD_TENSOR) { /* the value as it is, dtype kept */
+        prt_field_tensor *ft = scratch(im, sizeof *ft);
+        if (!ft) return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (!t->has_dtype)
+            return fail(im->err, im->cap, PRT_STATUS_UNSUPPORTED,
+                        "node %s: constant input \"%s\" has element type %s, which plugrt tensors cannot hold", label,
+                        t->name, prt__onnx_type_name(t->val.onnx_type));
+        memset(f, 0, sizeof *f);
+        ft->dtype = t->dtype;
+        ft->dims = t->dims;
+        ft->data = t->val.data;
+        f->name = fname;
+        f->type = PRT_FIELD_TENSOR;
+        f->data = ft;
+        f->count = 1;
+        return PRT_OK;
+    }
+    s = const_to_field_natural(im, t, fname, f);
+    n = f->count;
     if (s != PRT_OK || !se) return s;
     if (f->type == PRT_FIELD_INT64 && is_float_field(se->type))
         return ints_to_field(im, label, fname, f->data, (size_t)n, se->type, f);

@@ -464,3 +464,62 @@ TEST(hann_hamming_blackman_windows)
     CHECK(ot_run("HannWindow", "17", NULL, 0, NULL, 0, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_UNSUPPORTED);
     CHECK_STR_CONTAINS(msg, "input:0");
 }
+
+/* Range's start, limit and delta as TENSOR fields "input:0..2" of one dtype. */
+static prt_field range_field(const char *name, prt_field_tensor *t, prt_dtype dt, const void *v)
+{
+    prt_field f;
+    memset(t, 0, sizeof *t);
+    t->dtype = dt;
+    t->dims.nb = 0;
+    t->data = v;
+    memset(&f, 0, sizeof f);
+    f.name = name;
+    f.data = t;
+    f.type = PRT_FIELD_TENSOR;
+    f.count = 1;
+    return f;
+}
+
+TEST(range_from_tensor_fields)
+{
+    static const int32_t is[3] = {10, 4, -3};
+    static const float fs[3] = {1.0f, 2.5f, 0.5f}, fz[3] = {1, 2, 0};
+    static const int64_t ls[3] = {0, 5, 1};
+    prt_field_tensor t[3];
+    prt_field f[3];
+    ot_tensor y;
+    char msg[512];
+    int k;
+    /* int32, negative delta: 10, 7 (ceil((4 - 10) / -3) = 2) */
+    for (k = 0; k < 3; k++) f[k] = range_field(k == 0 ? "input:0" : k == 1 ? "input:1" : "input:2", &t[k],
+                                               PRT_DTYPE_I32, &is[k]);
+    CHECK_OK(ot_run("Range", "11", f, 3, NULL, 0, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y.t, PRT_DTYPE_I32);
+    expect_dims(&y, ot_dims(1, (int64_t)2));
+    CHECK_EQ_INT(ot_compare(&y, D(10, 7), 2, 0, 0, "Range i32"), 0);
+    ot_free(&y);
+    /* float32: 1, 1.5, 2 (limit exclusive) */
+    for (k = 0; k < 3; k++) t[k].dtype = PRT_DTYPE_F32, t[k].data = &fs[k];
+    CHECK_OK(ot_run("Range", "11", f, 3, NULL, 0, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y.t, PRT_DTYPE_F32);
+    CHECK_EQ_INT(ot_compare(&y, D(1, 1.5, 2), 3, 0, 0, "Range f32"), 0);
+    ot_free(&y);
+    /* an empty range: start past limit with a positive delta */
+    for (k = 0; k < 3; k++) t[k].dtype = PRT_DTYPE_I64, t[k].data = &ls[k];
+    t[0].data = &ls[1];
+    t[1].data = &ls[0];
+    CHECK_OK(ot_run("Range", "11", f, 3, NULL, 0, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(1, (int64_t)0));
+    ot_free(&y);
+    /* errors: delta 0, mixed dtypes, a missing field */
+    for (k = 0; k < 3; k++) t[k].dtype = PRT_DTYPE_F32, t[k].data = &fz[k];
+    CHECK(ot_run("Range", "11", f, 3, NULL, 0, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "delta 0");
+    t[2].data = &fs[2];
+    t[1].dtype = PRT_DTYPE_I32;
+    t[1].data = &is[1];
+    CHECK(ot_run("Range", "11", f, 3, NULL, 0, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "limit must be a numeric scalar of start's dtype f32, got i32");
+    CHECK(ot_run("Range", "11", f, 2, NULL, 0, &y, 1, 1, msg, sizeof msg) != PRT_OK);
+}
