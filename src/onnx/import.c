@@ -221,27 +221,41 @@ static const prt_onnx_input_value *value_of(const importer *im, const char *name
     return NULL;
 }
 
-/* 1 if some node takes graph input `name` as a field "input:<k>" of the
- * creator that serves it. */
+/* 1 if graph input `name` reaches a field "input:<k>" of the creator that
+ * serves some node: directly, or through the outputs of nodes that read it
+ * (not through Shape and Size, whose outputs depend on extents only). */
 static int feeds_field(importer *im, const char *name)
 {
     const PrtOnnx__Graph *g = im->m->pb->graph;
-    size_t i, k;
-    for (i = 0; i < g->n_node; i++) {
-        const PrtOnnx__Node *n = g->node[i];
-        for (k = 0; k < n->n_input; k++) {
+    const char **reach;
+    size_t nreach = 1, cap = 1, i, k, j;
+    int hit = 0;
+    for (i = 0; i < g->n_node; i++) cap += g->node[i]->n_output;
+    if (!(reach = prt__calloc(cap, sizeof *reach))) return 0;
+    reach[0] = name;
+    for (i = 0; i < g->n_node && !hit; i++) {
+        const PrtOnnx__Node *n = g->node[im->m->order[i]];
+        const char *op = prt__onnx_s(n->op_type);
+        int reads = 0;
+        for (k = 0; k < n->n_input && !hit; k++) {
             prt__onnx_found found;
             char fname[32], label[320], e[512];
-            if (strcmp(n->input[k], name) != 0) continue;
-            prt__onnx_node_label(n, (int32_t)i, label, sizeof label);
+            for (j = 0; j < nreach && strcmp(n->input[k], reach[j]) != 0; j++) {
+            }
+            if (j == nreach || !n->input[k][0]) continue;
+            reads = 1;
+            prt__onnx_node_label(n, im->m->order[i], label, sizeof label);
             if (prt__onnx_lookup(im->r, n, label, prt__onnx_model_opset(im->m, prt__onnx_s(n->domain)), &found, e,
                                  sizeof e) != PRT_OK)
                 continue;
             snprintf(fname, sizeof fname, "input:%d", (int)k);
-            if (schema_entry(found.creator, fname)) return 1;
+            hit = schema_entry(found.creator, fname) != NULL;
         }
+        if (!reads || strcmp(op, "Shape") == 0 || strcmp(op, "Size") == 0) continue;
+        for (k = 0; k < n->n_output && nreach < cap; k++) reach[nreach++] = n->output[k];
     }
-    return 0;
+    prt__free(reach);
+    return hit;
 }
 
 /* Graph input `name` (type dt, declared extents d) as a constant holding

@@ -197,6 +197,54 @@ TEST(bound_graph_input_becomes_a_field)
     prt_registry_destroy(r);
 }
 
+TEST(bound_graph_input_reaches_a_field_through_nodes)
+{
+    prt_registry *r = NULL; /* the ONNX op plugins: Identity folds an int64 value */
+    static const int64_t shp[2] = {2, 3};
+    static const float x[6] = {1, 2, 3, 4, 5, 6};
+    prt_onnx_input_value iv[2];
+    prt_onnx_import_config ic;
+    prt_network *net = NULL;
+    char err[1024] = "";
+    CHECK_OK(prt_registry_create(prt_registry_global(), &r));
+    prt_onnx_import_config_init(&ic);
+    iv[0] = shape_value(shp);
+    memset(&iv[1], 0, sizeof iv[1]);
+    iv[1].name = "x";
+    iv[1].dtype = PRT_DTYPE_F32;
+    iv[1].dims = dims1(6);
+    iv[1].data = x;
+    iv[1].nbytes = sizeof x;
+    ic.values = iv;
+    ic.nb_values = 2;
+    /* shape -> Identity -> Reshape's "input:1": bound; x only feeds data: stays an input */
+    CHECK_MSG(prt_network_from_onnx_file(r, path_of("reshape_input_chain.onnx"), &ic, &net, err, sizeof err) ==
+                  PRT_OK,
+              "%s", err);
+    CHECK_EQ_INT(prt_network_nb_inputs(net), 1);
+    CHECK(net && strcmp(prt_network_input_name(net, 0), "x") == 0);
+    prt_network_destroy(net);
+    net = NULL;
+    /* x reaches Reshape's shape only through Shape (extents): it stays an input */
+    {
+        prt_dims d2;
+        static const float x6[6] = {0};
+        memset(&d2, 0, sizeof d2);
+        d2.nb = 2;
+        d2.d[0] = 2;
+        d2.d[1] = 3;
+        iv[1].dims = d2;
+        iv[1].data = x6;
+        ic.nb_values = 1;
+        ic.values = &iv[1];
+        CHECK_MSG(prt_network_from_onnx_file(r, path_of("shape_chain.onnx"), &ic, &net, err, sizeof err) == PRT_OK,
+                  "%s", err);
+        CHECK_EQ_INT(prt_network_nb_inputs(net), 1);
+        prt_network_destroy(net);
+    }
+    prt_registry_destroy(r);
+}
+
 TEST(bound_graph_input_errors)
 {
     prt_registry *r = toy_registry();

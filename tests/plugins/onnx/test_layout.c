@@ -468,17 +468,8 @@ TEST(hann_hamming_blackman_windows)
 /* Range's start, limit and delta as TENSOR fields "input:0..2" of one dtype. */
 static prt_field range_field(const char *name, prt_field_tensor *t, prt_dtype dt, const void *v)
 {
-    prt_field f;
-    memset(t, 0, sizeof *t);
-    t->dtype = dt;
-    t->dims.nb = 0;
-    t->data = v;
-    memset(&f, 0, sizeof f);
-    f.name = name;
-    f.data = t;
-    f.type = PRT_FIELD_TENSOR;
-    f.count = 1;
-    return f;
+    *t = (prt_field_tensor){.dtype = dt, .data = v}; /* a scalar: rank 0 */
+    return (prt_field){.name = name, .data = t, .type = PRT_FIELD_TENSOR, .count = 1};
 }
 
 TEST(range_from_tensor_fields)
