@@ -827,6 +827,7 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
     int32_t *out_idx;
     int32_t nb_fields = 0, nb_in = 0, nb_listed, nb_out, k, all_const = 1, missing = 0;
     prt_fields fc;
+    const prt_field_schema *se_out;
     prt_op *op = NULL;
     prt_status s;
     size_t a;
@@ -868,7 +869,7 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
                         label, (int)k, found.creator->name, found.creator->version, fname);
     }
 
-    fields = scratch(im, (n->n_attribute + (size_t)nb_listed + 1) * sizeof *fields);
+    fields = scratch(im, (n->n_attribute + (size_t)nb_listed + 2) * sizeof *fields);
     ins = scratch(im, ((size_t)nb_listed + 1) * sizeof *ins);
     in_names = scratch(im, ((size_t)nb_listed + 1) * sizeof *in_names);
     if (!fields || !ins || !in_names) return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
@@ -886,6 +887,18 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
             continue;
         if ((s = attr_to_field(im, label, at, fname, found.creator, &fields[nb_fields])) != PRT_OK) return s;
         nb_fields++;
+    }
+    /* a creator declaring "num_outputs" that the node does not give gets the
+     * node's output count (Split before version 18 splits into that many) */
+    if ((se_out = schema_entry(found.creator, "num_outputs")) && is_int_field(se_out->type)) {
+        int given = 0;
+        for (k = 0; k < nb_fields; k++) given |= strcmp(fields[k].name, "num_outputs") == 0;
+        if (!given) {
+            int64_t cnt = (int64_t)n->n_output;
+            if ((s = ints_to_field(im, label, "num_outputs", &cnt, 1, se_out->type, &fields[nb_fields])) != PRT_OK)
+                return s;
+            fields[nb_fields++].name = "num_outputs";
+        }
     }
     if (missing) {
         *dep_missing = 1;
