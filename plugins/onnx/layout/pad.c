@@ -41,6 +41,8 @@ static prt_status p_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
     if (m < 0) return PRT_STATUS_INVALID_FIELD;
     s->mode = (pmode)m;
     s->value = prt_fields_f64(fc, "value", 0, 0.0);
+    if (r->kind == PK_PAD && prt_fields_find(fc, "input:2") && prt_fields_find(fc, "input:2")->count > 0)
+        s->value = prt_fields_f64(fc, "input:2", 0, 0.0); /* constant_value given as a constant */
     s->k = prt_fields_i64(fc, "k", 0, 0);
     s->upper = prt_fields_i64(fc, "upper", 0, 1) != 0;
     s->dtype = -1;
@@ -356,6 +358,7 @@ static const prt_field_schema s_pad2[] = {
 static const prt_field_schema s_pad11[] = {
     PRT__ONNX_STR("mode", "constant", "constant, reflect, edge, wrap (19)"),
     PRT__ONNX_OPT("input:1", PRT_FIELD_INT64, "pads (interim shape-value form)"),
+    PRT__ONNX_OPT("input:2", PRT_FIELD_FLOAT64, "constant_value as a constant (else input 1 of the layer, else 0)"),
     PRT__ONNX_OPT("input:3", PRT_FIELD_INT64, "axes the pads apply to (version 18)"),
 };
 static const prt_field_schema s_cos[] = {
@@ -381,8 +384,8 @@ static const prt_field_schema s_center[] = {
 
 static const prt__onnx_def pad_defs[] = {
     P("Pad", "2", r_pad2, s_pad2, 3, 1, 1),
-    P("Pad", "11", r_pad11, s_pad11, 2, 1, 2),
-    P("Pad", "18", r_pad11, s_pad11, 3, 1, 2),
+    P("Pad", "11", r_pad11, s_pad11, 3, 1, 2),
+    P("Pad", "18", r_pad11, s_pad11, 4, 1, 2),
     P("ConstantOfShape", "9", r_cos, s_cos, 2, 0, 1),
     P("EyeLike", "9", r_eyelike, s_eyelike, 2, 1, 1),
     P("Trilu", "14", r_trilu, s_trilu, 2, 1, 2),

@@ -327,6 +327,11 @@ TEST(pad_modes_negative_pads_axes_and_constant_input)
     expect_dims(&y, ot_dims(2, (int64_t)2, (int64_t)5));
     CHECK_EQ_INT(ot_compare(&y, D(9, 1, 2, 3, 9, 9, 4, 5, 6, 9), 10, 0, 0, "axes + constant_value"), 0);
     ot_free(&y);
+    /* constant_value as the field "input:2" (a constant, with input 2 absent from the layer) */
+    f[2] = (prt_field){.name = "input:2", .data = (const double[]){7}, .type = PRT_FIELD_FLOAT64, .count = 1};
+    CHECK_OK(ot_run("Pad", "18", f, 3, in, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, D(7, 1, 2, 3, 7, 7, 4, 5, 6, 7), 10, 0, 0, "axes + constant_value field"), 0);
+    ot_free(&y);
     f[0] = FI("input:1", 0, -4, 0, 0);
     CHECK(ot_run("Pad", "11", f, 1, in, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
     CHECK_STR_CONTAINS(msg, "negative extent");
