@@ -522,6 +522,26 @@ TEST(resize_matches_the_onnx_reference_evaluator)
     ot_free(&x);
 }
 
+TEST(resize_keep_aspect_ratio_policy)
+{
+    /* [1, 1, 2, 2] to sizes 7 x 8: not_larger scales both axes by 3.5 (7 x 7), not_smaller by 4 (8 x 8) */
+    ot_tensor x = ot_make(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)2, (int64_t)2), D(1, 2, 3, 4)), y;
+    prt_field f[3] = {FI("input:3", 7, 8), FI("axes", 2, 3), ot_str("keep_aspect_ratio_policy", "not_larger")};
+    char msg[512];
+    CHECK_OK(ot_run("Resize", "18", f, 3, &x, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)7, (int64_t)7));
+    CHECK(ot_get(&y, 0) == 1 && ot_get(&y, 48) == 4); /* nearest: corners keep their values */
+    ot_free(&y);
+    f[2] = ot_str("keep_aspect_ratio_policy", "not_smaller");
+    CHECK_OK(ot_run("Resize", "18", f, 3, &x, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)8, (int64_t)8));
+    ot_free(&y);
+    f[2] = ot_str("keep_aspect_ratio_policy", "fit");
+    CHECK(ot_run("Resize", "18", f, 3, &x, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "not_larger");
+    ot_free(&x);
+}
+
 TEST(conv_transpose_matches_onnxruntime)
 {
     const int64_t s23[2] = {2, 3}, p1001[4] = {1, 0, 0, 1}, op12[2] = {1, 2}, g2[1] = {2}, d21[2] = {2, 1};
