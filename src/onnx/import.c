@@ -824,7 +824,7 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
     prt_field *fields;
     const itensor **ins;
     const char **in_names, **out_names;
-    int32_t *out_idx;
+    int32_t *out_idx, *in_idx;
     int32_t nb_fields = 0, nb_in = 0, nb_listed, nb_out, k, all_const = 1, missing = 0;
     prt_fields fc;
     const prt_field_schema *se_out;
@@ -871,8 +871,10 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
 
     fields = scratch(im, (n->n_attribute + (size_t)nb_listed + 2) * sizeof *fields);
     ins = scratch(im, ((size_t)nb_listed + 1) * sizeof *ins);
+    in_idx = scratch(im, ((size_t)nb_listed + 1) * sizeof *in_idx);
     in_names = scratch(im, ((size_t)nb_listed + 1) * sizeof *in_names);
-    if (!fields || !ins || !in_names) return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    if (!fields || !ins || !in_idx || !in_names)
+        return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
     for (a = 0; a < n->n_attribute; a++) {
         const PrtOnnx__Attribute *at = n->attribute[a];
         const char *fname = at->name;
@@ -928,6 +930,7 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
             continue;
         }
         ins[nb_in] = t;
+        in_idx[nb_in] = find(im, n->input[k]);
         in_names[nb_in++] = t->name;
     }
     fc.fields = fields;
@@ -996,6 +999,8 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
         t->in_net = 1;
         out_idx[k] = im->nb_t - 1;
     }
+    /* adding the outputs may have moved the table: the inputs again by index */
+    for (k = 0; k < nb_in; k++) ins[k] = &im->t[in_idx[k]];
     if (im->need_shapes) propagate_shapes(im, op, ins, nb_in, out_idx, nb_out);
     s = PRT_OK;
     goto done;
