@@ -522,6 +522,33 @@ TEST(resize_matches_the_onnx_reference_evaluator)
     ot_free(&x);
 }
 
+TEST(qlinear_matmul_requantizes_with_ties_to_even)
+{
+    /* (a - 12) b as in MatMulInteger's case, times 0.5 * 1 / 2, plus 128: -9.5 -> -10, -24.5 -> -24, ... */
+    ot_tensor in[8], y;
+    char msg[512];
+    int k;
+    in[0] = ot_make(PRT_DTYPE_U8, ot_dims(2, (int64_t)4, (int64_t)3), D(11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0));
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(0), D(0.5));
+    in[2] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(12));
+    in[3] = ot_make(PRT_DTYPE_U8, ot_dims(2, (int64_t)3, (int64_t)2), D(1, 4, 2, 5, 3, 6));
+    in[4] = ot_make(PRT_DTYPE_F32, ot_dims(0), D(1));
+    in[5] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(0));
+    in[6] = ot_make(PRT_DTYPE_F32, ot_dims(0), D(2));
+    in[7] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(128));
+    CHECK_OK(ot_run("QLinearMatMul", "21", NULL, 0, in, 8, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y.t, PRT_DTYPE_U8);
+    expect_dims(&y, ot_dims(2, (int64_t)4, (int64_t)2));
+    CHECK_EQ_INT(ot_compare(&y, D(118, 107, 117, 104, 116, 100, 114, 96), 8, 0, 0, "QLinearMatMul"), 0);
+    ot_free(&y);
+    /* a per-row scale is refused with a message */
+    ot_free(&in[1]);
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)4), D(1, 1, 1, 1));
+    CHECK(ot_run("QLinearMatMul", "21", NULL, 0, in, 8, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_UNSUPPORTED);
+    CHECK_STR_CONTAINS(msg, "per-tensor");
+    for (k = 0; k < 8; k++) ot_free(&in[k]);
+}
+
 TEST(resize_keep_aspect_ratio_policy)
 {
     /* [1, 1, 2, 2] to sizes 7 x 8: not_larger scales both axes by 3.5 (7 x 7), not_smaller by 4 (8 x 8) */
