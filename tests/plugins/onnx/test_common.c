@@ -114,6 +114,7 @@ static const prt_field_tensor range_ts[3] = {
 #define RANGE_T(nm, k) {nm, &range_ts[k], PRT_FIELD_TENSOR, 0, 1}
 static const smoke smokes[] = {
     {.name = "Cast", .fields = {F64("to", 1)}, .nb_fields = 1},
+    {.name = "BitCast", .fields = {F64("to", 6)}, .nb_fields = 1},
     {.name = "Mod", .fields = {F64("fmod", 1)}, .nb_fields = 1},
     {.name = "BitShift", .in = {PRT_DTYPE_U8, PRT_DTYPE_U8}, .set_types = 1,
      .fields = {{"direction", "LEFT", PRT_FIELD_CHAR, 0, 4}}, .nb_fields = 1},
