@@ -115,6 +115,7 @@ static const prt_field_tensor range_ts[3] = {
 static const smoke smokes[] = {
     {.name = "Cast", .fields = {F64("to", 1)}, .nb_fields = 1},
     {.name = "BitCast", .fields = {F64("to", 6)}, .nb_fields = 1},
+    {.name = "AffineGrid", .shape = {3, 0, {1, 2, 3}}, .fields = {F64("input:1", 1, 1, 2, 2)}, .nb_fields = 1},
     {.name = "Mod", .fields = {F64("fmod", 1)}, .nb_fields = 1},
     {.name = "BitShift", .in = {PRT_DTYPE_U8, PRT_DTYPE_U8}, .set_types = 1,
      .fields = {{"direction", "LEFT", PRT_FIELD_CHAR, 0, 4}}, .nb_fields = 1},

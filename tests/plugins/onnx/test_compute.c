@@ -549,6 +549,34 @@ TEST(qlinear_matmul_requantizes_with_ties_to_even)
     for (k = 0; k < 8; k++) ot_free(&in[k]);
 }
 
+TEST(affine_grid_2d_and_3d)
+{
+    /* identity theta over a 2 x 2 image: centers at -0.5 and 0.5 (align_corners 0), corners at -1 and 1 (1) */
+    ot_tensor t2 = ot_make(PRT_DTYPE_F32, ot_dims(3, (int64_t)1, (int64_t)2, (int64_t)3), D(1, 0, 0, 0, 1, 0)), y;
+    ot_tensor t3 = ot_make(PRT_DTYPE_F32, ot_dims(3, (int64_t)1, (int64_t)3, (int64_t)4),
+                           D(2, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0));
+    prt_field f[2] = {FI("input:1", 1, 1, 2, 2), FI("align_corners", 1)};
+    char msg[512];
+    CHECK_OK(ot_run("AffineGrid", "20", f, 1, &t2, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(4, (int64_t)1, (int64_t)2, (int64_t)2, (int64_t)2));
+    CHECK_EQ_INT(ot_compare(&y, D(-0.5, -0.5, 0.5, -0.5, -0.5, 0.5, 0.5, 0.5), 8, 1e-7, 0, "AffineGrid 2-D"), 0);
+    ot_free(&y);
+    CHECK_OK(ot_run("AffineGrid", "20", f, 2, &t2, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, D(-1, -1, 1, -1, -1, 1, 1, 1), 8, 1e-7, 0, "AffineGrid 2-D align_corners"), 0);
+    ot_free(&y);
+    /* 3-D, size [1, 1, 1, 1, 2]: x scaled by 2 and shifted by 1; one depth and height at 0 */
+    f[0] = FI("input:1", 1, 1, 1, 1, 2);
+    CHECK_OK(ot_run("AffineGrid", "20", f, 1, &t3, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(5, (int64_t)1, (int64_t)1, (int64_t)1, (int64_t)2, (int64_t)3));
+    CHECK_EQ_INT(ot_compare(&y, D(0, 0, 0, 2, 0, 0), 6, 1e-7, 0, "AffineGrid 3-D"), 0);
+    ot_free(&y);
+    /* theta of the other rank */
+    CHECK(ot_run("AffineGrid", "20", f, 1, &t2, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "theta must be [N, 3, 4]");
+    ot_free(&t2);
+    ot_free(&t3);
+}
+
 TEST(resize_keep_aspect_ratio_policy)
 {
     /* [1, 1, 2, 2] to sizes 7 x 8: not_larger scales both axes by 3.5 (7 x 7), not_smaller by 4 (8 x 8) */
