@@ -91,6 +91,25 @@ PRT_API PRT_NODISCARD prt_status prt_onnx_model_node(const prt_onnx_model *m, in
 typedef void (*prt_onnx_issue_fn)(void *user, const char *node, const char *op_type, const char *domain,
                                   const char *reason);
 
+/* A value for a graph input (prt_onnx_import_config.values): like a
+ * profile whose min = opt = max for a shape tensor, the input is then known
+ * at import and becomes a constant of the network. `data` holds
+ * volume(dims) elements of `dtype` (host order) and is read during the
+ * import call only. */
+typedef struct prt_onnx_input_value {
+    const char *name; /* a graph input of the model */
+    prt_dtype dtype;  /* must be the input's element type */
+    prt_dims dims;    /* must fit the input's declared extents */
+    const void *data;
+    size_t nbytes;    /* volume(dims) * prt_dtype_size(dtype) */
+} prt_onnx_input_value;
+
+/* Which graph inputs given a value become constants (config.bind). */
+enum {
+    PRT_ONNX_BIND_FIELDS = 0, /* only those some node takes as a field "input:<k>" (shape-like inputs) */
+    PRT_ONNX_BIND_ALL = 1     /* every one given a value */
+};
+
 typedef struct prt_onnx_import_config {
     uint32_t struct_size;
     uint32_t abi_version;
@@ -101,6 +120,11 @@ typedef struct prt_onnx_import_config {
     const prt_profile_range *ranges;
     prt_onnx_issue_fn issue;
     void *issue_user;
+    /* Appended: values for graph inputs (NULL / 0: none). A value naming no
+     * graph input, or whose type or extents do not fit it, fails the import. */
+    const prt_onnx_input_value *values;
+    int32_t nb_values;
+    int32_t bind; /* PRT_ONNX_BIND_FIELDS (default) or PRT_ONNX_BIND_ALL */
 } prt_onnx_import_config;
 
 PRT_API void prt_onnx_import_config_init(prt_onnx_import_config *cfg);

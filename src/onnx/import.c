@@ -25,6 +25,7 @@ typedef struct itensor {
     prt_dims dims;        /* -1 where unknown at import */
     int dims_known;       /* rank known */
     prt__onnx_value val;  /* T_CONST */
+    int bound;            /* a graph input made a constant by a value of the config */
     int in_net;           /* added to the network (inputs, layer outputs, used constants) */
 } itensor;
 
@@ -143,6 +144,24 @@ static void *scratch(importer *im, size_t n)
     return p;
 }
 
+/* Keep `p` (from prt__malloc) until the node is done; frees it when the
+ * list cannot grow. */
+static int scratch_adopt(importer *im, void *p)
+{
+    if (im->nb_scratch == im->cap_scratch) {
+        int32_t nc = im->cap_scratch ? im->cap_scratch * 2 : 32;
+        void **ns = prt__realloc(im->scratch, (size_t)nc * sizeof *ns);
+        if (!ns) {
+            prt__free(p);
+            return 0;
+        }
+        im->scratch = ns;
+        im->cap_scratch = nc;
+    }
+    im->scratch[im->nb_scratch++] = p;
+    return 1;
+}
+
 static void scratch_free(importer *im)
 {
     int32_t i;
@@ -192,6 +211,89 @@ static const prt_profile_range *range_of(const importer *im, const char *name)
     return NULL;
 }
 
+static const prt_field_schema *schema_entry(const prt_plugin_creator *c, const char *name);
+
+static const prt_onnx_input_value *value_of(const importer *im, const char *name)
+{
+    int32_t i;
+    for (i = 0; i < im->cfg.nb_values && im->cfg.values; i++)
+        if (im->cfg.values[i].name && strcmp(im->cfg.values[i].name, name) == 0) return &im->cfg.values[i];
+    return NULL;
+}
+
+/* 1 if graph input `name` reaches a field "input:<k>" of the creator that
+ * serves some node: directly, or through the outputs of nodes that read it
+ * (not through Shape and Size, whose outputs depend on extents only). */
+static int feeds_field(importer *im, const char *name)
+{
+    const PrtOnnx__Graph *g = im->m->pb->graph;
+    const char **reach;
+    size_t nreach = 1, cap = 1, i, k, j;
+    int hit = 0;
+    for (i = 0; i < g->n_node; i++) cap += g->node[i]->n_output;
+    if (!(reach = prt__calloc(cap, sizeof *reach))) return 0;
+    reach[0] = name;
+    for (i = 0; i < g->n_node && !hit; i++) {
+        const PrtOnnx__Node *n = g->node[im->m->order[i]];
+        const char *op = prt__onnx_s(n->op_type);
+        int reads = 0;
+        for (k = 0; k < n->n_input && !hit; k++) {
+            prt__onnx_found found;
+            char fname[32], label[320], e[512];
+            for (j = 0; j < nreach && strcmp(n->input[k], reach[j]) != 0; j++) {
+            }
+            if (j == nreach || !n->input[k][0]) continue;
+            reads = 1;
+            prt__onnx_node_label(n, im->m->order[i], label, sizeof label);
+            if (prt__onnx_lookup(im->r, n, label, prt__onnx_model_opset(im->m, prt__onnx_s(n->domain)), &found, e,
+                                 sizeof e) != PRT_OK)
+                continue;
+            snprintf(fname, sizeof fname, "input:%d", (int)k);
+            hit = schema_entry(found.creator, fname) != NULL;
+        }
+        if (!reads || strcmp(op, "Shape") == 0 || strcmp(op, "Size") == 0) continue;
+        for (k = 0; k < n->n_output && nreach < cap; k++) reach[nreach++] = n->output[k];
+    }
+    prt__free(reach);
+    return hit;
+}
+
+/* Graph input `name` (type dt, declared extents d) as a constant holding
+ * the config's value `v`. */
+static prt_status bind_input(importer *im, const char *name, prt_dtype dt, const prt_dims *d,
+                             const prt_onnx_input_value *v)
+{
+    prt__onnx_value c;
+    prt_status s;
+    int64_t vol = prt_dims_volume(&v->dims);
+    int32_t k;
+    char a[96], b[96];
+    if (v->dtype != dt)
+        return fail(im->err, im->cap, PRT_STATUS_TYPE_MISMATCH, "value for graph input \"%s\": type %s, expected %s",
+                    name, prt_dtype_name(v->dtype), prt_dtype_name(dt));
+    if (v->dims.nb != d->nb || vol < 0)
+        goto extents;
+    for (k = 0; k < d->nb; k++)
+        if (v->dims.d[k] < 0 || (d->d[k] >= 0 && v->dims.d[k] != d->d[k])) goto extents;
+    if (v->nbytes != (size_t)vol * prt_dtype_size(dt) || (v->nbytes && !v->data))
+        return fail(im->err, im->cap, PRT_STATUS_INVALID_ARGUMENT,
+                    "value for graph input \"%s\": %zu bytes, expected %lld for extents %s", name, v->nbytes,
+                    (long long)vol * (long long)prt_dtype_size(dt), prt_dims_str(&v->dims, a, sizeof a));
+    memset(&c, 0, sizeof c);
+    c.onnx_type = prt__onnx_type_from_dtype(dt);
+    c.dims = v->dims;
+    c.nbytes = v->nbytes;
+    if (c.nbytes && !(c.data = prt__malloc(c.nbytes)))
+        return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory for the value of \"%s\"", name);
+    if (c.nbytes) memcpy(c.data, v->data, c.nbytes);
+    if ((s = set_const(im, name, &c)) != PRT_OK) return s;
+    im->t[im->nb_t - 1].bound = 1;
+    return PRT_OK;
+extents:
+    return fail(im->err, im->cap, PRT_STATUS_SHAPE_MISMATCH, "value for graph input \"%s\": extents %s, expected %s",
+                name, prt_dims_str(&v->dims, a, sizeof a), prt_dims_str(d, b, sizeof b));
+}
+
 static prt_status add_inputs(importer *im)
 {
     const PrtOnnx__Graph *g = im->m->pb->graph;
@@ -211,6 +313,7 @@ static prt_status add_inputs(importer *im)
         const PrtOnnx__ValueInfo *vi = g->input[i];
         const PrtOnnx__TensorType *tt = vi->type->tensor_type;
         const prt_profile_range *rg = range_of(im, vi->name);
+        const prt_onnx_input_value *iv;
         itensor *t;
         prt_dims d;
         prt_dtype dt;
@@ -232,6 +335,10 @@ static prt_status add_inputs(importer *im)
             d.d[k] = tt->shape->dim[k]->has_dim_value && tt->shape->dim[k]->dim_value >= 0
                          ? tt->shape->dim[k]->dim_value
                          : PRT_DIM_DYNAMIC;
+        if ((iv = value_of(im, vi->name)) && (im->cfg.bind == PRT_ONNX_BIND_ALL || feeds_field(im, vi->name))) {
+            if ((s = bind_input(im, vi->name, dt, &d, iv)) != PRT_OK) return s;
+            continue;
+        }
         s = prt_network_add_input(im->net, vi->name, dt, &d);
         if (s != PRT_OK) return fail(im->err, im->cap, s, "%s", prt_network_last_error(im->net));
         if (!(t = add_tensor(im, vi->name, T_INPUT)))
@@ -245,6 +352,13 @@ static prt_status add_inputs(importer *im)
         for (k = 0; rg && k < (size_t)d.nb; k++)
             if (d.d[k] < 0 && rg->min.nb == d.nb && rg->max.nb == d.nb && rg->min.d[k] == rg->max.d[k])
                 t->dims.d[k] = rg->min.d[k];
+    }
+    for (k = 0; k < (size_t)im->cfg.nb_values && im->cfg.values; k++) {
+        const char *nm = im->cfg.values[k].name ? im->cfg.values[k].name : "(null)";
+        int32_t ti = im->cfg.values[k].name ? find(im, nm) : -1;
+        if (ti < 0 || (im->t[ti].kind != T_INPUT && !im->t[ti].bound))
+            return fail(im->err, im->cap, PRT_STATUS_NOT_FOUND,
+                        "import config: value %zu names \"%s\", which is no graph input of the model", k, nm);
     }
     return PRT_OK;
 }
@@ -375,6 +489,28 @@ static prt_status attr_to_field(importer *im, const char *label, const PrtOnnx__
         f->data = a->s.data;
         f->count = (int64_t)a->s.len;
         return PRT_OK;
+    case PRT__ONNX_ATTR_TENSOR: {
+        prt__onnx_value v;
+        prt_field_tensor *ft;
+        char what[400];
+        prt_status s;
+        if (!a->t) goto wrong;
+        snprintf(what, sizeof what, "node %s, attribute \"%s\"", label, a->name);
+        if ((s = prt__onnx_value_decode(a->t, im->m->base_dir, what, &v, im->err, im->cap)) != PRT_OK) return s;
+        if (v.data && !scratch_adopt(im, v.data))
+            return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (!(ft = scratch(im, sizeof *ft))) return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (!prt__onnx_type_to_dtype(v.onnx_type, &ft->dtype))
+            return fail(im->err, im->cap, PRT_STATUS_UNSUPPORTED,
+                        "node %s: attribute \"%s\" is a tensor of element type %s, which plugrt tensors cannot hold",
+                        label, a->name, prt__onnx_type_name(v.onnx_type));
+        ft->dims = v.dims;
+        ft->data = v.data;
+        f->type = PRT_FIELD_TENSOR;
+        f->data = ft;
+        f->count = 1;
+        return PRT_OK;
+    }
     case PRT__ONNX_ATTR_UNDEFINED:
         return fail(im->err, im->cap, PRT_STATUS_BAD_FORMAT, "node %s: attribute \"%s\" has no type and no value",
                     label, a->name);
@@ -390,8 +526,9 @@ wrong:
                 prt__onnx_attr_type_name(ty));
 }
 
-/* A constant input passed as field "input:<k>". */
-static prt_status const_to_field(importer *im, const itensor *t, const char *fname, prt_field *f)
+/* A constant input passed as field "input:<k>": floats as FLOAT32/FLOAT64,
+ * integers and bools as INT64. */
+static prt_status const_to_field_natural(importer *im, const itensor *t, const char *fname, prt_field *f)
 {
     const prt__onnx_value *v = &t->val;
     size_t n = v->nbytes / (prt__onnx_type_size(v->onnx_type) ? prt__onnx_type_size(v->onnx_type) : 1), i;
@@ -439,6 +576,54 @@ static prt_status const_to_field(importer *im, const itensor *t, const char *fna
         return PRT_OK;
     }
     }
+}
+
+/* The same, converted to the schema's class where it declares the other
+ * one: integers into a float field (Clip's bounds of an integer Clip),
+ * integral floats into an integer field (OneHot's depth); a TENSOR field
+ * gets the value itself (one prt_field_tensor keeping the dtype: Range). */
+static prt_status const_to_field(importer *im, const char *label, const itensor *t, const char *fname,
+                                 const prt_field_schema *se, prt_field *f)
+{
+    prt_status s;
+    int64_t i, n;
+    if (se && se->type == PRT_FIELD_TENSOR) { /* the value as it is, dtype kept */
+        prt_field_tensor *ft = scratch(im, sizeof *ft);
+        if (!ft) return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        if (!t->has_dtype)
+            return fail(im->err, im->cap, PRT_STATUS_UNSUPPORTED,
+                        "node %s: constant input \"%s\" has element type %s, which plugrt tensors cannot hold", label,
+                        t->name, prt__onnx_type_name(t->val.onnx_type));
+        memset(f, 0, sizeof *f);
+        ft->dtype = t->dtype;
+        ft->dims = t->dims;
+        ft->data = t->val.data;
+        f->name = fname;
+        f->type = PRT_FIELD_TENSOR;
+        f->data = ft;
+        f->count = 1;
+        return PRT_OK;
+    }
+    s = const_to_field_natural(im, t, fname, f);
+    n = f->count;
+    if (s != PRT_OK || !se) return s;
+    if (f->type == PRT_FIELD_INT64 && is_float_field(se->type))
+        return ints_to_field(im, label, fname, f->data, (size_t)n, se->type, f);
+    if (is_float_field(f->type) && is_int_field(se->type)) {
+        int64_t *d = scratch(im, (size_t)n * sizeof *d);
+        if (!d) return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        for (i = 0; i < n; i++) {
+            double x = f->type == PRT_FIELD_FLOAT64 ? ((const double *)f->data)[i] : ((const float *)f->data)[i];
+            if (!(x >= -9.2e18 && x <= 9.2e18) || x != (double)(int64_t)x)
+                return fail(im->err, im->cap, PRT_STATUS_INVALID_FIELD,
+                            "node %s: input \"%s\" element %lld is %g; plugin field \"%s\" takes whole numbers",
+                            label, t->name, (long long)i, x, fname);
+            d[i] = (int64_t)x;
+        }
+        f->data = d;
+        f->type = PRT_FIELD_INT64;
+    }
+    return PRT_OK;
 }
 
 /* ---- Constant nodes ------------------------------------------------------- */
@@ -639,9 +824,10 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
     prt_field *fields;
     const itensor **ins;
     const char **in_names, **out_names;
-    int32_t *out_idx, *in_pos = NULL;
+    int32_t *out_idx, *in_idx;
     int32_t nb_fields = 0, nb_in = 0, nb_listed, nb_out, k, all_const = 1, missing = 0;
     prt_fields fc;
+    const prt_field_schema *se_out;
     prt_op *op = NULL;
     prt_status s;
     size_t a;
@@ -683,10 +869,12 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
                         label, (int)k, found.creator->name, found.creator->version, fname);
     }
 
-    fields = scratch(im, (n->n_attribute + (size_t)nb_listed + 1) * sizeof *fields);
+    fields = scratch(im, (n->n_attribute + (size_t)nb_listed + 2) * sizeof *fields);
     ins = scratch(im, ((size_t)nb_listed + 1) * sizeof *ins);
+    in_idx = scratch(im, ((size_t)nb_listed + 1) * sizeof *in_idx);
     in_names = scratch(im, ((size_t)nb_listed + 1) * sizeof *in_names);
-    if (!fields || !ins || !in_names) return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    if (!fields || !ins || !in_idx || !in_names)
+        return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
     for (a = 0; a < n->n_attribute; a++) {
         const PrtOnnx__Attribute *at = n->attribute[a];
         const char *fname = at->name;
@@ -701,6 +889,18 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
             continue;
         if ((s = attr_to_field(im, label, at, fname, found.creator, &fields[nb_fields])) != PRT_OK) return s;
         nb_fields++;
+    }
+    /* a creator declaring "num_outputs" that the node does not give gets the
+     * node's output count (Split before version 18 splits into that many) */
+    if ((se_out = schema_entry(found.creator, "num_outputs")) && is_int_field(se_out->type)) {
+        int given = 0;
+        for (k = 0; k < nb_fields; k++) given |= strcmp(fields[k].name, "num_outputs") == 0;
+        if (!given) {
+            int64_t cnt = (int64_t)n->n_output;
+            if ((s = ints_to_field(im, label, "num_outputs", &cnt, 1, se_out->type, &fields[nb_fields])) != PRT_OK)
+                return s;
+            fields[nb_fields++].name = "num_outputs";
+        }
     }
     if (missing) {
         *dep_missing = 1;
@@ -725,11 +925,12 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
             char *nm = scratch(im, strlen(fname) + 1);
             if (!nm) return fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
             memcpy(nm, fname, strlen(fname) + 1);
-            if ((s = const_to_field(im, t, nm, &fields[nb_fields])) != PRT_OK) return s;
+            if ((s = const_to_field(im, label, t, nm, se, &fields[nb_fields])) != PRT_OK) return s;
             nb_fields++;
             continue;
         }
         ins[nb_in] = t;
+        in_idx[nb_in] = find(im, n->input[k]);
         in_names[nb_in++] = t->name;
     }
     fc.fields = fields;
@@ -789,13 +990,6 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
         s = fail(im->err, im->cap, s, "node %s: %s", label, prt_network_last_error(im->net));
         goto done;
     }
-    /* add_tensor may move im->t: the inputs are kept as indices across it. */
-    in_pos = prt__malloc(((size_t)nb_in + 1) * sizeof *in_pos);
-    if (!in_pos) {
-        s = fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
-        goto done;
-    }
-    for (k = 0; k < nb_in; k++) in_pos[k] = ins[k] ? (int32_t)(ins[k] - im->t) : -1;
     for (k = 0; k < nb_out; k++) {
         itensor *t = add_tensor(im, out_names[k], T_LAYER);
         if (!t) {
@@ -805,7 +999,8 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
         t->in_net = 1;
         out_idx[k] = im->nb_t - 1;
     }
-    for (k = 0; k < nb_in; k++) ins[k] = in_pos[k] >= 0 ? &im->t[in_pos[k]] : NULL;
+    /* adding the outputs may have moved the table: the inputs again by index */
+    for (k = 0; k < nb_in; k++) ins[k] = &im->t[in_idx[k]];
     if (im->need_shapes) propagate_shapes(im, op, ins, nb_in, out_idx, nb_out);
     s = PRT_OK;
     goto done;
@@ -815,7 +1010,6 @@ outputs_missing:
         if (n->output[a][0] && find(im, n->output[a]) < 0 && !add_tensor(im, n->output[a], T_MISSING))
             s = fail(im->err, im->cap, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
 done:
-    prt__free(in_pos);
     prt_op_destroy(op);
     return s;
 }

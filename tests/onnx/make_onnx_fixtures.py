@@ -51,6 +51,17 @@ def main():
                 helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
                [vi("x", TensorProto.FLOAT, [6])], [vi("y", TensorProto.FLOAT, [2, 3])]),
          "reshape_const.onnx")
+    # reshape_input: the shape is a graph input, bound to a value by the import config
+    save(model([helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+               [vi("x", TensorProto.FLOAT, [6]), vi("shape", TensorProto.INT64, [2])],
+               [vi("y", TensorProto.FLOAT, [None, None])]),
+         "reshape_input.onnx")
+    # reshape_input_chain: the shape input reaches Reshape through an Identity
+    save(model([helper.make_node("Identity", ["shape"], ["s2"]),
+                helper.make_node("Reshape", ["x", "s2"], ["y"], name="reshape")],
+               [vi("x", TensorProto.FLOAT, [6]), vi("shape", TensorProto.INT64, [2])],
+               [vi("y", TensorProto.FLOAT, [None, None])]),
+         "reshape_input_chain.onnx")
     # shape_chain: Shape of a static input folds, feeds Reshape's shape
     save(model([helper.make_node("Relu", ["x"], ["r"]),
                 helper.make_node("Shape", ["r"], ["shp"]),

@@ -126,8 +126,9 @@ static int run_set(prt_registry *reg, prt_onnx_model *m, const char *set_dir, pr
 {
     prt_onnx_tensor *in[OT_MAX_IO] = {0}, *want[OT_MAX_IO] = {0};
     void *out_buf[OT_MAX_IO] = {0}, *dev_buf[2 * OT_MAX_IO] = {0};
-    prt_profile_range ranges[OT_MAX_IO];
-    int nin = 0, nout = 0, k, rc;
+    prt_profile_range ranges[OT_MAX_IO], net_ranges[OT_MAX_IO];
+    prt_onnx_input_value values[OT_MAX_IO];
+    int nin = 0, nout = 0, nnet = 0, k, j, rc;
     prt_onnx_import_config ic;
     prt_builder_config bc;
     prt_network *net = NULL;
@@ -152,19 +153,32 @@ static int run_set(prt_registry *reg, prt_onnx_model *m, const char *set_dir, pr
         }
         ranges[k].input = io.name;
         ranges[k].min = ranges[k].opt = ranges[k].max = in[k]->dims;
+        values[k].name = io.name;
+        values[k].dtype = in[k]->dtype;
+        values[k].dims = in[k]->dims;
+        values[k].data = in[k]->data;
+        values[k].nbytes = in[k]->nbytes;
     }
+    /* inputs that nodes take as fields ("input:<k>": axes, sizes, pads, ...)
+     * become constants holding this data set's values */
     prt_onnx_import_config_init(&ic);
     ic.nb_ranges = nin;
     ic.ranges = ranges;
+    ic.nb_values = nin;
+    ic.values = values;
+    ic.bind = PRT_ONNX_BIND_FIELDS;
     err[0] = 0;
     if ((s = prt_onnx_import(m, reg, &ic, &net, err, sizeof err)) != PRT_OK) {
         rc = result(msg, cap, kind_of(s), "import: %s", err);
         goto done;
     }
+    for (k = 0; k < nin; k++) /* the inputs that stayed inputs of the network */
+        for (j = 0; j < prt_network_nb_inputs(net); j++)
+            if (strcmp(prt_network_input_name(net, j), ranges[k].input) == 0) net_ranges[nnet++] = ranges[k];
     prt_builder_config_init(&bc);
     bc.device = dev;
-    bc.nb_ranges = nin;
-    bc.ranges = ranges;
+    bc.nb_ranges = nnet;
+    bc.ranges = net_ranges;
     if ((s = prt_engine_build(net, &bc, reg, &e, err, sizeof err)) != PRT_OK) {
         rc = result(msg, cap, s == PRT_STATUS_UNSUPPORTED ? OT_UNSUPPORTED : OT_FAIL, "build: %s", err);
         goto done;
@@ -182,6 +196,7 @@ static int run_set(prt_registry *reg, prt_onnx_model *m, const char *set_dir, pr
     }
     for (k = 0; k < nin; k++) {
         void *p = in[k]->data ? in[k]->data : (void *)in;
+        if (prt_engine_find_io(e, ranges[k].input) < 0) continue; /* bound at import */
         if (dev == PRT_DEVICE_CUDA) {
             if (prt__clidev_alloc(in[k]->nbytes + 16, &dev_buf[k], err, sizeof err) != PRT_OK ||
                 prt__clidev_copy(dev_buf[k], p, in[k]->nbytes, 1, err, sizeof err) != PRT_OK) {

@@ -86,17 +86,29 @@ static size_t align8(size_t v)
     return (v + 7u) & ~(size_t)7u;
 }
 
-/* One allocation: the field array, then each name and data block. */
+/* Bytes of the elements a TENSOR field's entry points at. */
+static size_t tensor_bytes(const prt_field *f, int64_t k)
+{
+    const prt_field_tensor *t = &((const prt_field_tensor *)f->data)[k];
+    int64_t vol = prt_dims_volume(&t->dims);
+    return vol > 0 ? (size_t)vol * prt_dtype_size(t->dtype) : 0;
+}
+
+/* One allocation: the field array, then each name and data block (a TENSOR
+ * field's element data after its entries). */
 static prt_status copy_fields(prt__onnx_node *n, const prt_fields *fc)
 {
     size_t bytes;
     int32_t i, nb = fc ? fc->nb : 0;
+    int64_t k;
     prt_field *f;
     char *p;
     bytes = align8(sizeof(prt_field) * (size_t)(nb > 0 ? nb : 1));
     for (i = 0; i < nb; i++) {
         bytes += align8(strlen(fc->fields[i].name) + 1);
         bytes += align8((size_t)fc->fields[i].count * prt_field_type_size(fc->fields[i].type));
+        if (fc->fields[i].type == PRT_FIELD_TENSOR)
+            for (k = 0; k < fc->fields[i].count; k++) bytes += align8(tensor_bytes(&fc->fields[i], k));
     }
     n->fc_mem = prt_plugin_calloc(1, bytes);
     if (!n->fc_mem) return PRT_STATUS_OUT_OF_MEMORY;
@@ -112,6 +124,14 @@ static prt_status copy_fields(prt__onnx_node *n, const prt_fields *fc)
         if (ld) memcpy(p, fc->fields[i].data, ld);
         f[i].data = ld ? p : NULL;
         p += align8(ld);
+        if (f[i].type == PRT_FIELD_TENSOR)
+            for (k = 0; k < f[i].count; k++) {
+                prt_field_tensor *t = &((prt_field_tensor *)(void *)f[i].data)[k];
+                size_t tb = tensor_bytes(&f[i], k);
+                if (tb) memcpy(p, t->data, tb);
+                t->data = tb ? p : NULL;
+                p += align8(tb);
+            }
     }
     n->fc.fields = f;
     n->fc.nb = nb;

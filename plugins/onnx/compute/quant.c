@@ -1,7 +1,8 @@
 /*
  * onnx/compute/quant.c - linear quantization: QuantizeLinear,
  * DequantizeLinear (per tensor or per axis), DynamicQuantizeLinear, and
- * MatMulInteger (exact int32 accumulation with zero points). i8 and u8.
+ * MatMulInteger (exact int32 accumulation with zero points) and QLinearMatMul
+ * (the same accumulation, requantized with per-tensor scales). i8 and u8.
  * See README.md in this folder.
  */
 #include <math.h>
@@ -10,7 +11,7 @@
 #include "../common/onnx_op.h"
 #include "../common/onnx_tensor.h"
 
-typedef enum qkind { QK_QUANT, QK_DEQUANT, QK_DYNAMIC, QK_MATMUL_INT } qkind;
+typedef enum qkind { QK_QUANT, QK_DEQUANT, QK_DYNAMIC, QK_MATMUL_INT, QK_QLINEAR_MM } qkind;
 
 typedef struct qrow {
     qkind kind;
@@ -87,8 +88,86 @@ static prt_status q_types(const prt__onnx_node *n, const prt_dtype *in, int32_t 
         }
         out[0] = PRT_DTYPE_I32;
         return PRT_OK;
+    case QK_QLINEAR_MM:
+        if (!q_int8(in[0]) || !q_int8(in[3]) || !q_int8(in[7]) || in[2] != in[0] || in[5] != in[3] ||
+            !prt__onnx_is_float(in[1]) || !prt__onnx_is_float(in[4]) || !prt__onnx_is_float(in[6])) {
+            prt_msg_set(err, "a, b and y_zero_point must be i8 or u8, each zero point of its tensor's type and the "
+                        "scales float; got a %s, b %s, y_zero_point %s", prt_dtype_name(in[0]), prt_dtype_name(in[3]),
+                        prt_dtype_name(in[7]));
+            return PRT_STATUS_TYPE_MISMATCH;
+        }
+        out[0] = in[7];
+        return PRT_OK;
     }
     return PRT_STATUS_INTERNAL;
+}
+
+static double q_sat(double v, prt_dtype t);
+
+/* QLinearMatMul's [batch,] M, N of a [ba,] M, K and b [bb,] K, N (ranks 2
+ * or 3; a batch of 1 broadcasts). */
+static prt_status qmm_shapes(const prt_dims_expr *in, prt_dims_expr *out, prt_expr_builder *eb, prt_msg *err)
+{
+    const prt_dims_expr *a = &in[0], *b = &in[3];
+    int64_t ka, kb, ba, bb;
+    if (a->nb < 2 || a->nb > 3 || b->nb < 2 || b->nb > 3) {
+        prt_msg_set(err, "a and b must be 2-D or 3-D, got ranks %d and %d", (int)a->nb, (int)b->nb);
+        return PRT_STATUS_UNSUPPORTED;
+    }
+    ka = prt__onnx_known(eb, a->d[a->nb - 1]);
+    kb = prt__onnx_known(eb, b->d[b->nb - 2]);
+    ba = a->nb == 3 ? prt__onnx_known(eb, a->d[0]) : 1;
+    bb = b->nb == 3 ? prt__onnx_known(eb, b->d[0]) : 1;
+    if ((ka >= 0 && kb >= 0 && ka != kb) || ba < 0 || bb < 0 || (ba != bb && ba != 1 && bb != 1)) {
+        prt_msg_set(err, "a [%lld, ., %lld] and b [%lld, %lld, .] do not multiply (known batches that match or are 1)",
+                    (long long)ba, (long long)ka, (long long)bb, (long long)kb);
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    out->nb = a->nb > b->nb ? a->nb : b->nb;
+    if (out->nb == 3) out->d[0] = ba >= bb ? (a->nb == 3 ? a->d[0] : b->d[0]) : b->d[0];
+    out->d[out->nb - 2] = a->d[a->nb - 2];
+    out->d[out->nb - 1] = b->d[b->nb - 1];
+    return PRT_OK;
+}
+
+/* QLinearMatMul: y = saturate(round((a - za)(b - zb) * sa * sb / sy) + zy), ties to even. */
+static prt_status qmm_run(const prt_tensor_desc *in, const prt_tensor_desc *out, const void *const *x, void *y,
+                          prt_msg *err)
+{
+    int32_t ra = in[0].dims.nb, rb = in[3].dims.nb, k;
+    int64_t M = in[0].dims.d[ra - 2], K = in[0].dims.d[ra - 1], N = in[3].dims.d[rb - 1];
+    int64_t nb = out->dims.nb == 3 ? out->dims.d[0] : 1, ba = ra == 3 ? in[0].dims.d[0] : 1, bt, i, j, kk;
+    double mult, zy;
+    int64_t za, zb;
+    for (k = 1; k < 8; k++)
+        if (k != 3 && prt_dims_volume(&in[k].dims) != 1) {
+            prt_msg_set(err, "input %d holds %lld values; only per-tensor scales and zero points are supported",
+                        (int)k, (long long)prt_dims_volume(&in[k].dims));
+            return PRT_STATUS_UNSUPPORTED;
+        }
+    if (K != in[3].dims.d[rb - 2]) {
+        prt_msg_set(err, "a's K = %lld differs from b's %lld", (long long)K, (long long)in[3].dims.d[rb - 2]);
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    mult = prt__onnx_get_f64(x[1], in[1].dtype, 0) * prt__onnx_get_f64(x[4], in[4].dtype, 0) /
+           prt__onnx_get_f64(x[6], in[6].dtype, 0);
+    za = prt__onnx_get_i64(x[2], in[2].dtype, 0);
+    zb = prt__onnx_get_i64(x[5], in[5].dtype, 0);
+    zy = prt__onnx_get_f64(x[7], in[7].dtype, 0);
+    for (bt = 0; bt < nb; bt++) {
+        int64_t oa = (ba == 1 ? 0 : bt) * M * K, ob = (rb == 3 && in[3].dims.d[0] != 1 ? bt : 0) * K * N;
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) {
+                int64_t acc = 0;
+                double v;
+                for (kk = 0; kk < K; kk++)
+                    acc += (prt__onnx_get_i64(x[0], in[0].dtype, oa + i * K + kk) - za) *
+                           (prt__onnx_get_i64(x[3], in[3].dtype, ob + kk * N + j) - zb);
+                v = q_sat(nearbyint((double)acc * mult) + zy, out->dtype);
+                prt__onnx_scatter_f64(y, out->dtype, (bt * M + i) * N + j, &v, 1);
+            }
+    }
+    return PRT_OK;
 }
 
 static prt_status q_shapes(const prt__onnx_node *n, const prt_dims_expr *in, int32_t nb_in, prt_dims_expr *out,
@@ -102,6 +181,7 @@ static prt_status q_shapes(const prt__onnx_node *n, const prt_dims_expr *in, int
         out[1].nb = out[2].nb = 0;
         return PRT_OK;
     }
+    if (r->kind == QK_QLINEAR_MM) return qmm_shapes(in, out, eb, err);
     if (r->kind != QK_MATMUL_INT) {
         out[0] = in[0];
         return PRT_OK;
@@ -192,6 +272,8 @@ static prt_status q_run(const prt__onnx_node *n, const prt_tensor_desc *in, int3
         }
         return PRT_OK;
     }
+    case QK_QLINEAR_MM:
+        return qmm_run(in, &out[0], x, y[0], err);
     case QK_MATMUL_INT: {
         int64_t M = in[0].dims.d[0], K = in[0].dims.d[1], N = in[1].dims.d[1], j, k;
         int64_t nza = nb_in > 2 ? prt_dims_volume(&in[2].dims) : 0, nzb = nb_in > 3 ? prt_dims_volume(&in[3].dims) : 0;
@@ -221,6 +303,7 @@ static prt_status q_run(const prt__onnx_node *n, const prt_tensor_desc *in, int3
 }
 
 static const qrow r_quant = {QK_QUANT}, r_dequant = {QK_DEQUANT}, r_dynamic = {QK_DYNAMIC}, r_mmi = {QK_MATMUL_INT};
+static const qrow r_qmm = {QK_QLINEAR_MM};
 
 /* Each version takes a prefix. */
 static const prt_field_schema s_q[] = {
@@ -245,5 +328,7 @@ static const prt__onnx_def quant_defs[] = {
     Q("DequantizeLinear", "21", r_dequant, 3, 2, 3, 1),
     Q("DynamicQuantizeLinear", "11", r_dynamic, 0, 1, 1, 3),
     Q("MatMulInteger", "10", r_mmi, 0, 2, 4, 1),
+    Q("QLinearMatMul", "10", r_qmm, 0, 8, 8, 1),
+    Q("QLinearMatMul", "21", r_qmm, 0, 8, 8, 1),
 };
 PRT__ONNX_REGISTER_TABLE(quant_defs)

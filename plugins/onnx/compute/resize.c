@@ -30,6 +30,7 @@ typedef struct rstate {
     rnear nearest;
     double cubic_a, extrapolation;
     int32_t exclude_outside;
+    int32_t aspect; /* keep_aspect_ratio_policy: 0 stretch, 1 not_larger, 2 not_smaller */
 } rstate;
 
 static prt_status floats(const prt__onnx_node *n, const prt_fields *fc, const char *name, double *out, int64_t cap,
@@ -78,9 +79,11 @@ static prt_status rs_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
         prt_msg_set(err, "%s v%s: antialias=1 is not supported", n->def->name, n->def->version);
         return PRT_STATUS_UNSUPPORTED;
     }
-    if (prt_fields_find(fc, "keep_aspect_ratio_policy") && !prt__onnx_str_is(fc, "keep_aspect_ratio_policy", "stretch", 0)) {
-        prt_msg_set(err, "%s v%s: only keep_aspect_ratio_policy \"stretch\" is supported", n->def->name, n->def->version);
-        return PRT_STATUS_UNSUPPORTED;
+    {
+        static const char *const policies[] = {"stretch", "not_larger", "not_smaller"};
+        int pol = prt__onnx_str_enum(n, fc, "keep_aspect_ratio_policy", policies, 3, 0, err);
+        if (pol < 0) return PRT_STATUS_INVALID_FIELD;
+        s->aspect = pol;
     }
     if ((st = floats(n, fc, r->upsample && !r->scales_field ? "scales" : r->scales_field, s->scales, PRT_MAX_DIMS,
                      &s->nscales, err)) != PRT_OK ||
@@ -137,6 +140,28 @@ static prt_status rs_plan(const prt__onnx_node *n, int32_t rank, const int64_t *
     for (i = 0; i < rank; i++) {
         scale[i] = 1;
         out[i] = d[i];
+    }
+    if (s->aspect && s->nsizes >= 0) { /* one scale for every axis: the smallest or largest size / extent */
+        double k = 0;
+        for (i = 0; i < na; i++) {
+            double r;
+            a = i;
+            if (s->naxes >= 0 && (st = prt__onnx_axis(n, "axis", s->axes[i], rank, 0, &a, err)) != PRT_OK) return st;
+            if (d[a] <= 0) {
+                prt_msg_set(err, "keep_aspect_ratio_policy %s needs the extents of the resized axes known and > 0; "
+                            "axis %d is %lld", s->aspect == 1 ? "not_larger" : "not_smaller", (int)a, (long long)d[a]);
+                return PRT_STATUS_UNSUPPORTED;
+            }
+            r = (double)s->sizes[i] / (double)d[a];
+            if (i == 0 || (s->aspect == 1 ? r < k : r > k)) k = r;
+        }
+        for (i = 0; i < na; i++) {
+            a = i;
+            if (s->naxes >= 0) prt__onnx_axis(n, "axis", s->axes[i], rank, 0, &a, err);
+            scale[a] = k;
+            out[a] = (int64_t)(k * (double)d[a] + 0.5); /* rounded half up */
+        }
+        return PRT_OK;
     }
     for (i = 0; i < na; i++) {
         a = i;
@@ -375,7 +400,7 @@ static const prt_field_schema s_resize[] = {
     PRT__ONNX_STR("nearest_mode", "round_prefer_floor", "round_prefer_floor, round_prefer_ceil, floor, ceil"),
     PRT__ONNX_I64("antialias", 0, "must be 0 (18)"),
     PRT__ONNX_OPT("axes", PRT_FIELD_INT64, "the axes scales / sizes apply to (18)"),
-    PRT__ONNX_STR("keep_aspect_ratio_policy", "stretch", "only stretch (18)"),
+    PRT__ONNX_STR("keep_aspect_ratio_policy", "stretch", "stretch, not_larger, not_smaller (18; with sizes)"),
 };
 static const prt_field_schema s_upsample7[] = {
     PRT__ONNX_STR("mode", "nearest", "nearest or linear"),

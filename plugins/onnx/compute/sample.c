@@ -1,7 +1,8 @@
 /*
  * onnx/compute/sample.c - sampling at computed coordinates: GridSample
  * (16, 20; 2-D: bilinear / nearest / bicubic, padding zeros / border /
- * reflection, align_corners) and RoiAlign (10, 16; avg / max). Every float
+ * reflection, align_corners), RoiAlign (10, 16; avg / max) and AffineGrid
+ * (20; 2-D and 3-D). Every float
  * dtype, in double. See README.md in this folder.
  */
 #include <math.h>
@@ -322,6 +323,111 @@ static const prt_field_schema s_roi[] = {
     PRT__ONNX_STR("coordinate_transformation_mode", "half_pixel", "half_pixel or output_half_pixel (16)"),
 };
 
+/* ---- AffineGrid ------------------------------------------------------------------- */
+
+/* theta [N, 2, 3] (2-D) or [N, 3, 4] (3-D); size [N, C, H, W] or
+ * [N, C, D, H, W] as the field "input:1"; the grid [N, (D,) H, W, 2 or 3]
+ * holds theta x (x, y[, z], 1) over normalized base coordinates. */
+typedef struct astate {
+    int64_t size[5];
+    int64_t nsize;
+    int32_t align;
+} astate;
+
+static prt_status ag_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
+{
+    astate *a = PRT__ONNX_STATE(n, astate);
+    prt_status st;
+    int64_t i;
+    a->align = prt_fields_i64(fc, "align_corners", 0, 0) != 0;
+    if ((st = prt__onnx_field_ints(n, fc, "input:1", a->size, 5, &a->nsize, err)) != PRT_OK) return st;
+    if (a->nsize != 4 && a->nsize != 5) {
+        prt_msg_set(err, "%s v%s: size must be a constant of 4 or 5 values (field \"input:1\"), got %lld",
+                    n->def->name, n->def->version, (long long)a->nsize);
+        return a->nsize < 0 ? PRT_STATUS_UNSUPPORTED : PRT_STATUS_INVALID_FIELD;
+    }
+    for (i = 0; i < a->nsize; i++)
+        if (a->size[i] < 0 || a->size[i] > ((int64_t)1 << 24)) {
+            prt_msg_set(err, "%s v%s: size[%lld] = %lld is out of range (0 to 2^24)", n->def->name, n->def->version,
+                        (long long)i, (long long)a->size[i]);
+            return PRT_STATUS_INVALID_FIELD;
+        }
+    return PRT_OK;
+}
+
+static prt_status ag_types(const prt__onnx_node *n, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
+                           prt_msg *err)
+{
+    (void)n; (void)nb_in;
+    if (!prt__onnx_is_float(in[0])) {
+        prt_msg_set(err, "theta must be a float type, got %s", prt_dtype_name(in[0]));
+        return PRT_STATUS_TYPE_MISMATCH;
+    }
+    out[0] = in[0];
+    return PRT_OK;
+}
+
+static prt_status ag_shapes(const prt__onnx_node *n, const prt_dims_expr *in, int32_t nb_in, prt_dims_expr *out,
+                            prt_expr_builder *eb, prt_msg *err)
+{
+    const astate *a = PRT__ONNX_STATE(n, astate);
+    int32_t sd = (int32_t)a->nsize - 2, i; /* spatial dims */
+    int64_t r0 = prt__onnx_known(eb, in[0].d[1]), r1 = in[0].nb == 3 ? prt__onnx_known(eb, in[0].d[2]) : -1;
+    (void)nb_in;
+    if (in[0].nb != 3 || r0 != sd || r1 != sd + 1) {
+        prt_msg_set(err, "theta must be [N, %d, %d] for a size of %d values", (int)sd, (int)sd + 1, (int)a->nsize);
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    out->nb = sd + 2;
+    out->d[0] = in[0].d[0];
+    for (i = 0; i < sd; i++) out->d[1 + i] = eb->constant(eb, a->size[2 + i]);
+    out->d[sd + 1] = eb->constant(eb, sd);
+    return PRT_OK;
+}
+
+/* Normalized base coordinate of index i of an extent e. */
+static double ag_base(int64_t i, int64_t e, int align)
+{
+    if (align) return e > 1 ? -1.0 + 2.0 * (double)i / (double)(e - 1) : 0.0;
+    return (2.0 * (double)i + 1.0) / (double)e - 1.0;
+}
+
+static prt_status ag_run(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
+                         const prt_tensor_desc *out, const void *const *x, void *const *y, void *ws, prt_exec *ex,
+                         prt_msg *err)
+{
+    const astate *a = PRT__ONNX_STATE(n, astate);
+    int32_t sd = (int32_t)a->nsize - 2, r, c;
+    int64_t N = in[0].dims.d[0], D = sd == 3 ? a->size[2] : 1, H = a->size[sd == 3 ? 3 : 2],
+            W = a->size[sd == 3 ? 4 : 3], b, z, h, w, o = 0;
+    (void)nb_in; (void)ws; (void)ex;
+    if (N != a->size[0]) {
+        prt_msg_set(err, "theta has %lld matrices, size says N = %lld", (long long)N, (long long)a->size[0]);
+        return PRT_STATUS_SHAPE_MISMATCH;
+    }
+    for (b = 0; b < N; b++)
+        for (z = 0; z < D; z++)
+            for (h = 0; h < H; h++)
+                for (w = 0; w < W; w++) {
+                    double p[4] = {ag_base(w, W, a->align), ag_base(h, H, a->align), 0, 1}, v;
+                    if (sd == 3) p[2] = ag_base(z, D, a->align);
+                    else p[2] = 1;
+                    for (r = 0; r < sd; r++, o++) {
+                        v = 0;
+                        for (c = 0; c <= sd; c++)
+                            v += prt__onnx_get_f64(x[0], in[0].dtype, (b * sd + r) * (sd + 1) + c) * p[c];
+                        prt__onnx_scatter_f64(y[0], out[0].dtype, o, &v, 1);
+                    }
+                }
+    return PRT_OK;
+}
+
+static const prt_field_schema s_affine[] = {
+    PRT__ONNX_I64("align_corners", 0, "1: -1 and 1 are the centers of the corner elements"),
+    PRT__ONNX_OPT("input:1", PRT_FIELD_INT64, "size (interim shape-value form)"),
+};
+static const int affine_row_ = 0;
+
 #define S(nm, ver, rw, sch, nf, nin) PRT__ONNX_DEF(nm, ver, rw, sch, nf, nin, nin, 1, PRT__ONNX_ALL, sstate, sm)
 
 static const prt__onnx_def sample_defs[] = {
@@ -329,5 +435,6 @@ static const prt__onnx_def sample_defs[] = {
     S("GridSample", "20", r_grid, s_grid20, 3, 2),
     S("RoiAlign", "10", r_roi10, s_roi, 5, 3),
     S("RoiAlign", "16", r_roi16, s_roi, 6, 3),
+    PRT__ONNX_DEF("AffineGrid", "20", affine_row_, s_affine, 2, 1, 1, 1, PRT__ONNX_FLOATS, astate, ag),
 };
 PRT__ONNX_REGISTER_TABLE(sample_defs)

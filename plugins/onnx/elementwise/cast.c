@@ -1,5 +1,5 @@
 /*
- * onnx/elementwise/cast.c - Cast, CastLike and Dropout (inference: a copy
+ * onnx/elementwise/cast.c - Cast, CastLike, BitCast and Dropout (inference: a copy
  * and an all-true mask). See README.md in this folder.
  */
 #include <string.h>
@@ -16,7 +16,7 @@ static prt_status c_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
     cattr *a = PRT__ONNX_STATE(n, cattr);
     int64_t to;
     int t;
-    if (strcmp(n->def->name, "Cast") != 0) return PRT_OK;
+    if (strcmp(n->def->name, "Cast") != 0 && strcmp(n->def->name, "BitCast") != 0) return PRT_OK;
     to = prt_fields_i64(fc, "to", 0, 0);
     t = prt__onnx_dtype_from_onnx(to);
     if (t < 0) {
@@ -32,9 +32,19 @@ static prt_status c_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
 static prt_status c_types(const prt__onnx_node *n, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
                           prt_msg *err)
 {
-    (void)err;
-    if (strcmp(n->def->name, "Cast") == 0)
-        out[0] = PRT__ONNX_STATE(n, cattr)->to;
+    /* CastLike 15 has no state */
+    prt_dtype to = n->def->state_size ? PRT__ONNX_STATE(n, cattr)->to : PRT_DTYPE_F32;
+    if (strcmp(n->def->name, "BitCast") == 0) { /* the same bits: equal widths; bool only from bool */
+        if (prt_dtype_size(in[0]) != prt_dtype_size(to) || ((to == PRT_DTYPE_BOOL) != (in[0] == PRT_DTYPE_BOOL) &&
+                                                             to == PRT_DTYPE_BOOL)) {
+            prt_msg_set(err, "cannot reinterpret %s (%zu bytes) as %s (%zu bytes)%s", prt_dtype_name(in[0]),
+                        prt_dtype_size(in[0]), prt_dtype_name(to), prt_dtype_size(to),
+                        to == PRT_DTYPE_BOOL ? "; bool comes only from bool" : "");
+            return PRT_STATUS_TYPE_MISMATCH;
+        }
+        out[0] = to;
+    } else if (strcmp(n->def->name, "Cast") == 0)
+        out[0] = to;
     else if (strcmp(n->def->name, "CastLike") == 0)
         out[0] = in[1];
     else { /* Dropout: output, mask */
@@ -78,7 +88,7 @@ static prt_status c_run(const prt__onnx_node *n, const prt_tensor_desc *in, int3
     cjob j = {x[0], y[0], in[0].dtype, out[0].dtype};
     (void)nb_in; (void)ws; (void)err;
     if (vol <= 0) return PRT_OK;
-    if (j.tx == j.ty)
+    if (j.tx == j.ty || strcmp(n->def->name, "BitCast") == 0) /* BitCast: the bytes as they are */
         memcpy(y[0], x[0], (size_t)vol * prt_dtype_size(j.tx));
     else if (vol <= 16384)
         c_range(&j, 0, vol);
@@ -103,6 +113,9 @@ static prt_status d_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
 static const prt_field_schema s_cast19[] = {
     PRT__ONNX_REQ_I64("to", "ONNX TensorProto.DataType of the output"),
     PRT__ONNX_I64("saturate", 1, "float8 targets only; no effect on plugrt's types"),
+};
+static const prt_field_schema s_bitcast[] = {
+    PRT__ONNX_REQ_I64("to", "ONNX TensorProto.DataType of the output, of the input's width"),
 };
 static const prt_field_schema s_castlike19[] = {
     PRT__ONNX_I64("saturate", 1, "float8 targets only; no effect on plugrt's types"),
@@ -136,6 +149,8 @@ static const prt__onnx_def cast_defs[] = {
      .types = c_types, .shapes = prt__onnx_shapes_same, .run = c_run, .doc = "ONNX CastLike"},
     {C_COMMON("CastLike", "19", s_castlike19, 0), .min_in = 2, .max_in = 2, .nb_out = 1,
      .doc = "ONNX CastLike"},
+    {C_COMMON("BitCast", "26", s_bitcast, 0), .min_in = 1, .max_in = 1, .nb_out = 1, .init = c_init,
+     .doc = "ONNX BitCast: the input's bytes read as another type of the same width"},
     DROP("1", s_drop1, 0, 1), DROP("6", s_drop1, 1, 1), DROP("7", s_drop1, 2, 1), DROP("12", s_drop12, 0, 3),
 };
 PRT__ONNX_REGISTER_TABLE(cast_defs)

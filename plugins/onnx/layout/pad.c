@@ -26,7 +26,8 @@ typedef struct pstate {
     int64_t k;
     int32_t k_field;
     int32_t upper;
-    int32_t dtype; /* EyeLike: -1 = the input's */
+    int32_t dtype; /* EyeLike: -1 = the input's; ConstantOfShape: the value's */
+    uint8_t fill[8]; /* ConstantOfShape: the value's one element */
 } pstate;
 
 static const char *const mode_names[] = {"constant", "reflect", "edge", "wrap"};
@@ -40,6 +41,8 @@ static prt_status p_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
     if (m < 0) return PRT_STATUS_INVALID_FIELD;
     s->mode = (pmode)m;
     s->value = prt_fields_f64(fc, "value", 0, 0.0);
+    if (r->kind == PK_PAD && prt_fields_find(fc, "input:2") && prt_fields_find(fc, "input:2")->count > 0)
+        s->value = prt_fields_f64(fc, "input:2", 0, 0.0); /* constant_value given as a constant */
     s->k = prt_fields_i64(fc, "k", 0, 0);
     s->upper = prt_fields_i64(fc, "upper", 0, 1) != 0;
     s->dtype = -1;
@@ -50,6 +53,21 @@ static prt_status p_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
                         PRT__ONNX_DTYPES_TEXT, n->def->name, n->def->version, (long long)t,
                         prt__onnx_dtype_onnx_name(t));
             return PRT_STATUS_INVALID_FIELD;
+        }
+    }
+    if (r->kind == PK_CONST_OF_SHAPE) {
+        const prt_field *v = prt_fields_find(fc, "value");
+        s->dtype = PRT_DTYPE_F32;
+        if (v) {
+            const prt_field_tensor *t = v->data;
+            if (v->type != PRT_FIELD_TENSOR || v->count != 1 || prt_dims_volume(&t->dims) != 1) {
+                prt_msg_set(err, "%s v%s: field \"value\" needs one tensor of one element, got %lld %s value(s)%s",
+                            n->def->name, n->def->version, (long long)v->count, prt_field_type_name(v->type),
+                            v->type == PRT_FIELD_TENSOR && v->count == 1 ? " whose volume is not 1" : "");
+                return PRT_STATUS_INVALID_FIELD;
+            }
+            s->dtype = t->dtype;
+            memcpy(s->fill, t->data, prt_dtype_size(t->dtype));
         }
     }
     if (r->kind == PK_TRILU && prt_fields_find(fc, "input:1")) {
@@ -85,7 +103,7 @@ static prt_status p_types(const prt__onnx_node *n, const prt_dtype *in, int32_t 
             prt_msg_set(err, "the shape must be a constant (field \"input:0\"); a run-time shape is not supported");
             return PRT_STATUS_UNSUPPORTED;
         }
-        out[0] = PRT_DTYPE_F32;
+        out[0] = (prt_dtype)s->dtype;
         return PRT_OK;
     }
     if (r->kind == PK_PAD && nb_in > 1 && in[1] != in[0]) {
@@ -258,7 +276,9 @@ static prt_status p_run(const prt__onnx_node *n, const prt_tensor_desc *in, int3
     (void)ws;
     if (vout <= 0) return PRT_OK;
     switch (r->kind) {
-    case PK_CONST_OF_SHAPE: memset(y[0], 0, (size_t)vout * es); return PRT_OK;
+    case PK_CONST_OF_SHAPE:
+        for (i = 0; i < vout; i++) memcpy((char *)y[0] + (size_t)i * es, s->fill, es);
+        return PRT_OK;
     case PK_EYELIKE: case PK_TRILU: {
         const prt_dims *d = &out[0].dims;
         int64_t rows = d->d[d->nb - 2], cols = d->d[d->nb - 1], k = s->k, m;
@@ -338,10 +358,13 @@ static const prt_field_schema s_pad2[] = {
 static const prt_field_schema s_pad11[] = {
     PRT__ONNX_STR("mode", "constant", "constant, reflect, edge, wrap (19)"),
     PRT__ONNX_OPT("input:1", PRT_FIELD_INT64, "pads (interim shape-value form)"),
+    PRT__ONNX_OPT("input:2", PRT_FIELD_FLOAT64, "constant_value as a constant (else input 1 of the layer, else 0)"),
     PRT__ONNX_OPT("input:3", PRT_FIELD_INT64, "axes the pads apply to (version 18)"),
 };
 static const prt_field_schema s_cos[] = {
     PRT__ONNX_OPT("input:0", PRT_FIELD_INT64, "the output shape (interim shape-value form)"),
+    {.name = "value", .type = PRT_FIELD_TENSOR, .min_count = 1, .max_count = 1,
+     .doc = "one element: the fill and the output's dtype; absent: float32 0"},
 };
 static const prt_field_schema s_eyelike[] = {
     PRT__ONNX_OPT("dtype", PRT_FIELD_INT64, "ONNX TensorProto.DataType of the output; absent: the input's"),
@@ -361,9 +384,9 @@ static const prt_field_schema s_center[] = {
 
 static const prt__onnx_def pad_defs[] = {
     P("Pad", "2", r_pad2, s_pad2, 3, 1, 1),
-    P("Pad", "11", r_pad11, s_pad11, 2, 1, 2),
-    P("Pad", "18", r_pad11, s_pad11, 3, 1, 2),
-    P("ConstantOfShape", "9", r_cos, s_cos, 1, 0, 1),
+    P("Pad", "11", r_pad11, s_pad11, 3, 1, 2),
+    P("Pad", "18", r_pad11, s_pad11, 4, 1, 2),
+    P("ConstantOfShape", "9", r_cos, s_cos, 2, 0, 1),
     P("EyeLike", "9", r_eyelike, s_eyelike, 2, 1, 1),
     P("Trilu", "14", r_trilu, s_trilu, 2, 1, 2),
     P("CenterCropPad", "18", r_center, s_center, 2, 1, 1),

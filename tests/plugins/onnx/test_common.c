@@ -105,8 +105,18 @@ typedef struct smoke {
 
 #define F64(nm, ...) {nm, (const int64_t[]){__VA_ARGS__}, PRT_FIELD_INT64, 0, \
                       sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)}
+/* Range's scalars 0, 5, 2 as i64 TENSOR fields */
+static const int64_t range_vals[3] = {0, 5, 2};
+static const prt_field_tensor range_ts[3] = {
+    {.dtype = PRT_DTYPE_I64, .data = &range_vals[0]},
+    {.dtype = PRT_DTYPE_I64, .data = &range_vals[1]},
+    {.dtype = PRT_DTYPE_I64, .data = &range_vals[2]},
+};
+#define RANGE_T(nm, k) {nm, &range_ts[k], PRT_FIELD_TENSOR, 0, 1}
 static const smoke smokes[] = {
     {.name = "Cast", .fields = {F64("to", 1)}, .nb_fields = 1},
+    {.name = "BitCast", .fields = {F64("to", 6)}, .nb_fields = 1},
+    {.name = "AffineGrid", .shape = {3, 0, {1, 2, 3}}, .fields = {F64("input:1", 1, 1, 2, 2)}, .nb_fields = 1},
     {.name = "Mod", .fields = {F64("fmod", 1)}, .nb_fields = 1},
     {.name = "BitShift", .in = {PRT_DTYPE_U8, PRT_DTYPE_U8}, .set_types = 1,
      .fields = {{"direction", "LEFT", PRT_FIELD_CHAR, 0, 4}}, .nb_fields = 1},
@@ -144,6 +154,8 @@ static const smoke smokes[] = {
     {.name = "HammingWindow", .fields = {F64("input:0", 4)}, .nb_fields = 1},
     {.name = "BlackmanWindow", .fields = {F64("input:0", 4)}, .nb_fields = 1},
     {.name = "ConstantOfShape", .fields = {F64("input:0", 2, 3)}, .nb_fields = 1},
+    {.name = "Range", .fields = {RANGE_T("input:0", 0), RANGE_T("input:1", 1), RANGE_T("input:2", 2)},
+     .nb_fields = 3},
     {.name = "TopK", .version = "1", .fields = {F64("k", 1)}, .nb_fields = 1},
     {.name = "TopK", .fields = {F64("input:1", 1)}, .nb_fields = 1},
     {.name = "MatMul", .shape = {2, 0, {3, 3}}},
@@ -170,6 +182,9 @@ static const smoke smokes[] = {
     {.name = "DequantizeLinear", .in = {PRT_DTYPE_U8, PRT_DTYPE_F32}, .set_types = 1, .set_shape1 = 1},
     {.name = "DynamicQuantizeLinear"},
     {.name = "MatMulInteger", .in = {PRT_DTYPE_U8, PRT_DTYPE_U8}, .set_types = 1, .shape = {2, 0, {3, 3}}},
+    {.name = "QLinearMatMul", .set_types = 1, .shape = {2, 0, {1, 1}},
+     .in = {PRT_DTYPE_U8, PRT_DTYPE_F32, PRT_DTYPE_U8, PRT_DTYPE_U8, PRT_DTYPE_F32, PRT_DTYPE_U8, PRT_DTYPE_F32,
+            PRT_DTYPE_U8}},
     {.name = "GridSample", .shape = {4, 0, {1, 1, 2, 2}}},
     {.name = "RoiAlign", .in = {PRT_DTYPE_F32, PRT_DTYPE_F32, PRT_DTYPE_I64}, .set_types = 1,
      .shape = {4, 0, {1, 1, 4, 4}}, .shape1 = {2, 0, {1, 4}}, .set_shape1 = 1, .shape2 = {1, 0, {1}},

@@ -522,6 +522,81 @@ TEST(resize_matches_the_onnx_reference_evaluator)
     ot_free(&x);
 }
 
+TEST(qlinear_matmul_requantizes_with_ties_to_even)
+{
+    /* (a - 12) b as in MatMulInteger's case, times 0.5 * 1 / 2, plus 128: -9.5 -> -10, -24.5 -> -24, ... */
+    ot_tensor in[8], y;
+    char msg[512];
+    int k;
+    in[0] = ot_make(PRT_DTYPE_U8, ot_dims(2, (int64_t)4, (int64_t)3), D(11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0));
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(0), D(0.5));
+    in[2] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(12));
+    in[3] = ot_make(PRT_DTYPE_U8, ot_dims(2, (int64_t)3, (int64_t)2), D(1, 4, 2, 5, 3, 6));
+    in[4] = ot_make(PRT_DTYPE_F32, ot_dims(0), D(1));
+    in[5] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(0));
+    in[6] = ot_make(PRT_DTYPE_F32, ot_dims(0), D(2));
+    in[7] = ot_make(PRT_DTYPE_U8, ot_dims(0), D(128));
+    CHECK_OK(ot_run("QLinearMatMul", "21", NULL, 0, in, 8, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y.t, PRT_DTYPE_U8);
+    expect_dims(&y, ot_dims(2, (int64_t)4, (int64_t)2));
+    CHECK_EQ_INT(ot_compare(&y, D(118, 107, 117, 104, 116, 100, 114, 96), 8, 0, 0, "QLinearMatMul"), 0);
+    ot_free(&y);
+    /* a per-row scale is refused with a message */
+    ot_free(&in[1]);
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)4), D(1, 1, 1, 1));
+    CHECK(ot_run("QLinearMatMul", "21", NULL, 0, in, 8, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_UNSUPPORTED);
+    CHECK_STR_CONTAINS(msg, "per-tensor");
+    for (k = 0; k < 8; k++) ot_free(&in[k]);
+}
+
+TEST(affine_grid_2d_and_3d)
+{
+    /* identity theta over a 2 x 2 image: centers at -0.5 and 0.5 (align_corners 0), corners at -1 and 1 (1) */
+    ot_tensor t2 = ot_make(PRT_DTYPE_F32, ot_dims(3, (int64_t)1, (int64_t)2, (int64_t)3), D(1, 0, 0, 0, 1, 0)), y;
+    ot_tensor t3 = ot_make(PRT_DTYPE_F32, ot_dims(3, (int64_t)1, (int64_t)3, (int64_t)4),
+                           D(2, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0));
+    prt_field f[2] = {FI("input:1", 1, 1, 2, 2), FI("align_corners", 1)};
+    char msg[512];
+    CHECK_OK(ot_run("AffineGrid", "20", f, 1, &t2, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(4, (int64_t)1, (int64_t)2, (int64_t)2, (int64_t)2));
+    CHECK_EQ_INT(ot_compare(&y, D(-0.5, -0.5, 0.5, -0.5, -0.5, 0.5, 0.5, 0.5), 8, 1e-7, 0, "AffineGrid 2-D"), 0);
+    ot_free(&y);
+    CHECK_OK(ot_run("AffineGrid", "20", f, 2, &t2, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, D(-1, -1, 1, -1, -1, 1, 1, 1), 8, 1e-7, 0, "AffineGrid 2-D align_corners"), 0);
+    ot_free(&y);
+    /* 3-D, size [1, 1, 1, 1, 2]: x scaled by 2 and shifted by 1; one depth and height at 0 */
+    f[0] = FI("input:1", 1, 1, 1, 1, 2);
+    CHECK_OK(ot_run("AffineGrid", "20", f, 1, &t3, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(5, (int64_t)1, (int64_t)1, (int64_t)1, (int64_t)2, (int64_t)3));
+    CHECK_EQ_INT(ot_compare(&y, D(0, 0, 0, 2, 0, 0), 6, 1e-7, 0, "AffineGrid 3-D"), 0);
+    ot_free(&y);
+    /* theta of the other rank */
+    CHECK(ot_run("AffineGrid", "20", f, 1, &t2, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "theta must be [N, 3, 4]");
+    ot_free(&t2);
+    ot_free(&t3);
+}
+
+TEST(resize_keep_aspect_ratio_policy)
+{
+    /* [1, 1, 2, 2] to sizes 7 x 8: not_larger scales both axes by 3.5 (7 x 7), not_smaller by 4 (8 x 8) */
+    ot_tensor x = ot_make(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)2, (int64_t)2), D(1, 2, 3, 4)), y;
+    prt_field f[3] = {FI("input:3", 7, 8), FI("axes", 2, 3), ot_str("keep_aspect_ratio_policy", "not_larger")};
+    char msg[512];
+    CHECK_OK(ot_run("Resize", "18", f, 3, &x, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)7, (int64_t)7));
+    CHECK(ot_get(&y, 0) == 1 && ot_get(&y, 48) == 4); /* nearest: corners keep their values */
+    ot_free(&y);
+    f[2] = ot_str("keep_aspect_ratio_policy", "not_smaller");
+    CHECK_OK(ot_run("Resize", "18", f, 3, &x, 1, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)8, (int64_t)8));
+    ot_free(&y);
+    f[2] = ot_str("keep_aspect_ratio_policy", "fit");
+    CHECK(ot_run("Resize", "18", f, 3, &x, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "not_larger");
+    ot_free(&x);
+}
+
 TEST(conv_transpose_matches_onnxruntime)
 {
     const int64_t s23[2] = {2, 3}, p1001[4] = {1, 0, 0, 1}, op12[2] = {1, 2}, g2[1] = {2}, d21[2] = {2, 1};

@@ -625,3 +625,20 @@ TEST(bitwise_ops_on_integers)
     ot_free(&y);
     ot_free(&in[0]);
 }
+
+TEST(bitcast_keeps_the_bits)
+{
+    /* 1.0f is 0x3f800000, -2.0f is 0xc0000000 */
+    ot_tensor x = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)2), (const double[]){1.0, -2.0}), y;
+    char msg[256];
+    int64_t to = 6; /* INT32 */
+    prt_field f = ot_i64("to", &to, 1);
+    CHECK_OK(ot_run("BitCast", "26", &f, 1, &x, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y.t, PRT_DTYPE_I32);
+    CHECK_EQ_INT(ot_compare(&y, (const double[]){1065353216.0, -1073741824.0}, 2, 0, 0, "f32 bits as i32"), 0);
+    ot_free(&y);
+    to = 7; /* INT64: another width */
+    CHECK(ot_run("BitCast", "26", &f, 1, &x, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_TYPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "cannot reinterpret f32 (4 bytes) as i64 (8 bytes)");
+    ot_free(&x);
+}

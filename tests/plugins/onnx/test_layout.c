@@ -327,6 +327,11 @@ TEST(pad_modes_negative_pads_axes_and_constant_input)
     expect_dims(&y, ot_dims(2, (int64_t)2, (int64_t)5));
     CHECK_EQ_INT(ot_compare(&y, D(9, 1, 2, 3, 9, 9, 4, 5, 6, 9), 10, 0, 0, "axes + constant_value"), 0);
     ot_free(&y);
+    /* constant_value as the field "input:2" (a constant, with input 2 absent from the layer) */
+    f[2] = (prt_field){.name = "input:2", .data = (const double[]){7}, .type = PRT_FIELD_FLOAT64, .count = 1};
+    CHECK_OK(ot_run("Pad", "18", f, 3, in, 1, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y, D(7, 1, 2, 3, 7, 7, 4, 5, 6, 7), 10, 0, 0, "axes + constant_value field"), 0);
+    ot_free(&y);
     f[0] = FI("input:1", 0, -4, 0, 0);
     CHECK(ot_run("Pad", "11", f, 1, in, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
     CHECK_STR_CONTAINS(msg, "negative extent");
@@ -351,6 +356,29 @@ TEST(constant_of_shape_eyelike_trilu)
     CHECK_OK(ot_run("ConstantOfShape", "9", f, 1, NULL, 0, &y, 1, 1, msg, sizeof msg));
     CHECK_EQ_INT(ot_compare(&y, D(0, 0, 0), 3, 0, 0, "ConstantOfShape"), 0);
     ot_free(&y);
+    { /* the TENSOR field "value" gives the fill and the dtype */
+        static const int32_t seven = 7;
+        static const float two[2] = {1, 2};
+        prt_field_tensor vt;
+        memset(&vt, 0, sizeof vt);
+        vt.dtype = PRT_DTYPE_I32;
+        vt.dims = ot_dims(1, (int64_t)1);
+        vt.data = &seven;
+        f[1] = f[0];
+        f[1].name = "value";
+        f[1].data = &vt;
+        f[1].type = PRT_FIELD_TENSOR;
+        f[1].count = 1;
+        CHECK_OK(ot_run("ConstantOfShape", "9", f, 2, NULL, 0, &y, 1, 1, msg, sizeof msg));
+        CHECK_EQ_INT(y.t, PRT_DTYPE_I32);
+        CHECK_EQ_INT(ot_compare(&y, D(7, 7, 7), 3, 0, 0, "ConstantOfShape value"), 0);
+        ot_free(&y);
+        vt.dtype = PRT_DTYPE_F32;
+        vt.dims = ot_dims(1, (int64_t)2);
+        vt.data = two;
+        CHECK(ot_run("ConstantOfShape", "9", f, 2, NULL, 0, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+        CHECK_STR_CONTAINS(msg, "needs one tensor of one element");
+    }
     f[0] = FI("k", 1);
     f[1] = FI("dtype", 7);
     in[0] = ot_make(PRT_DTYPE_F32, ot_dims(2, (int64_t)3, (int64_t)4), NULL);
@@ -440,4 +468,54 @@ TEST(hann_hamming_blackman_windows)
         }
     CHECK(ot_run("HannWindow", "17", NULL, 0, NULL, 0, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_UNSUPPORTED);
     CHECK_STR_CONTAINS(msg, "input:0");
+}
+
+/* Range's start, limit and delta as TENSOR fields "input:0..2" of one dtype. */
+static prt_field range_field(const char *name, prt_field_tensor *t, prt_dtype dt, const void *v)
+{
+    *t = (prt_field_tensor){.dtype = dt, .data = v}; /* a scalar: rank 0 */
+    return (prt_field){.name = name, .data = t, .type = PRT_FIELD_TENSOR, .count = 1};
+}
+
+TEST(range_from_tensor_fields)
+{
+    static const int32_t is[3] = {10, 4, -3};
+    static const float fs[3] = {1.0f, 2.5f, 0.5f}, fz[3] = {1, 2, 0};
+    static const int64_t ls[3] = {0, 5, 1};
+    prt_field_tensor t[3];
+    prt_field f[3];
+    ot_tensor y;
+    char msg[512];
+    int k;
+    /* int32, negative delta: 10, 7 (ceil((4 - 10) / -3) = 2) */
+    for (k = 0; k < 3; k++) f[k] = range_field(k == 0 ? "input:0" : k == 1 ? "input:1" : "input:2", &t[k],
+                                               PRT_DTYPE_I32, &is[k]);
+    CHECK_OK(ot_run("Range", "11", f, 3, NULL, 0, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y.t, PRT_DTYPE_I32);
+    expect_dims(&y, ot_dims(1, (int64_t)2));
+    CHECK_EQ_INT(ot_compare(&y, D(10, 7), 2, 0, 0, "Range i32"), 0);
+    ot_free(&y);
+    /* float32: 1, 1.5, 2 (limit exclusive) */
+    for (k = 0; k < 3; k++) t[k].dtype = PRT_DTYPE_F32, t[k].data = &fs[k];
+    CHECK_OK(ot_run("Range", "11", f, 3, NULL, 0, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y.t, PRT_DTYPE_F32);
+    CHECK_EQ_INT(ot_compare(&y, D(1, 1.5, 2), 3, 0, 0, "Range f32"), 0);
+    ot_free(&y);
+    /* an empty range: start past limit with a positive delta */
+    for (k = 0; k < 3; k++) t[k].dtype = PRT_DTYPE_I64, t[k].data = &ls[k];
+    t[0].data = &ls[1];
+    t[1].data = &ls[0];
+    CHECK_OK(ot_run("Range", "11", f, 3, NULL, 0, &y, 1, 1, msg, sizeof msg));
+    expect_dims(&y, ot_dims(1, (int64_t)0));
+    ot_free(&y);
+    /* errors: delta 0, mixed dtypes, a missing field */
+    for (k = 0; k < 3; k++) t[k].dtype = PRT_DTYPE_F32, t[k].data = &fz[k];
+    CHECK(ot_run("Range", "11", f, 3, NULL, 0, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "delta 0");
+    t[2].data = &fs[2];
+    t[1].dtype = PRT_DTYPE_I32;
+    t[1].data = &is[1];
+    CHECK(ot_run("Range", "11", f, 3, NULL, 0, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "limit must be a numeric scalar of start's dtype f32, got i32");
+    CHECK(ot_run("Range", "11", f, 2, NULL, 0, &y, 1, 1, msg, sizeof msg) != PRT_OK);
 }
