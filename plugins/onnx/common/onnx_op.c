@@ -40,7 +40,7 @@ void prt__onnx_register(const prt__onnx_def *defs, int32_t nb, prt_plugin_creato
             .abi_version = PRT_ABI_VERSION,
             .name = defs[i].name,
             .version = defs[i].version,
-            .plugin_namespace = "",
+            .plugin_namespace = defs[i].ns ? defs[i].ns : "",
             .style = PRT_STYLE_FIELD,
             .nb_fields = defs[i].nb_fields,
             .fields = defs[i].schema,
@@ -173,7 +173,11 @@ static prt_status node_create(const prt_plugin_creator *c, const prt_fields *fc,
 
 static const char *node_name(const prt_field_plugin *p) { return CNODE(p)->def->name; }
 static const char *node_version(const prt_field_plugin *p) { return CNODE(p)->def->version; }
-static const char *node_namespace(const prt_field_plugin *p) { (void)p; return ""; }
+static const char *node_namespace(const prt_field_plugin *p)
+{
+    const prt__onnx_node *n = (const prt__onnx_node *)p;
+    return n->def->ns ? n->def->ns : "";
+}
 static int32_t node_nb_outputs(const prt_field_plugin *p) { return CNODE(p)->nb_out; }
 
 static prt_status check_counts(const prt__onnx_node *n, int32_t nb_in, int32_t nb_out, prt_msg *err)

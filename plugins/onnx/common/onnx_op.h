@@ -57,6 +57,9 @@ struct prt__onnx_def {
     size_t (*workspace)(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
                         const prt_tensor_desc *out);
     const char *doc;
+    /* Namespace of the creator; NULL: "" (ONNX's default domain). plugrt's
+     * own fused ops use "plugrt". */
+    const char *ns;
 };
 
 struct prt__onnx_node {
