@@ -171,6 +171,16 @@ PRT_API prt_device prt_context_device(const prt_context *ctx);
 
 PRT_API const char *prt_context_last_error(const prt_context *ctx);
 
+/* Per-layer times, like a profiler: after each layer of a run, fn gets the
+ * layer's name, its plugin ("ns::name" or "name"; casts the builder inserted
+ * are "cast") and the milliseconds it took. CPU: wall time of the layer's
+ * enqueue. CUDA: the stream is synchronized after every layer while a
+ * profiler is set, so the time includes that wait (a profiled run is slower
+ * than an unprofiled one). fn NULL turns it off. Strings are valid during
+ * the call only. */
+typedef void (*prt_layer_profiler_fn)(void *user, const char *layer, const char *plugin, double ms);
+PRT_API PRT_NODISCARD prt_status prt_context_set_profiler(prt_context *ctx, prt_layer_profiler_fn fn, void *user);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend/backend.h"
 #include "core/checked.h"
@@ -75,7 +76,38 @@ struct prt_context {
     int32_t nb_pend, cap_pend, nb_queued;
     int64_t *pend_host; /* cap_pend int64, page-locked; allocated on first use */
     void *pend_stream;  /* the stream the copies were queued on */
+
+    prt_layer_profiler_fn prof; /* prt_context_set_profiler */
+    void *prof_user;
 };
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+prt_status prt_context_set_profiler(prt_context *c, prt_layer_profiler_fn fn, void *user)
+{
+    if (!c) return PRT_STATUS_INVALID_ARGUMENT;
+    c->prof = fn;
+    c->prof_user = user;
+    return PRT_OK;
+}
+
+/* After layer l: report its time (CUDA: once the stream has run it). */
+static prt_status profile_layer(prt_context *c, const prt__player *l, const char *plugin, double t0)
+{
+    char msg[512];
+    prt_status s;
+    if (!c->prof) return PRT_OK;
+    msg[0] = 0;
+    if (c->device == PRT_DEVICE_CUDA && (s = c->be->stream_sync(c->ex.cuda_stream, msg, sizeof msg)) != PRT_OK)
+        return prt__err(c, s, "layer \"%s\": %s", l->name, msg);
+    c->prof(c->prof_user, l->name, plugin, now_ms() - t0);
+    return PRT_OK;
+}
 
 
 /* ---- exec callbacks ------------------------------------------------------------- */
@@ -790,6 +822,7 @@ static prt_status run(prt_context *c)
     for (i = 0; i < p->nb_layers; i++) {
         const prt__player *l = &p->layers[i];
         int dd = 0;
+        double t0 = c->prof ? now_ms() : 0.0;
         /* Extents an earlier layer left in device memory: this layer's
          * shapes need them now. */
         if (c->nb_queued && (s = resolve_pending(c)) != PRT_OK) goto done;
@@ -821,6 +854,7 @@ static prt_status run(prt_context *c)
                 goto done;
             }
             if ((s = run_cast(c, l, prt_dims_volume(&din[0].dims))) != PRT_OK) goto done;
+            if ((s = profile_layer(c, l, "cast", t0)) != PRT_OK) goto done;
             continue;
         }
         if (values_only(p, l)) {
@@ -877,6 +911,13 @@ static prt_status run(prt_context *c)
                              cr->plugin_namespace, cr->plugin_namespace[0] ? "::" : "", cr->name, cr->version,
                              prt_status_name(s), prt_status_str(s));
             goto done;
+        }
+        if (c->prof) {
+            const prt_plugin_creator *cr = c->inst[i]->creator;
+            char plugin[256];
+            snprintf(plugin, sizeof plugin, "%s%s%s", cr->plugin_namespace, cr->plugin_namespace[0] ? "::" : "",
+                     cr->name);
+            if ((s = profile_layer(c, l, plugin, t0)) != PRT_OK) goto done;
         }
         if (c->nb_pend) {
             /* Read later, when a shape is needed (no wait here). */

@@ -50,6 +50,20 @@ TEST(build_inspect_run_swish_network)
     CHECK_EQ_INT(sh("%s inspect %s --json >/dev/null", cli(), plan), 0);
     CHECK_EQ_INT(sh("%s run %s --iterations 3 --warmup 1 --threads 1 >/dev/null", cli(), plan), 0);
     CHECK_EQ_INT(sh("%s run %s --json --iterations 2 --shape x=3x3x4x5 >/dev/null", cli(), plan), 0);
+    /* per-layer times: both layers, by plugin and slowest first, text and JSON */
+    {
+        char args2[2048];
+        snprintf(args2, sizeof args2, "%s --iterations 2 --warmup 0 --layer-times > %s", plan, out);
+        CHECK_EQ_INT(sh("%s run %s", cli(), args2), 0);
+        CHECK(file_contains(out, "layer times over 2 profiled runs"));
+        CHECK(file_contains(out, "by plugin:"));
+        CHECK(file_contains(out, "slowest layers:"));
+        CHECK(file_contains(out, "Swish"));
+        snprintf(args2, sizeof args2, "%s --iterations 2 --warmup 0 --layer-times --json > %s", plan, out);
+        CHECK_EQ_INT(sh("%s run %s", cli(), args2), 0);
+        CHECK(file_contains(out, "\"layer_times_ms\": {\"runs\": 2"));
+        CHECK_EQ_INT(sh("python3 -c 'import json,sys; json.load(open(sys.argv[1]))' %s%s", out, ""), 0);
+    }
     /* Errors: exit 1 (bad input) or 2 (usage), never a signal. */
     CHECK_EQ_INT(sh("%s run %s --shape x=9x3x4x5 2>/dev/null >/dev/null", cli(), plan), 1);
     CHECK_EQ_INT(sh("%s run %s --input x=nothere.npy 2>/dev/null >/dev/null", cli(), plan), 1);

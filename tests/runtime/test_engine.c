@@ -1887,3 +1887,55 @@ TEST(json_unknown_keys_inside_objects_are_errors_or_warnings)
     }
     release_all(NULL, NULL, NULL, r);
 }
+
+typedef struct prof_rec {
+    int n;
+    char names[16][64], plugins[16][64];
+    double ms[16];
+} prof_rec;
+
+static void prof_cb(void *user, const char *layer, const char *plugin, double ms)
+{
+    prof_rec *p = user;
+    if (p->n < 16) {
+        snprintf(p->names[p->n], sizeof p->names[0], "%s", layer);
+        snprintf(p->plugins[p->n], sizeof p->plugins[0], "%s", plugin);
+        p->ms[p->n] = ms;
+    }
+    p->n++;
+}
+
+TEST(layer_profiler_reports_every_layer_in_order_and_can_be_removed)
+{
+    prt_registry *r = fake_registry(1, 0, 10);
+    prt_network *net = half_net(r, 3);
+    prt_engine *e = build(net, NULL, r);
+    prt_context *ctx = NULL;
+    prof_rec pr;
+    float x[20], y[20], y2[20];
+    int i;
+    memset(&pr, 0, sizeof pr);
+    CHECK_OK(prt_context_create(e, NULL, &ctx));
+    CHECK(prt_context_set_profiler(NULL, prof_cb, &pr) == PRT_STATUS_INVALID_ARGUMENT);
+    fill(x, 20, 5);
+    CHECK_OK(prt_context_set_tensor(ctx, "x", x));
+    CHECK_OK(prt_context_set_tensor(ctx, "y", y));
+    CHECK_OK(prt_context_execute(ctx));
+    memcpy(y2, y, sizeof y);
+    CHECK_OK(prt_context_set_profiler(ctx, prof_cb, &pr));
+    CHECK_OK(prt_context_execute(ctx));
+    CHECK_EQ_INT(pr.n, prt_engine_nb_layers(e));
+    for (i = 0; i < pr.n; i++) {
+        CHECK_MSG(strcmp(pr.names[i], prt_engine_layer_name(e, i)) == 0, "layer %d: %s vs %s", i, pr.names[i],
+                  prt_engine_layer_name(e, i));
+        CHECK(pr.ms[i] >= 0.0);
+    }
+    CHECK(strcmp(pr.plugins[1], "cast") == 0 && strcmp(pr.plugins[3], "cast") == 0);
+    CHECK(strcmp(pr.plugins[2], "cast") != 0 && pr.plugins[2][0]);
+    /* profiling changes nothing in the outputs */
+    CHECK(memcmp(y, y2, sizeof y) == 0);
+    CHECK_OK(prt_context_set_profiler(ctx, NULL, NULL));
+    CHECK_OK(prt_context_execute(ctx));
+    CHECK_EQ_INT(pr.n, prt_engine_nb_layers(e));
+    release_all(ctx, e, net, r);
+}

@@ -21,7 +21,7 @@ static void run_usage(FILE *f)
             "usage: plugrt run model.plan|model.onnx [--input name=file.npy ...] [--output name=file.npy ...]\n"
             "                  [--shape name=AxBxC ...] [--device cpu|cuda] [--iterations N] [--warmup N]\n"
             "                  [--threads N] [--json] [--load LIB ...] [--profile name:MIN,OPT,MAX ...]\n"
-            "                  [--strict-owner]\n"
+            "                  [--strict-owner] [--no-fuse] [--layer-times]\n"
             "  An ONNX model (told apart by content) is imported and built in memory first, for the\n"
             "  --device given (default cpu), with the --profile ranges of its dynamic inputs.\n"
             "  Inputs without --input get uniform random values in [-1, 1) (fixed seed). An --input .npy file\n"
@@ -32,7 +32,10 @@ static void run_usage(FILE *f)
             "  --load loads a plugin library first; a plugin that a different library (or the built-in set)\n"
             "  provides than the one the plan was built with is a warning, or an error with --strict-owner.\n"
             "  Prints the outputs' shapes and a few values, then latency min / median / p90 / p99 / mean\n"
-            "  and throughput over --iterations runs after --warmup runs (CUDA: GPU time from events too).\n");
+            "  and throughput over --iterations runs after --warmup runs (CUDA: GPU time from events too).\n"
+            "  --layer-times then runs --iterations more times with a layer profiler and prints the mean\n"
+            "  time of each layer and of each plugin (prt_context_set_profiler).\n"
+            "  --no-fuse imports an ONNX model without layer fusion (docs/onnx.md).\n");
 }
 
 typedef struct io_buf {
@@ -42,6 +45,88 @@ typedef struct io_buf {
     void *host;
     void *dev; /* CUDA contexts */
 } io_buf;
+
+/* --layer-times: per layer of a run (in run order) its total time over the
+ * profiled runs. */
+typedef struct layer_times {
+    int32_t n, cap, at; /* at: position within the current run */
+    struct lt {
+        char name[128], plugin[96];
+        double ms;
+    } *v;
+    int bad; /* out of memory: reported, not printed */
+} layer_times;
+
+static void on_layer(void *user, const char *layer, const char *plugin, double ms)
+{
+    layer_times *t = user;
+    if (t->at == t->n) {
+        if (t->n == t->cap) {
+            int32_t nc = t->cap ? t->cap * 2 : 64;
+            struct lt *nv = realloc(t->v, (size_t)nc * sizeof *nv);
+            if (!nv) {
+                t->bad = 1;
+                return;
+            }
+            t->v = nv;
+            t->cap = nc;
+        }
+        memset(&t->v[t->n], 0, sizeof t->v[t->n]);
+        snprintf(t->v[t->n].name, sizeof t->v[t->n].name, "%s", layer);
+        snprintf(t->v[t->n].plugin, sizeof t->v[t->n].plugin, "%s", plugin);
+        t->n++;
+    }
+    if (t->at < t->n) t->v[t->at].ms += ms;
+    t->at++;
+}
+
+static int cmp_lt(const void *a, const void *b)
+{
+    double x = ((const struct lt *)a)->ms, y = ((const struct lt *)b)->ms;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Mean ms per layer, slowest first, then per plugin; `runs` runs. */
+static void print_layer_times(layer_times *t, int runs, int json)
+{
+    double total = 0;
+    int32_t i, j, np = 0;
+    struct lt *per = calloc((size_t)t->n + 1, sizeof *per);
+    if (!per || t->bad) {
+        fprintf(stderr, "plugrt run: out of memory for --layer-times\n");
+        free(per);
+        return;
+    }
+    for (i = 0; i < t->n; i++) {
+        t->v[i].ms /= runs;
+        total += t->v[i].ms;
+        for (j = 0; j < np && strcmp(per[j].plugin, t->v[i].plugin) != 0; j++) {}
+        if (j == np) snprintf(per[np++].plugin, sizeof per[0].plugin, "%s", t->v[i].plugin);
+        per[j].ms += t->v[i].ms;
+        per[j].name[0]++; /* layer count, up to 255 shown */
+    }
+    qsort(t->v, (size_t)t->n, sizeof *t->v, cmp_lt);
+    qsort(per, (size_t)np, sizeof *per, cmp_lt);
+    if (json) {
+        printf("  \"layer_times_ms\": {\"runs\": %d, \"total\": %.6f, \"layers\": [", runs, total);
+        for (i = 0; i < t->n; i++)
+            printf("%s\n    {\"layer\": \"%s\", \"plugin\": \"%s\", \"ms\": %.6f}", i ? "," : "", t->v[i].name,
+                   t->v[i].plugin, t->v[i].ms);
+        printf("\n  ]},\n");
+    } else {
+        printf("layer times over %d profiled runs (mean ms; a profiled run waits after each layer): total %.4f\n",
+               runs, total);
+        printf("  by plugin:\n");
+        for (i = 0; i < np; i++)
+            printf("    %-28s %4d layers %10.4f ms %5.1f%%\n", per[i].plugin, (int)(unsigned char)per[i].name[0],
+                   per[i].ms, total > 0 ? 100.0 * per[i].ms / total : 0.0);
+        printf("  slowest layers:\n");
+        for (i = 0; i < t->n && i < 20; i++)
+            printf("    %-40s %-22s %10.4f ms %5.1f%%\n", t->v[i].name, t->v[i].plugin, t->v[i].ms,
+                   total > 0 ? 100.0 * t->v[i].ms / total : 0.0);
+    }
+    free(per);
+}
 
 typedef struct stats {
     double min, median, p90, p99, mean;
@@ -198,7 +283,8 @@ int prt_cli_run(int argc, char **argv)
 {
     const char *plan = NULL, *dev_name = NULL;
     char **in_args, **out_args, **shape_args;
-    int nin = 0, nout = 0, nshape = 0, iters = 100, warmup = 10, threads = 0, json = 0, i, k, rc = 1;
+    int nin = 0, nout = 0, nshape = 0, iters = 100, warmup = 10, threads = 0, json = 0, i, k, rc = 1, layer_prof = 0;
+    layer_times lt = {0};
     prt_registry *reg = NULL;
     prt_engine *e = NULL;
     prt_context *ctx = NULL;
@@ -266,6 +352,10 @@ int prt_cli_run(int argc, char **argv)
             nb_ranges++;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
+        } else if (strcmp(a, "--layer-times") == 0) {
+            layer_prof = 1;
+        } else if (strcmp(a, "--no-fuse") == 0) {
+            prt__clionnx_no_fuse = 1;
         } else if (strcmp(a, "--load") == 0 && has_next) {
             prt_library *lib = NULL;
             if (prt_registry_load_library(reg, argv[++i], &lib) != PRT_OK) {
@@ -471,6 +561,17 @@ int prt_cli_run(int argc, char **argv)
         t1 = prt__cliutil_now_ms();
         if (i >= warmup) wall[i - warmup] = t1 - t0;
     }
+    if (layer_prof) { /* separate runs, so the timings above are not disturbed */
+        if (prt_context_set_profiler(ctx, on_layer, &lt) != PRT_OK) goto done;
+        for (i = 0; i < iters; i++) {
+            lt.at = 0;
+            if (prt_context_execute(ctx) != PRT_OK) {
+                fprintf(stderr, "plugrt run: %s\n", prt_context_last_error(ctx));
+                goto done;
+            }
+        }
+        if (prt_context_set_profiler(ctx, NULL, NULL) != PRT_OK) goto done;
+    }
     for (i = 0; i < nio; i++) {
         io_buf *b = &bufs[i];
         if (b->desc.mode == PRT_IO_OUTPUT && device == PRT_DEVICE_CUDA && b->bytes &&
@@ -519,6 +620,7 @@ int prt_cli_run(int argc, char **argv)
             if (device == PRT_DEVICE_CUDA)
                 printf("  \"gpu_ms\": {\"min\": %.6f, \"median\": %.6f, \"p90\": %.6f, \"p99\": %.6f, \"mean\": %.6f},\n",
                        sg.min, sg.median, sg.p90, sg.p99, sg.mean);
+            if (layer_prof) print_layer_times(&lt, iters, 1);
             printf("  \"throughput_per_s\": %.3f\n}\n", sw.mean > 0 ? 1000.0 / sw.mean : 0.0);
         } else {
             printf("latency wall ms: min %.4f  median %.4f  p90 %.4f  p99 %.4f  mean %.4f\n", sw.min, sw.median, sw.p90,
@@ -527,6 +629,7 @@ int prt_cli_run(int argc, char **argv)
                 printf("latency GPU ms:  min %.4f  median %.4f  p90 %.4f  p99 %.4f  mean %.4f\n", sg.min, sg.median,
                        sg.p90, sg.p99, sg.mean);
             printf("throughput: %.1f runs/s\n", sw.mean > 0 ? 1000.0 / sw.mean : 0.0);
+            if (layer_prof) print_layer_times(&lt, iters, 0);
         }
     }
     rc = 0;
@@ -550,6 +653,7 @@ done:
     free(in_file);
     free(wall);
     free(gpu);
+    free(lt.v);
     prt_engine_destroy(e);
     prt_registry_destroy(reg);
     free(in_args);
