@@ -125,6 +125,9 @@ typedef struct prt_onnx_import_config {
     const prt_onnx_input_value *values;
     int32_t nb_values;
     int32_t bind; /* PRT_ONNX_BIND_FIELDS (default) or PRT_ONNX_BIND_ALL */
+    /* Appended: non-zero keeps every node a layer of its own (no layer
+     * fusion; docs/onnx.md, "Fusion"). */
+    int32_t no_fuse;
 } prt_onnx_import_config;
 
 PRT_API void prt_onnx_import_config_init(prt_onnx_import_config *cfg);

@@ -460,3 +460,12 @@ int prt__op_output_data_dependent(const prt_op *op, int32_t index)
     }
     return 1;
 }
+
+/* Output dtypes of an op for the given input dtypes (the plugin's own type
+ * rule, no configure). For importers tracking element types. */
+prt_status prt__op_output_types(prt_op *op, const prt_dtype *in, int32_t nb_in, prt_dtype *out, int32_t nb_out)
+{
+    char err[PRT_ERR_CAP];
+    if (!op || nb_out != op->nb_out) return PRT_STATUS_INVALID_ARGUMENT;
+    return prt__plugin_output_types(op->pl, in, nb_in, out, nb_out, err, sizeof err);
+}

@@ -14,6 +14,7 @@
 
 /* engine/op.c */
 int prt__op_output_data_dependent(const prt_op *op, int32_t index);
+prt_status prt__op_output_types(prt_op *op, const prt_dtype *in, int32_t nb_in, prt_dtype *out, int32_t nb_out);
 
 enum { T_INPUT, T_CONST, T_LAYER, T_MISSING };
 
@@ -814,6 +815,26 @@ static void propagate_shapes(importer *im, prt_op *op, const itensor *const *ins
     }
 }
 
+/* Element types of the new layer's outputs when every input's is known
+ * (the plugin's own type rule), for the fusion pass. */
+static void track_types(importer *im, prt_op *op, const itensor *const *ins, int32_t nb_in, const int32_t *outs,
+                        int32_t nb_out)
+{
+    prt_dtype *in = scratch(im, (size_t)(nb_in + 1) * sizeof *in), *out = scratch(im, (size_t)(nb_out + 1) * sizeof *out);
+    int32_t i;
+    if (!in || !out) return;
+    for (i = 0; i < nb_in; i++) {
+        if (!ins[i]->has_dtype) return;
+        in[i] = ins[i]->dtype;
+    }
+    if (prt__op_output_types(op, in, nb_in, out, nb_out) != PRT_OK) return;
+    for (i = 0; i < nb_out; i++)
+        if (outs[i] >= 0) {
+            im->t[outs[i]].has_dtype = 1;
+            im->t[outs[i]].dtype = out[i];
+        }
+}
+
 static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
 {
     const PrtOnnx__Node *n = im->m->pb->graph->node[idx];
@@ -1001,6 +1022,7 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
     }
     /* adding the outputs may have moved the table: the inputs again by index */
     for (k = 0; k < nb_in; k++) ins[k] = &im->t[in_idx[k]];
+    track_types(im, op, ins, nb_in, out_idx, nb_out);
     if (im->need_shapes) propagate_shapes(im, op, ins, nb_in, out_idx, nb_out);
     s = PRT_OK;
     goto done;
@@ -1067,6 +1089,18 @@ static prt_status mark_outputs(importer *im)
     return PRT_OK;
 }
 
+static int tinfo(void *user, const char *name, prt__onnx_tinfo *out)
+{
+    const importer *im = user;
+    int32_t ti = find(im, name);
+    if (ti < 0) return 0;
+    out->has_dtype = im->t[ti].has_dtype;
+    out->dtype = im->t[ti].dtype;
+    out->rank_known = im->t[ti].dims_known;
+    out->dims = im->t[ti].dims;
+    return 1;
+}
+
 prt_status prt_onnx_import(const prt_onnx_model *m, prt_registry *r, const prt_onnx_import_config *cfg,
                            prt_network **out, char *err, size_t cap)
 {
@@ -1091,6 +1125,8 @@ prt_status prt_onnx_import(const prt_onnx_model *m, prt_registry *r, const prt_o
     first_err[0] = 0;
     for (i = 0; i < m->pb->graph->n_node; i++)
         if (strcmp(prt__onnx_s(m->pb->graph->node[i]->op_type), "Shape") == 0) im.need_shapes = 1;
+    /* extents also let the fusion pass take residual and scale inputs into a convolution */
+    if (!im.cfg.no_fuse) im.need_shapes = 1;
     if ((s = prt_network_create(im.r, &im.net)) != PRT_OK) {
         fail(err, cap, s, "cannot create a network");
         return s;
@@ -1126,6 +1162,16 @@ prt_status prt_onnx_import(const prt_onnx_model *m, prt_registry *r, const prt_o
         goto done;
     }
     if ((s = mark_outputs(&im)) != PRT_OK) goto done;
+    if (!im.cfg.no_fuse) {
+        prt_network *fused = NULL;
+        int32_t nb_fused = 0;
+        if ((s = prt__onnx_fuse(im.net, tinfo, &im, &fused, &nb_fused, err, cap)) != PRT_OK) goto done;
+        if (fused) {
+            prt_log(PRT_SEVERITY_VERBOSE, "ONNX import: %d layers fused", (int)nb_fused);
+            prt_network_destroy(im.net);
+            im.net = fused;
+        }
+    }
     *out = im.net;
     im.net = NULL;
 done:

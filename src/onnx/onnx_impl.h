@@ -94,4 +94,23 @@ prt_status prt__onnx_lookup(prt_registry *r, const PrtOnnx__Node *node, const ch
 const prt_plugin_creator *prt__onnx_find_versioned(prt_registry *r, const char *name, const char *ns,
                                                    int64_t max_version);
 
+/* What the importer knows of a layer output (fuse.c): element type, and
+ * extents when the rank is known (-1 for an extent not known at import). */
+typedef struct prt__onnx_tinfo {
+    int has_dtype;
+    prt_dtype dtype;
+    int rank_known;
+    prt_dims dims;
+} prt__onnx_tinfo;
+/* 1 and *out filled when the tensor called `name` is known. */
+typedef int (*prt__onnx_tinfo_fn)(void *user, const char *name, prt__onnx_tinfo *out);
+
+/* Layer fusion of an imported network (fuse.c, docs/onnx.md): BatchNormalization
+ * folded into the Conv before it, fp32 elementwise chains into one
+ * plugrt::Elementwise layer, a chain after a Conv into plugrt::FusedConv.
+ * *out: a new network (net is not changed), or NULL when nothing was fused;
+ * *nb_fused (may be NULL): how many layers went into fused ones. */
+prt_status prt__onnx_fuse(const prt_network *net, prt__onnx_tinfo_fn info, void *user, prt_network **out,
+                          int32_t *nb_fused, char *err, size_t cap);
+
 #endif

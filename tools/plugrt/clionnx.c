@@ -35,6 +35,8 @@ int prt__clionnx_is_onnx(const char *path)
 #endif
 }
 
+int prt__clionnx_no_fuse;
+
 int prt__clionnx_import(prt_registry *reg, const char *path, const prt_builder_config *cfg, prt_network **out,
                         char *err, size_t cap)
 {
@@ -43,6 +45,7 @@ int prt__clionnx_import(prt_registry *reg, const char *path, const prt_builder_c
     prt_onnx_import_config_init(&ic);
     ic.nb_ranges = cfg->nb_ranges;
     ic.ranges = cfg->ranges;
+    ic.no_fuse = prt__clionnx_no_fuse;
     return prt_network_from_onnx_file(reg, path, &ic, out, err, cap) == PRT_OK;
 #else
     (void)reg; (void)cfg; (void)out;

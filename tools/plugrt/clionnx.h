@@ -13,6 +13,9 @@
  * anything else, including unreadable files (their own reader reports). */
 int prt__clionnx_is_onnx(const char *path);
 
+/* Set by --no-fuse: import every node as a layer of its own (no fusion). */
+extern int prt__clionnx_no_fuse;
+
 /* Import the model at `path` over `reg` with the builder config's profile
  * ranges (extents with min == max are known at import). */
 int prt__clionnx_import(prt_registry *reg, const char *path, const prt_builder_config *cfg, prt_network **out,

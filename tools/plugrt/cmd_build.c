@@ -13,11 +13,12 @@ static void build_usage(FILE *f)
     fprintf(f,
             "usage: plugrt build NET.json|model.onnx -o model.plan [--fp16] [--device cpu|cuda]\n"
             "                    [--profile name:MIN,OPT,MAX ...] [--workspace BYTES] [--load LIB ...]\n"
-            "                    [--warn-unknown-keys]\n"
+            "                    [--warn-unknown-keys] [--no-fuse]\n"
             "  NET.json           network description (docs/network-json.md)\n"
             "  model.onnx         or an ONNX model, told apart by content (docs/onnx.md)\n"
             "  -o, --output FILE  where to write the plan\n"
             "  --fp16             let float layers run in f16 where their plugin accepts it\n"
+            "  --no-fuse          ONNX: keep every node a layer of its own (no layer fusion)\n"
             "  --device D         target device recorded in the plan (default cpu)\n"
             "  --profile P        range of a dynamic input, dims joined by 'x':\n"
             "                     --profile x:1x3x8x8,4x3x8x8,8x3x8x8; for a shape-value input\n"
@@ -97,6 +98,8 @@ int prt_cli_build(int argc, char **argv)
                 goto done;
             }
             cfg.workspace_limit = v;
+        } else if (strcmp(a, "--no-fuse") == 0) {
+            prt__clionnx_no_fuse = 1;
         } else if (strcmp(a, "--load") == 0 && has_next) {
             prt_library *lib = NULL;
             if (prt_registry_load_library(reg, argv[++i], &lib) != PRT_OK) {
