@@ -1,0 +1,627 @@
+/* The fp32 elementwise engine (plugins/onnx/common/ew_prog.c): every opcode
+ * against float64 references and on special values, broadcasting, in-place
+ * evaluation, independence from the split and the thread count, and program
+ * checking and decoding errors. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "common/ew_prog.h"
+#include "onnx_test_util.h"
+#include "prt_test.h"
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+static uint32_t rng_state = 12345u;
+
+static float frand(double lo, double hi)
+{
+    rng_state = rng_state * 1664525u + 1013904223u;
+    return (float)(lo + (hi - lo) * ((double)(rng_state >> 8) / 16777216.0));
+}
+
+static float *fill(int64_t n, double lo, double hi)
+{
+    float *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    int64_t i;
+    for (i = 0; i < n; i++) v[i] = frand(lo, hi);
+    return v;
+}
+
+/* Plan and evaluate [0, volume) in one range call. */
+static prt_status eval(const prt__ew_prog *p, const prt_dims *in, const prt_dims *out, const float *const *x,
+                       float *y, char *msg, size_t cap)
+{
+    prt_msg m = {msg, cap};
+    prt__ew_bcast bc;
+    prt_status st;
+    msg[0] = 0;
+    if ((st = prt__ew_plan(&bc, p->nb_in, in, out, &m)) != PRT_OK) return st;
+    prt__ew_range(p, &bc, x, y, 0, bc.volume);
+    return PRT_OK;
+}
+
+static int same_float(float a, float b)
+{
+    if (a != a || b != b) return a != a && b != b;
+    if (a == 0 && b == 0) return signbit(a) == signbit(b);
+    return a == b;
+}
+
+/* Distance in units in the last place (both finite, same sign). */
+static double ulps(float a, float b)
+{
+    int32_t ia, ib;
+    if (same_float(a, b)) return 0;
+    if (a != a || b != b || isinf(a) || isinf(b)) return INFINITY;
+    memcpy(&ia, &a, 4);
+    memcpy(&ib, &b, 4);
+    if ((ia < 0) != (ib < 0)) return fabs((double)a - (double)b) < 2 * FLT_TRUE_MIN ? 1 : INFINITY;
+    return fabs((double)ia - (double)ib);
+}
+
+/* ---- float64 references of every opcode ------------------------------------------- */
+
+static double ref_op(int32_t op, double a, double b, const float *c)
+{
+    switch (op) {
+    case PRT__EW_ADD: return a + b;
+    case PRT__EW_SUB: return a - b;
+    case PRT__EW_MUL: return a * b;
+    case PRT__EW_DIV: return a / b;
+    case PRT__EW_MAX: return a != a || b != b ? NAN : a > b ? a : b;
+    case PRT__EW_MIN: return a != a || b != b ? NAN : a < b ? a : b;
+    case PRT__EW_POW: return pow(a, b);
+    case PRT__EW_NEG: return -a;
+    case PRT__EW_ABS: return fabs(a);
+    case PRT__EW_RELU: return a != a ? a : a > 0 ? a : 0.0;
+    case PRT__EW_SIGMOID: return 1.0 / (1.0 + exp(-a));
+    case PRT__EW_TANH: return tanh(a);
+    case PRT__EW_EXP: return exp(a);
+    case PRT__EW_LOG: return log(a);
+    case PRT__EW_SQRT: return sqrt(a);
+    case PRT__EW_RECIPROCAL: return 1.0 / a;
+    case PRT__EW_ERF: return erf(a);
+    case PRT__EW_FLOOR: return floor(a);
+    case PRT__EW_CEIL: return ceil(a);
+    case PRT__EW_CLIP: return a != a ? a : a < c[0] ? (c[0] > c[1] ? c[1] : c[0]) : a > c[1] ? c[1] : a;
+    case PRT__EW_HARDSIGMOID: {
+        double t = (double)c[0] * a + (double)c[1];
+        return t != t ? t : t < 0 ? 0.0 : t > 1 ? 1.0 : t;
+    }
+    case PRT__EW_LEAKYRELU: return a < 0 ? (double)c[0] * a : a;
+    case PRT__EW_HARDSWISH: {
+        double t = a / 6.0 + 0.5;
+        return a * (t != t ? t : t < 0 ? 0.0 : t > 1 ? 1.0 : t);
+    }
+    case PRT__EW_ELU: return a < 0 ? (double)c[0] * expm1(a) : a;
+    case PRT__EW_SOFTPLUS: return a > 0 ? a + log1p(exp(-a)) : log1p(exp(a));
+    case PRT__EW_GELU: return 0.5 * a * erfc(-a / sqrt(2.0)); /* = 0.5 a (1 + erf(a / sqrt 2)), no cancellation */
+    case PRT__EW_SQUARE: return a * a;
+    case PRT__EW_PRELU: return a < 0 ? a * b : a;
+    default: return NAN;
+    }
+}
+
+/* Random operand ranges per opcode. */
+static void op_range(int32_t op, double *lo, double *hi, double *blo, double *bhi)
+{
+    *lo = -6;
+    *hi = 6;
+    *blo = -6;
+    *bhi = 6;
+    switch (op) {
+    case PRT__EW_DIV: *blo = 0.25; *bhi = 8; break;
+    case PRT__EW_POW: *lo = 0.05; *hi = 4; *blo = -3; *bhi = 3; break;
+    case PRT__EW_LOG: case PRT__EW_SQRT: *lo = 1e-3; *hi = 100; break;
+    case PRT__EW_EXP: *lo = -20; *hi = 20; break;
+    case PRT__EW_SIGMOID: case PRT__EW_SOFTPLUS: case PRT__EW_GELU: *lo = -12; *hi = 12; break;
+    case PRT__EW_RECIPROCAL: *lo = 0.1; *hi = 10; break;
+    default: break;
+    }
+}
+
+static const float op_consts[4] = {-1.5f, 2.5f, 0.75f, 0.0f}; /* params; consts[2]: the scalar operand */
+
+/* One opcode over n values in the three operand forms (vector-vector,
+ * vector-constant, constant-vector; unary: one form) against float64:
+ * |y - ref| <= 1e-5 |ref|, subnormal results within 1e-44. Returns the
+ * mismatches. */
+static int64_t check_op(int32_t op, const float *a, const float *b, int64_t n)
+{
+    const int binary = prt__ew_op_arity(op) == 2;
+    const prt_dims d = ot_dims(1, n);
+    prt_dims dd[2] = {d, d};
+    float *y = malloc((size_t)n * sizeof *y);
+    float consts[4];
+    int64_t bad = 0, i;
+    int form;
+    char msg[256];
+    memcpy(consts, op_consts, sizeof consts);
+    if (op == PRT__EW_HARDSIGMOID) {
+        consts[0] = 0.2f;
+        consts[1] = 0.5f;
+    } else if (op == PRT__EW_LEAKYRELU || op == PRT__EW_ELU) {
+        consts[0] = 0.3f;
+    }
+    for (form = 0; form < (binary ? 3 : 1); form++) {
+        /* form 0: x0 op x1; 1: x0 op consts[2]; 2: consts[2] op x0 */
+        prt__ew_instr ins = {op, form == 2 ? -3 : 0, form == 0 ? 1 : form == 1 ? -3 : 0, 0};
+        prt__ew_prog p = {&ins, 1, consts, 4, form == 0 ? 2 : 1};
+        const float *xs[2] = {form == 2 ? b : a, b};
+        CHECK_OK(prt__ew_check(&p, &(prt_msg){msg, sizeof msg}));
+        CHECK_OK(eval(&p, dd, &d, xs, y, msg, sizeof msg));
+        for (i = 0; i < n; i++) {
+            double va = form == 2 ? consts[2] : a[i], vb = form == 1 ? consts[2] : b[i];
+            double r = ref_op(op, va, vb, consts);
+            float rf = (float)r;
+            int ok = same_float(y[i], rf) || (isfinite(r) && fabs((double)y[i] - r) <= 1e-5 * fabs(r)) ||
+                     (fabs(r) < FLT_MIN && fabs((double)y[i] - r) <= 1e-44); /* subnormal results */
+            if (!ok && bad++ < 4)
+                prt_test_fail(__FILE__, __LINE__, "%s form %d: op(%.9g, %.9g) = %.9g, float64 gives %.17g",
+                              prt__ew_op_name(op), form, va, vb, (double)y[i], r);
+        }
+    }
+    free(y);
+    return bad;
+}
+
+TEST(every_opcode_matches_float64_on_random_values)
+{
+    int32_t op;
+    const int64_t n = 1000; /* several chunks and a tail */
+    for (op = 0; op < PRT__EW_NB_OPS; op++) {
+        double lo, hi, blo, bhi;
+        float *a, *b;
+        int64_t i;
+        op_range(op, &lo, &hi, &blo, &bhi);
+        a = fill(n, lo, hi);
+        b = fill(n, blo, bhi);
+        if (op == PRT__EW_DIV || op == PRT__EW_RECIPROCAL)
+            for (i = 0; i < n; i += 2) (op == PRT__EW_DIV ? b : a)[i] *= -1; /* both signs */
+        CHECK_MSG(check_op(op, a, b, n) == 0, "%s", prt__ew_op_name(op));
+        free(a);
+        free(b);
+    }
+    CHECK(prt__ew_op_name(PRT__EW_NB_OPS) == NULL);
+    CHECK(!strcmp(prt__ew_op_name(PRT__EW_HARDSWISH), "HardSwish"));
+}
+
+TEST(every_opcode_on_special_values)
+{
+    static const float sv[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 2.0f, -2.0f,
+                               3.0f, -3.0f, 6.0f, -6.0f, 1e-30f, -1e-30f, 1e-7f, -1e-7f, 20.0f, -20.0f, 88.0f,
+                               89.0f, -88.0f, -104.0f, 100.0f, -100.0f, 1e30f, -1e30f, FLT_MAX, -FLT_MAX,
+                               FLT_TRUE_MIN, 4097.0f, -8.0f, 1.0f / 3.0f};
+    const int64_t ns = (int64_t)(sizeof sv / sizeof sv[0]);
+    const int64_t n = ns * ns; /* every pair, in chunks and a tail */
+    float *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+    int64_t i;
+    int32_t op;
+    for (i = 0; i < n; i++) {
+        a[i] = sv[i % ns];
+        b[i] = sv[i / ns];
+    }
+    for (op = 0; op < PRT__EW_NB_OPS; op++)
+        CHECK_MSG(check_op(op, a, b, n) == 0, "%s", prt__ew_op_name(op));
+    free(a);
+    free(b);
+}
+
+/* What ONNX says about a few values, spelled out. */
+TEST(nan_inf_and_domain_edges_follow_onnx)
+{
+    static const struct {
+        int32_t op;
+        float a, b, want;
+    } cases[] = {
+        {PRT__EW_MAX, NAN, 1, NAN},          {PRT__EW_MAX, 1, NAN, NAN},
+        {PRT__EW_MIN, NAN, 1, NAN},          {PRT__EW_MIN, 1, NAN, NAN},
+        {PRT__EW_RELU, NAN, 0, NAN},         {PRT__EW_RELU, -0.0f, 0, 0.0f},
+        {PRT__EW_RELU, -INFINITY, 0, 0.0f},  {PRT__EW_CLIP, NAN, 0, NAN},
+        {PRT__EW_CLIP, INFINITY, 0, 2.5f},   {PRT__EW_CLIP, -INFINITY, 0, -1.5f},
+        {PRT__EW_LOG, -1, 0, NAN},           {PRT__EW_LOG, 0, 0, -INFINITY},
+        {PRT__EW_SQRT, -1, 0, NAN},          {PRT__EW_SQRT, -0.0f, 0, -0.0f},
+        {PRT__EW_SIGMOID, 100, 0, 1},        {PRT__EW_SIGMOID, -INFINITY, 0, 0},
+        {PRT__EW_SIGMOID, NAN, 0, NAN},      {PRT__EW_SOFTPLUS, 100, 0, 100},
+        {PRT__EW_SOFTPLUS, 1e30f, 0, 1e30f}, {PRT__EW_SOFTPLUS, -INFINITY, 0, 0},
+        {PRT__EW_SOFTPLUS, INFINITY, 0, INFINITY}, {PRT__EW_EXP, 100, 0, INFINITY},
+        {PRT__EW_EXP, -INFINITY, 0, 0},      {PRT__EW_RECIPROCAL, -0.0f, 0, -INFINITY},
+        {PRT__EW_HARDSIGMOID, NAN, 0, NAN},  {PRT__EW_HARDSWISH, NAN, 0, NAN},
+        {PRT__EW_HARDSWISH, -3, 0, -0.0f},   {PRT__EW_HARDSWISH, 3, 0, 3},
+        {PRT__EW_ELU, -INFINITY, 0, -0.3f},  {PRT__EW_LEAKYRELU, -2, 0, -0.6f},
+        {PRT__EW_POW, 0, -1, INFINITY},      {PRT__EW_POW, -8, 1.0f / 3.0f, NAN},
+        {PRT__EW_POW, -2, 3, -8},            {PRT__EW_POW, NAN, 0, 1},
+        {PRT__EW_PRELU, -2, 0.25f, -0.5f},   {PRT__EW_PRELU, NAN, 2, NAN},
+        {PRT__EW_TANH, -INFINITY, 0, -1},    {PRT__EW_ERF, INFINITY, 0, 1},
+        {PRT__EW_GELU, INFINITY, 0, INFINITY}, {PRT__EW_FLOOR, -0.5f, 0, -1},
+        {PRT__EW_CEIL, -0.5f, 0, -0.0f},
+    };
+    size_t c;
+    char msg[256];
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        /* Clip [-1.5, 2.5]; HardSigmoid 0.2 x + 0.5; LeakyRelu and Elu 0.3 */
+        const int32_t op = cases[c].op;
+        const float consts[2] = {op == PRT__EW_CLIP ? -1.5f : op == PRT__EW_HARDSIGMOID ? 0.2f : 0.3f,
+                                 op == PRT__EW_CLIP ? 2.5f : 0.5f};
+        prt__ew_instr ins = {op, 0, 1, 0};
+        prt__ew_prog p = {&ins, 1, consts, 2, 2};
+        prt_dims d[2] = {ot_dims(0), ot_dims(0)};
+        const float *xs[2] = {&cases[c].a, &cases[c].b};
+        float y = 12345;
+        CHECK_OK(eval(&p, d, &d[0], xs, &y, msg, sizeof msg));
+        CHECK_MSG(same_float(y, cases[c].want) || fabsf(y - cases[c].want) <= 1e-7f * fabsf(cases[c].want),
+                  "%s(%g, %g) = %.9g, expected %.9g", prt__ew_op_name(cases[c].op), (double)cases[c].a,
+                  (double)cases[c].b, (double)y, (double)cases[c].want);
+    }
+}
+
+/* ---- broadcasting ------------------------------------------------------------------ */
+
+/* y = (x0 + x1) * x2 (or x0 + x1 with two inputs) on the given shapes against
+ * numpy's rule written out; the output's shape is given. */
+static int64_t check_bcast(int nb_in, const prt_dims *in, const prt_dims *out)
+{
+    const prt__ew_instr ins[2] = {{PRT__EW_ADD, 0, 1, 0}, {PRT__EW_MUL, 3, 2, 0}};
+    prt__ew_prog p = {ins, nb_in == 3 ? 2 : 1, NULL, 0, nb_in};
+    int64_t vol = prt_dims_volume(out), i, bad = 0;
+    float *x[3], *y = malloc((size_t)(vol > 0 ? vol : 1) * sizeof *y + sizeof(float));
+    char msg[256];
+    int k;
+    for (k = 0; k < nb_in; k++) x[k] = fill(prt_dims_volume(&in[k]), -4, 4);
+    y[vol > 0 ? vol : 0] = 777.0f; /* a guard past the end */
+    CHECK_OK(eval(&p, in, out, (const float *const *)x, y, msg, sizeof msg));
+    for (i = 0; i < vol; i++) {
+        float r = x[0][ot_bcast_index(&in[0], out, i)] + x[1][ot_bcast_index(&in[1], out, i)];
+        if (nb_in == 3) r = r * x[2][ot_bcast_index(&in[2], out, i)];
+        if (!same_float(y[i], r) && bad++ < 4)
+            prt_test_fail(__FILE__, __LINE__, "element %lld: %.9g, expected %.9g", (long long)i, (double)y[i],
+                          (double)r);
+    }
+    CHECK(y[vol > 0 ? vol : 0] == 777.0f);
+    for (k = 0; k < nb_in; k++) free(x[k]);
+    free(y);
+    return bad;
+}
+
+TEST(broadcasting_patterns_match_numpy)
+{
+    static const struct {
+        int nb_in;
+        int rank[4];
+        int64_t d[4][5]; /* inputs, then the output */
+    } pats[] = {
+        {2, {4, 4, 4}, {{2, 3, 4, 5}, {2, 3, 4, 5}, {2, 3, 4, 5}}},     /* same shape */
+        {2, {4, 1, 4}, {{2, 3, 4, 5}, {1}, {2, 3, 4, 5}}},              /* [1] */
+        {2, {0, 4, 4}, {{0}, {2, 3, 4, 5}, {2, 3, 4, 5}}},              /* 0-d */
+        {2, {4, 3, 4}, {{2, 3, 7, 9}, {3, 1, 1}, {2, 3, 7, 9}}},        /* [C,1,1] */
+        {2, {3, 3, 3}, {{4, 5, 6}, {4, 1, 6}, {4, 5, 6}}},              /* a broadcast middle dim */
+        {2, {4, 2, 4}, {{2, 3, 4, 5}, {4, 5}, {2, 3, 4, 5}}},           /* leading dims */
+        {2, {2, 2, 2}, {{6, 1}, {1, 7}, {6, 7}}},                       /* outer product */
+        {2, {2, 2, 2}, {{3, 1000}, {3, 1}, {3, 1000}}},                 /* rows longer than a chunk */
+        {2, {2, 1, 2}, {{300, 3}, {3}, {300, 3}}},                      /* rows shorter than a chunk */
+        {2, {2, 2, 2}, {{0, 3}, {1, 3}, {0, 3}}},                       /* empty */
+        {2, {3, 1, 3}, {{2, 0, 4}, {4}, {2, 0, 4}}},                    /* empty */
+        {2, {0, 0, 0}, {{0}, {0}, {0}}},                                /* 0-d only */
+        {3, {4, 3, 1, 4}, {{2, 3, 4, 5}, {3, 1, 1}, {5}, {2, 3, 4, 5}}}, /* three inputs */
+        {3, {4, 4, 2, 4}, {{1, 3, 1, 5}, {2, 1, 4, 1}, {4, 5}, {2, 3, 4, 5}}},
+    };
+    size_t c;
+    for (c = 0; c < sizeof pats / sizeof pats[0]; c++) {
+        prt_dims in[3], out;
+        int k;
+        for (k = 0; k < pats[c].nb_in; k++) in[k] = ot_dims_of(pats[c].rank[k], pats[c].d[k]);
+        out = ot_dims_of(pats[c].rank[pats[c].nb_in], pats[c].d[pats[c].nb_in]);
+        CHECK_MSG(check_bcast(pats[c].nb_in, in, &out) == 0, "pattern %d", (int)c);
+    }
+}
+
+TEST(plan_collapses_dims_where_every_input_agrees)
+{
+    prt_dims in[2] = {ot_dims(4, (int64_t)2, (int64_t)3, (int64_t)7, (int64_t)9), ot_dims(3, (int64_t)3,
+                                                                                         (int64_t)1, (int64_t)1)};
+    prt__ew_bcast bc;
+    char msg[256];
+    prt_msg m = {msg, sizeof msg};
+    /* [N,C,H,W] + [C,1,1]: N, C, then rows of H*W with a per-row constant */
+    CHECK_OK(prt__ew_plan(&bc, 2, in, &in[0], &m));
+    CHECK_EQ_INT(bc.rank, 3);
+    CHECK_EQ_INT(bc.ext[0], 2);
+    CHECK_EQ_INT(bc.ext[1], 3);
+    CHECK_EQ_INT(bc.ext[2], 63);
+    CHECK_EQ_INT(bc.stride[0][2], 1);
+    CHECK_EQ_INT(bc.stride[1][0], 0);
+    CHECK_EQ_INT(bc.stride[1][1], 1);
+    CHECK_EQ_INT(bc.stride[1][2], 0);
+    CHECK_EQ_INT(bc.volume, 378);
+    /* the same shape twice: one row */
+    in[1] = in[0];
+    CHECK_OK(prt__ew_plan(&bc, 2, in, &in[0], &m));
+    CHECK_EQ_INT(bc.rank, 1);
+    CHECK_EQ_INT(bc.ext[0], 378);
+    /* a scalar against [2,1,5]: the extent of 1 goes */
+    in[0] = ot_dims(3, (int64_t)2, (int64_t)1, (int64_t)5);
+    in[1] = ot_dims(0);
+    CHECK_OK(prt__ew_plan(&bc, 2, in, &in[0], &m));
+    CHECK_EQ_INT(bc.rank, 1);
+    CHECK_EQ_INT(bc.ext[0], 10);
+    CHECK_EQ_INT(bc.stride[1][0], 0);
+    /* not broadcastable: names the input and both shapes */
+    in[1] = ot_dims(1, (int64_t)3);
+    CHECK(prt__ew_plan(&bc, 2, in, &in[0], &m) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "input 1 with shape [3] does not broadcast to the output shape [2, 1, 5]");
+    in[1] = ot_dims(4, (int64_t)1, (int64_t)2, (int64_t)1, (int64_t)5);
+    CHECK(prt__ew_plan(&bc, 2, in, &in[0], &m) == PRT_STATUS_SHAPE_MISMATCH);
+}
+
+TEST(constant_instructions_fold_and_a_program_without_instructions_copies)
+{
+    /* y = x0 * (2 + 3) - x1: the constant instruction comes first */
+    const prt__ew_instr ins[3] = {{PRT__EW_ADD, -1, -2, 0}, {PRT__EW_MUL, 0, 2, 0}, {PRT__EW_SUB, 3, 1, 0}};
+    const float consts[2] = {2, 3};
+    prt__ew_prog p = {ins, 3, consts, 2, 2};
+    prt_dims d[2] = {ot_dims(2, (int64_t)3, (int64_t)300), ot_dims(1, (int64_t)300)};
+    float *x0 = fill(900, -3, 3), *x1 = fill(300, -3, 3), y[900];
+    const float *xs[2] = {x0, x1};
+    char msg[256];
+    int64_t i, bad = 0;
+    CHECK_OK(eval(&p, d, &d[0], xs, y, msg, sizeof msg));
+    for (i = 0; i < 900; i++) bad += !same_float(y[i], x0[i] * 5.0f - x1[i % 300]);
+    CHECK_EQ_INT(bad, 0);
+    /* no instructions: y is input 0, broadcast to the output */
+    p.nb_ins = 0;
+    p.nb_in = 1;
+    d[1] = ot_dims(2, (int64_t)3, (int64_t)1);
+    CHECK_OK(eval(&p, &d[1], &d[0], xs, y, msg, sizeof msg));
+    for (i = 0, bad = 0; i < 900; i++) bad += y[i] != x0[i / 300];
+    CHECK_EQ_INT(bad, 0);
+    /* only constants and a scalar input: the result is splat over the output */
+    {
+        const prt__ew_instr i2[2] = {{PRT__EW_ADD, 0, -1, 0}, {PRT__EW_SQRT, 1, 0, 0}};
+        prt__ew_prog q = {i2, 2, consts, 2, 1};
+        prt_dims s = ot_dims(0);
+        const float seven = 7, *xq[1] = {&seven};
+        CHECK_OK(eval(&q, &s, &d[0], xq, y, msg, sizeof msg));
+        for (i = 0, bad = 0; i < 900; i++) bad += y[i] != 3.0f;
+        CHECK_EQ_INT(bad, 0);
+    }
+    free(x0);
+    free(x1);
+}
+
+/* ---- in place, splits, threads ---------------------------------------------------- */
+
+static const prt__ew_instr chain_ins[6] = {
+    {PRT__EW_MUL, 0, 1, 0},  /* 3 = x0 * x1 */
+    {PRT__EW_ADD, 3, 2, 0},  /* 4 = 3 + x2 */
+    {PRT__EW_SIGMOID, 4, 0, 0},
+    {PRT__EW_CLIP, 0, 0, 0}, /* 6 = clip(x0, consts[0], consts[1]) */
+    {PRT__EW_MUL, 5, 6, 0},
+    {PRT__EW_SUB, 7, -3, 0}, /* - consts[2] */
+};
+static const float chain_consts[3] = {-0.5f, 0.75f, 0.125f};
+
+TEST(in_place_equals_out_of_place)
+{
+    prt_dims d[3] = {ot_dims(4, (int64_t)2, (int64_t)3, (int64_t)40, (int64_t)50),
+                     ot_dims(3, (int64_t)3, (int64_t)1, (int64_t)1), ot_dims(1, (int64_t)50)};
+    prt__ew_prog p = {chain_ins, 6, chain_consts, 3, 3};
+    const int64_t vol = 12000;
+    float *x0 = fill(vol, -2, 2), *x1 = fill(3, -2, 2), *x2 = fill(50, -2, 2);
+    float *y = malloc(vol * sizeof *y), *inplace = malloc(vol * sizeof *y);
+    const float *xs[3] = {x0, x1, x2};
+    prt__ew_bcast bc;
+    char msg[256];
+    prt_msg m = {msg, sizeof msg};
+    CHECK_OK(eval(&p, d, &d[0], xs, y, msg, sizeof msg));
+    memcpy(inplace, x0, vol * sizeof *y);
+    xs[0] = inplace;
+    CHECK_OK(eval(&p, d, &d[0], xs, inplace, msg, sizeof msg));
+    CHECK(memcmp(y, inplace, vol * sizeof *y) == 0);
+    /* in place in pieces */
+    memcpy(inplace, x0, vol * sizeof *y);
+    CHECK_OK(prt__ew_plan(&bc, 3, d, &d[0], &m));
+    prt__ew_range(&p, &bc, xs, inplace, 5000, vol);
+    prt__ew_range(&p, &bc, xs, inplace, 0, 77);
+    prt__ew_range(&p, &bc, xs, inplace, 77, 5000);
+    CHECK(memcmp(y, inplace, vol * sizeof *y) == 0);
+    /* a program without instructions in place is a no-op */
+    p.nb_ins = 0;
+    CHECK_OK(eval(&p, d, &d[0], xs, inplace, msg, sizeof msg));
+    CHECK(memcmp(y, inplace, vol * sizeof *y) == 0);
+    free(x0);
+    free(x1);
+    free(x2);
+    free(y);
+    free(inplace);
+}
+
+/* A parallel_for that cuts [0, n) into pieces of random sizes and runs them
+ * last first, as threads finishing in any order would. */
+static void odd_parallel_for(prt_exec *ex, int64_t n, int64_t grain, prt_range_fn fn, void *arg)
+{
+    int64_t cuts[64], nb = 0, k;
+    (void)ex;
+    (void)grain;
+    cuts[nb++] = 0;
+    while (nb < 63 && cuts[nb - 1] < n) {
+        int64_t step = 1 + (int64_t)frand(0, (double)(n / 8 + 1));
+        cuts[nb] = cuts[nb - 1] + step < n ? cuts[nb - 1] + step : n;
+        nb++;
+    }
+    cuts[nb - 1] = n;
+    for (k = nb - 1; k > 0; k--) fn(arg, cuts[k - 1], cuts[k]);
+}
+
+TEST(results_do_not_depend_on_the_split_or_the_thread_count)
+{
+    prt_dims d[3] = {ot_dims(3, (int64_t)15, (int64_t)97, (int64_t)71), ot_dims(3, (int64_t)15, (int64_t)1,
+                                                                                (int64_t)1),
+                     ot_dims(2, (int64_t)97, (int64_t)1)};
+    prt__ew_prog p = {chain_ins, 6, chain_consts, 3, 3};
+    const int64_t vol = 15 * 97 * 71;
+    float *x0 = fill(vol, -3, 3), *x1 = fill(15, -3, 3), *x2 = fill(97, -3, 3);
+    float *whole = malloc(vol * sizeof *whole), *part = malloc(vol * sizeof *part);
+    const float *xs[3] = {x0, x1, x2};
+    prt__ew_bcast bc;
+    prt_exec ex;
+    char msg[256];
+    prt_msg m = {msg, sizeof msg};
+    int trial, threads;
+    CHECK_OK(prt__ew_plan(&bc, 3, d, &d[0], &m));
+    prt__ew_range(&p, &bc, xs, whole, 0, vol);
+    /* any cut points, chunk-aligned or not */
+    for (trial = 0; trial < 20; trial++) {
+        int64_t at = 0;
+        memset(part, 0, vol * sizeof *part);
+        while (at < vol) {
+            int64_t e = at + 1 + (int64_t)frand(0, trial < 10 ? 700 : 40000);
+            if (e > vol) e = vol;
+            prt__ew_range(&p, &bc, xs, part, at, e);
+            at = e;
+        }
+        CHECK_MSG(memcmp(whole, part, vol * sizeof *part) == 0, "trial %d", trial);
+    }
+    /* prt__ew_run over a pool that splits in its own way */
+    memset(&ex, 0, sizeof ex);
+    ex.struct_size = sizeof ex;
+    ex.parallel_for = odd_parallel_for;
+    for (threads = 1; threads <= 8; threads++) {
+        ex.nb_threads = threads;
+        memset(part, 0, vol * sizeof *part);
+        prt__ew_run(&p, &bc, xs, part, &ex);
+        CHECK_MSG(memcmp(whole, part, vol * sizeof *part) == 0, "%d threads", threads);
+    }
+    prt__ew_run(&p, &bc, xs, part, NULL);
+    CHECK(memcmp(whole, part, vol * sizeof *part) == 0);
+    free(x0);
+    free(x1);
+    free(x2);
+    free(whole);
+    free(part);
+}
+
+/* ---- checking and decoding --------------------------------------------------------- */
+
+static prt_status check_msg(const prt__ew_instr *ins, int32_t nb_ins, int32_t nb_consts, int32_t nb_in, char *msg,
+                            size_t cap)
+{
+    static const float consts[PRT__EW_MAX_CONSTS + 1];
+    prt__ew_prog p = {ins, nb_ins, consts, nb_consts, nb_in};
+    msg[0] = 0;
+    return prt__ew_check(&p, &(prt_msg){msg, cap});
+}
+
+TEST(check_refuses_bad_programs_naming_the_instruction)
+{
+    prt__ew_instr ins[PRT__EW_MAX_INS + 1];
+    char msg[400];
+    int32_t i;
+    for (i = 0; i <= PRT__EW_MAX_INS; i++) ins[i] = (prt__ew_instr){PRT__EW_NEG, i == 0 ? 0 : 1 + i, 0, 0};
+    CHECK_OK(check_msg(ins, PRT__EW_MAX_INS, 0, 2, msg, sizeof msg));
+    /* too many instructions */
+    CHECK(check_msg(ins, PRT__EW_MAX_INS + 1, 0, 2, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "program has 33 instructions; at most 32");
+    /* bad opcode */
+    ins[2] = (prt__ew_instr){99, 0, 0, 0};
+    CHECK(check_msg(ins, 3, 0, 2, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "instruction 2: opcode 99 is unknown; expected 0..27");
+    ins[2] = (prt__ew_instr){-1, 0, 0, 0};
+    CHECK(check_msg(ins, 3, 0, 2, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "opcode -1 is unknown");
+    /* forward reference: with 2 inputs, instruction 1 may read values 0..2 */
+    ins[1] = (prt__ew_instr){PRT__EW_MUL, 0, 3, 0};
+    CHECK(check_msg(ins, 2, 0, 2, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "instruction 1 (Mul): operand b = 3 names a value not computed yet; expected an input "
+                            "(0..1), an earlier result (2..2) or a constant (< 0)");
+    ins[1] = (prt__ew_instr){PRT__EW_SIGMOID, 3, 0, 0};
+    CHECK(check_msg(ins, 2, 0, 2, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "instruction 1 (Sigmoid): operand a = 3");
+    /* a unary op ignores b */
+    ins[1] = (prt__ew_instr){PRT__EW_SIGMOID, 2, 77, 5};
+    CHECK_OK(check_msg(ins, 2, 0, 2, msg, sizeof msg));
+    /* constant out of range */
+    ins[1] = (prt__ew_instr){PRT__EW_ADD, 2, -3, 0};
+    CHECK(check_msg(ins, 2, 2, 2, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "instruction 1 (Add): operand b = -3 names constant 2, but there are 2 constants");
+    CHECK_OK(check_msg(ins, 2, 3, 2, msg, sizeof msg));
+    /* parameters out of range */
+    ins[1] = (prt__ew_instr){PRT__EW_CLIP, 2, 0, 1};
+    CHECK(check_msg(ins, 2, 2, 2, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "instruction 1 (Clip): parameters consts[1, +1] outside the 2 constants; expected p in "
+                            "0..0");
+    ins[1] = (prt__ew_instr){PRT__EW_ELU, 2, 0, -1};
+    CHECK(check_msg(ins, 2, 2, 2, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "instruction 1 (Elu): parameter consts[-1] outside the 2 constants");
+    ins[1] = (prt__ew_instr){PRT__EW_LEAKYRELU, 2, 0, 1};
+    CHECK_OK(check_msg(ins, 2, 2, 2, msg, sizeof msg));
+    /* inputs and constants */
+    CHECK(check_msg(ins, 1, 0, 0, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "program has 0 inputs; expected 1..8");
+    CHECK(check_msg(ins, 1, 0, 9, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "program has 9 inputs; expected 1..8");
+    CHECK(check_msg(ins, 1, PRT__EW_MAX_CONSTS + 1, 1, msg, sizeof msg) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "program has 65 constants; at most 64");
+}
+
+TEST(decode_reads_the_fields_and_refuses_bad_ones)
+{
+    prt__ew_instr ins[PRT__EW_MAX_INS];
+    float consts[PRT__EW_MAX_CONSTS];
+    prt__ew_prog p;
+    int64_t prog[4 * (PRT__EW_MAX_INS + 1)];
+    float kv[PRT__EW_MAX_CONSTS + 1] = {0.25f, 4.0f};
+    prt_field f[2];
+    prt_fields fc = {f, 2, 0};
+    char msg[400];
+    prt_msg m = {msg, sizeof msg};
+    int i;
+    for (i = 0; i < 4 * (PRT__EW_MAX_INS + 1); i++) prog[i] = 0;
+    prog[0] = PRT__EW_HARDSIGMOID; prog[1] = 0; prog[2] = 0; prog[3] = 0;
+    prog[4] = PRT__EW_MUL; prog[5] = 1; prog[6] = -2; prog[7] = 0;
+    f[0] = ot_i64("program", prog, 8);
+    f[1] = ot_f32("consts", kv, 2);
+    CHECK_OK(prt__ew_decode(&fc, 1, ins, consts, &p, &m));
+    CHECK_EQ_INT(p.nb_ins, 2);
+    CHECK_EQ_INT(p.nb_consts, 2);
+    CHECK_EQ_INT(p.nb_in, 1);
+    CHECK(p.ins == ins && p.consts == consts);
+    CHECK(ins[1].op == PRT__EW_MUL && ins[1].a == 1 && ins[1].b == -2 && consts[1] == 4.0f);
+    /* absent consts: none (then -2 is out of range) */
+    fc.nb = 1;
+    CHECK(prt__ew_decode(&fc, 1, ins, consts, &p, &m) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "instruction 0 (HardSigmoid): parameters consts[0, +1] outside the 0 constants");
+    fc.nb = 2;
+    /* not 4 per instruction */
+    f[0] = ot_i64("program", prog, 6);
+    CHECK(prt__ew_decode(&fc, 1, ins, consts, &p, &m) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "field \"program\" has 6 values; expected a multiple of 4 (op, a, b, p per instruction)");
+    /* too many instructions */
+    f[0] = ot_i64("program", prog, 4 * (PRT__EW_MAX_INS + 1));
+    CHECK(prt__ew_decode(&fc, 1, ins, consts, &p, &m) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "field \"program\" has 33 instructions; at most 32");
+    /* too many constants */
+    f[0] = ot_i64("program", prog, 8);
+    f[1] = ot_f32("consts", kv, PRT__EW_MAX_CONSTS + 1);
+    CHECK(prt__ew_decode(&fc, 1, ins, consts, &p, &m) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "field \"consts\" has 65 values; at most 64");
+    f[1] = ot_f32("consts", kv, 2);
+    /* beyond int32 */
+    prog[6] = -5000000000LL;
+    CHECK(prt__ew_decode(&fc, 1, ins, consts, &p, &m) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "instruction 1: b = -5000000000 is outside the int32 range");
+    prog[6] = -2;
+    /* forward reference for this input count */
+    prog[5] = 2;
+    CHECK(prt__ew_decode(&fc, 1, ins, consts, &p, &m) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "instruction 1 (Mul): operand a = 2 names a value not computed yet");
+    CHECK_OK(prt__ew_decode(&fc, 2, ins, consts, &p, &m));
+    /* missing and mistyped fields */
+    f[0].name = "programme";
+    CHECK(prt__ew_decode(&fc, 1, ins, consts, &p, &m) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "field \"program\" (int64, 4 per instruction) is missing");
+    f[0] = ot_f32("program", kv, 4);
+    CHECK(prt__ew_decode(&fc, 1, ins, consts, &p, &m) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(msg, "field \"program\" must be int64");
+}
+
