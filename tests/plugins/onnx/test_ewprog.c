@@ -1,7 +1,8 @@
-/* The fp32 elementwise engine (plugins/onnx/common/ew_prog.c): every opcode
- * against float64 references and on special values, broadcasting, in-place
- * evaluation, independence from the split and the thread count, and program
- * checking and decoding errors. */
+/* The fp32 elementwise engine (plugins/onnx/common/ew_prog.c) and what runs
+ * on it: every opcode against float64 references and on special values,
+ * broadcasting, in-place evaluation, independence from the split and the
+ * thread count, program checking and decoding errors, and the f32 paths of
+ * the single ONNX ops against the generic path that computes in double. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -625,3 +626,194 @@ TEST(decode_reads_the_fields_and_refuses_bad_ones)
     CHECK_STR_CONTAINS(msg, "field \"program\" must be int64");
 }
 
+/* ---- the f32 paths of the single ops against the generic path --------------------------- */
+
+/* y_fast and y_generic agree: bit for bit where the op is one correctly
+ * rounded operation (max_ulps 0), else within max_ulps, or atol (an fp32
+ * formula that cancels), or rtol (an fp32 argument to an ill-conditioned
+ * function). */
+static int64_t compare_paths(const ot_tensor *a, const ot_tensor *b, double max_ulps, double atol, double rtol,
+                             const char *what)
+{
+    int64_t i, n = ot_vol(a), bad = 0;
+    for (i = 0; i < n; i++) {
+        float u = ((const float *)a->data)[i], v = ((const float *)b->data)[i];
+        double d = fabs((double)u - (double)v);
+        if (ulps(u, v) <= max_ulps || d <= atol || d <= rtol * fabs((double)v)) continue;
+        if (bad++ < 4)
+            prt_test_fail(__FILE__, __LINE__, "%s: element %lld: fast %.9g, generic %.9g (%g ulp)", what,
+                          (long long)i, (double)u, (double)v, ulps(u, v));
+    }
+    return bad;
+}
+
+/* Run name/ver on in[] with both paths, compare. */
+static int64_t both_paths_r(const char *name, const char *ver, const prt_field *f, int nf, const ot_tensor *in,
+                            int nin, double max_ulps, double atol, double rtol)
+{
+    ot_tensor fast, gen;
+    char msg[512], what[128];
+    int64_t bad;
+    prt_status s;
+    prt__ew_set_fast_paths(1);
+    s = ot_run(name, ver, f, nf, in, nin, &fast, 1, 2, msg, sizeof msg);
+    CHECK_MSG(s == PRT_OK, "%s: %s", name, msg);
+    if (s != PRT_OK) return 1;
+    prt__ew_set_fast_paths(0);
+    s = ot_run(name, ver, f, nf, in, nin, &gen, 1, 2, msg, sizeof msg);
+    prt__ew_set_fast_paths(1);
+    CHECK_MSG(s == PRT_OK, "%s (generic): %s", name, msg);
+    if (s != PRT_OK) {
+        ot_free(&fast);
+        return 1;
+    }
+    CHECK(prt_dims_equal(&fast.d, &gen.d) && fast.t == PRT_DTYPE_F32);
+    snprintf(what, sizeof what, "%s v%s", name, ver);
+    bad = compare_paths(&fast, &gen, max_ulps, atol, rtol, what);
+    ot_free(&fast);
+    ot_free(&gen);
+    return bad;
+}
+
+static int64_t both_paths(const char *name, const char *ver, const prt_field *f, int nf, const ot_tensor *in, int nin,
+                          double max_ulps, double atol)
+{
+    return both_paths_r(name, ver, f, nf, in, nin, max_ulps, atol, 0);
+}
+
+TEST(f32_unary_paths_equal_the_generic_path)
+{
+    static const struct {
+        const char *name, *ver;
+        double lo, hi, ulps, atol, rtol;
+    } cs[] = {
+        /* Gelu: erfc(z) has relative condition 2 z^2 for large z, so rounding a / sqrt 2 to fp32 costs up to
+         * 2 z^2 2^-24 (2e-6 at z = 4) */
+        {"Gelu", "20", -6, 6, 4, 0, 2.5e-6},
+        {"Abs", "6", -5, 5, 0, 0},          {"Neg", "6", -5, 5, 0, 0},        {"Ceil", "6", -5, 5, 0, 0},
+        {"Floor", "6", -5, 5, 0, 0},        {"Sqrt", "6", 0, 50, 0, 0},       {"Reciprocal", "6", 0.1, 9, 0, 0},
+        {"Relu", "6", -5, 5, 0, 0},         {"Relu", "1", -5, 5, 0, 0},       {"Exp", "6", -20, 20, 1, 0},
+        {"Log", "6", 1e-4, 50, 1, 0},       {"Erf", "9", -4, 4, 2, 0},        {"Sigmoid", "6", -15, 15, 2, 0},
+        {"Tanh", "6", -6, 6, 2, 0},         {"Softplus", "1", -15, 15, 3, 0}, {"HardSwish", "14", -5, 5, 2, 0},
+        {"Elu", "6", -5, 5, 2, 0},        {"LeakyRelu", "6", -5, 5, 1, 0},
+        {"HardSigmoid", "6", -5, 5, 1, 0}, {"Clip", "6", -5, 5, 0, 0},     {"Identity", "1", -5, 5, 0, 0},
+    };
+    const float alpha = 0.7f, lo = -0.5f, hi = 0.75f;
+    size_t c;
+    for (c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        ot_tensor x = ot_rand(PRT_DTYPE_F32, ot_dims(3, (int64_t)7, (int64_t)61, (int64_t)83), cs[c].lo, cs[c].hi,
+                              (uint32_t)c + 1);
+        prt_field f[2];
+        int nf = 0;
+        if (!strcmp(cs[c].name, "Elu") || !strcmp(cs[c].name, "LeakyRelu")) f[nf++] = ot_f32("alpha", &alpha, 1);
+        if (!strcmp(cs[c].name, "Clip")) {
+            f[nf++] = ot_f32("min", &lo, 1);
+            f[nf++] = ot_f32("max", &hi, 1);
+        }
+        CHECK_MSG(both_paths_r(cs[c].name, cs[c].ver, f, nf, &x, 1, cs[c].ulps, cs[c].atol, cs[c].rtol) == 0, "%s",
+                  cs[c].name);
+        ot_free(&x);
+    }
+}
+
+TEST(f32_clip_11_and_hardsigmoid_attributes_equal_the_generic_path)
+{
+    ot_tensor in[3];
+    const float a = 1.0f / 6.0f, b = 0.5f, mx = 6.0f;
+    prt_field f[2] = {ot_f32("alpha", &a, 1), ot_f32("beta", &b, 1)};
+    in[0] = ot_rand(PRT_DTYPE_F32, ot_dims(2, (int64_t)300, (int64_t)70), -9, 9, 7);
+    in[1] = ot_make(PRT_DTYPE_F32, ot_dims(0), (const double[]){-1.25});
+    in[2] = ot_make(PRT_DTYPE_F32, ot_dims(1, (int64_t)1), (const double[]){2.5});
+    CHECK_EQ_INT(both_paths("HardSigmoid", "6", f, 2, in, 1, 1, 0), 0);
+    CHECK_EQ_INT(both_paths("Clip", "11", NULL, 0, in, 3, 0, 0), 0);
+    CHECK_EQ_INT(both_paths("Clip", "11", NULL, 0, in, 2, 0, 0), 0);
+    CHECK_EQ_INT(both_paths("Clip", "11", NULL, 0, in, 1, 0, 0), 0);
+    f[0] = ot_f32("input:2", &mx, 1);
+    CHECK_EQ_INT(both_paths("Clip", "11", f, 1, in, 2, 0, 0), 0);
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+    ot_free(&in[2]);
+}
+
+TEST(f32_binary_and_variadic_paths_equal_the_generic_path)
+{
+    static const struct {
+        const char *name, *ver;
+        double ulps;
+    } ops[] = {{"Add", "7", 0}, {"Sub", "7", 0}, {"Mul", "7", 0}, {"Div", "7", 0},
+               {"Max", "6", 0}, {"Min", "6", 0}, {"Pow", "7", 1}, {"PRelu", "7", 0}};
+    static const struct {
+        int rank[2];
+        int64_t d[2][4];
+    } shapes[] = {
+        {{4, 4}, {{2, 3, 17, 19}, {2, 3, 17, 19}}}, {{4, 3}, {{2, 3, 17, 19}, {3, 1, 1}}},
+        {{4, 1}, {{2, 3, 17, 19}, {19}}},           {{4, 0}, {{2, 3, 17, 19}, {0}}},
+        {{3, 3}, {{40, 1, 30}, {1, 50, 1}}},        {{2, 2}, {{300, 400}, {300, 400}}},
+    };
+    size_t o, s;
+    for (o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            int pow_op = !strcmp(ops[o].name, "Pow"), prelu = !strcmp(ops[o].name, "PRelu");
+            ot_tensor in[2];
+            if (prelu && s == 4) continue; /* the slope must broadcast to X */
+            in[0] = ot_rand(PRT_DTYPE_F32, ot_dims_of(shapes[s].rank[0], shapes[s].d[0]), pow_op ? 0.1 : -4, 4,
+                            (uint32_t)(o * 10 + s));
+            in[1] = ot_rand(PRT_DTYPE_F32, ot_dims_of(shapes[s].rank[1], shapes[s].d[1]), pow_op ? -2.5 : -4, 4,
+                            (uint32_t)(o * 10 + s + 5));
+            CHECK_MSG(both_paths(ops[o].name, ops[o].ver, NULL, 0, in, 2, ops[o].ulps, 0) == 0, "%s shape %d",
+                      ops[o].name, (int)s);
+            ot_free(&in[0]);
+            ot_free(&in[1]);
+        }
+    /* Pow by a scalar 2: a square, exact */
+    {
+        ot_tensor in[2] = {ot_rand(PRT_DTYPE_F32, ot_dims(2, (int64_t)100, (int64_t)100), -30, 30, 3),
+                           ot_make(PRT_DTYPE_F32, ot_dims(0), (const double[]){2})};
+        CHECK_EQ_INT(both_paths("Pow", "7", NULL, 0, in, 2, 0, 0), 0);
+        ot_free(&in[0]);
+        ot_free(&in[1]);
+    }
+    /* Sum, Mean, Max, Min over 1, 3 and 8 inputs of different shapes */
+    {
+        static const char *const vs[] = {"Sum", "Mean", "Max", "Min"};
+        ot_tensor in[8];
+        int k, v, nin;
+        for (k = 0; k < 8; k++)
+            in[k] = ot_rand(PRT_DTYPE_F32,
+                            k % 3 == 0   ? ot_dims(3, (int64_t)5, (int64_t)40, (int64_t)33)
+                            : k % 3 == 1 ? ot_dims(3, (int64_t)5, (int64_t)1, (int64_t)33)
+                                         : ot_dims(1, (int64_t)33),
+                            0.5, 4, (uint32_t)(100 + k));
+        for (v = 0; v < 4; v++)
+            for (nin = 1; nin <= 8; nin += nin == 1 ? 2 : 5) {
+                /* fp32 partial sums round where double's do not: a few ulp for positive terms */
+                CHECK_MSG(both_paths(vs[v], "6", NULL, 0, in, nin, v < 2 ? 4 : 0, 0) == 0, "%s of %d", vs[v], nin);
+            }
+        for (k = 0; k < 8; k++) ot_free(&in[k]);
+    }
+}
+
+/* The engine takes only f32; other dtypes keep the generic path. */
+TEST(other_dtypes_keep_the_generic_path)
+{
+    ot_tensor in[2], y;
+    char msg[256];
+    double ref[6];
+    int i;
+    in[0] = ot_make(PRT_DTYPE_F16, ot_dims(2, (int64_t)2, (int64_t)3), (const double[]){-1, 0.5, 2, -3, 4, 0});
+    in[1] = ot_make(PRT_DTYPE_F16, ot_dims(1, (int64_t)3), (const double[]){0.25, -2, 1});
+    CHECK_OK(ot_run("Mul", "7", NULL, 0, in, 2, &y, 1, 1, msg, sizeof msg));
+    for (i = 0; i < 6; i++) ref[i] = ot_get(&in[0], i) * ot_get(&in[1], i % 3);
+    CHECK_EQ_INT(y.t, PRT_DTYPE_F16);
+    CHECK_EQ_INT(ot_compare(&y, ref, 6, 0, 0, "Mul f16"), 0);
+    ot_free(&y);
+    /* a float exponent on an int base: generic */
+    ot_free(&in[0]);
+    in[0] = ot_make(PRT_DTYPE_I32, ot_dims(1, (int64_t)3), (const double[]){2, 3, 4});
+    CHECK_OK(ot_run("Pow", "7", NULL, 0, in, 2, &y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(y.t, PRT_DTYPE_I32);
+    CHECK(((int32_t *)y.data)[0] == 1 && ((int32_t *)y.data)[2] == 4);
+    ot_free(&y);
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+}
