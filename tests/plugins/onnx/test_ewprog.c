@@ -1,8 +1,10 @@
 /* The fp32 elementwise engine (plugins/onnx/common/ew_prog.c) and what runs
  * on it: every opcode against float64 references and on special values,
  * broadcasting, in-place evaluation, independence from the split and the
- * thread count, program checking and decoding errors, and the f32 paths of
- * the single ONNX ops against the generic path that computes in double. */
+ * thread count, program checking and decoding errors, plugrt::Elementwise
+ * through the op runner (with a serialize -> create round trip), and the f32
+ * paths of the single ONNX ops against the generic path that computes in
+ * double. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -624,6 +626,151 @@ TEST(decode_reads_the_fields_and_refuses_bad_ones)
     f[0] = ot_f32("program", kv, 4);
     CHECK(prt__ew_decode(&fc, 1, ins, consts, &p, &m) == PRT_STATUS_INVALID_FIELD);
     CHECK_STR_CONTAINS(msg, "field \"program\" must be int64");
+}
+
+/* ---- plugrt::Elementwise ------------------------------------------------------------ */
+
+/* HardSwish as a chain, then a per-channel bias: x * clip(x + 3, 0, 6) / 6 + b */
+static const int64_t hswish_prog[] = {
+    PRT__EW_ADD, 0, -1, 0, /* 2 = x + 3 */
+    PRT__EW_CLIP, 2, 0, 1, /* 3 = clip(2, consts[1], consts[2]) */
+    PRT__EW_MUL, 0, 3, 0,  /* 4 = x * 3 */
+    PRT__EW_DIV, 4, -4, 0, /* 5 = 4 / 6 */
+    PRT__EW_ADD, 5, 1, 0,  /* 6 = 5 + b */
+};
+static const float hswish_consts[] = {3, 0, 6, 6};
+
+static double hswish_ref(double x, double b)
+{
+    double t = x + 3;
+    return x * (t < 0 ? 0 : t > 6 ? 6 : t) / 6 + b;
+}
+
+TEST(elementwise_plugin_runs_a_chain_with_broadcasting)
+{
+    prt_field f[2] = {ot_i64("program", hswish_prog, 20), ot_f32("consts", hswish_consts, 4)};
+    ot_tensor in[2], y;
+    double *ref;
+    char msg[512];
+    int64_t i, vol;
+    int threads;
+    in[0] = ot_rand(PRT_DTYPE_F32, ot_dims(4, (int64_t)2, (int64_t)3, (int64_t)50, (int64_t)70), -8, 8, 1);
+    in[1] = ot_rand(PRT_DTYPE_F32, ot_dims(3, (int64_t)3, (int64_t)1, (int64_t)1), -1, 1, 2);
+    vol = ot_vol(&in[0]);
+    ref = malloc((size_t)vol * sizeof *ref);
+    for (i = 0; i < vol; i++) ref[i] = hswish_ref(ot_get(&in[0], i), ot_get(&in[1], (i / 3500) % 3));
+    for (threads = 1; threads <= 3; threads++) {
+        CHECK_OK(ot_run_ns("plugrt", "Elementwise", "1", f, 2, in, 2, &y, 1, threads, msg, sizeof msg));
+        CHECK_EQ_INT(y.t, PRT_DTYPE_F32);
+        CHECK(prt_dims_equal(&y.d, &in[0].d));
+        CHECK_EQ_INT(ot_compare(&y, ref, vol, 1e-6, 1e-6, "Elementwise"), 0);
+        ot_free(&y);
+    }
+    /* the output has the broadcast shape of the inputs: [3,1,1] and [50,70] give [3,50,70] */
+    in[0].d = ot_dims(2, (int64_t)50, (int64_t)70);
+    {
+        ot_tensor sw[2] = {in[1], in[0]};
+        const int64_t p2[] = {PRT__EW_MUL, 0, 1, 0};
+        prt_field g = ot_i64("program", p2, 4);
+        CHECK_OK(ot_run_ns("plugrt", "Elementwise", "1", &g, 1, sw, 2, &y, 1, 2, msg, sizeof msg));
+        CHECK(y.d.nb == 3 && y.d.d[0] == 3 && y.d.d[1] == 50 && y.d.d[2] == 70);
+        for (i = 0; i < 3 * 3500; i += 101)
+            CHECK(same_float(((float *)y.data)[i], (float)ot_get(&in[1], i / 3500) * (float)ot_get(&in[0], i % 3500)));
+        ot_free(&y);
+    }
+    free(ref);
+    ot_free(&in[0]);
+    ot_free(&in[1]);
+}
+
+TEST(elementwise_plugin_survives_serialize_and_create)
+{
+    prt_field f[2] = {ot_i64("program", hswish_prog, 20), ot_f32("consts", hswish_consts, 4)};
+    prt_fields fc = {f, 2, 0};
+    prt_op *op = NULL, *back = NULL;
+    prt_tensor_desc td[2];
+    prt_op_config cfg;
+    size_t len = 0;
+    void *buf;
+    float *x = fill(6000, -8, 8), b[3] = {0.5f, -1, 2}, *y1 = malloc(6000 * 4), *y2 = malloc(6000 * 4);
+    const void *xs[2] = {x, b};
+    void *ys1[1] = {y1}, *ys2[1] = {y2};
+    int k;
+    CHECK_OK(prt_op_create(prt_registry_global(), "Elementwise", "1", "plugrt", &fc, &op));
+    CHECK_OK(prt_op_serialize(op, NULL, 0, &len));
+    buf = malloc(len);
+    CHECK_OK(prt_op_serialize(op, buf, len, &len));
+    CHECK_OK(prt_op_deserialize(prt_registry_global(), buf, len, &back));
+    CHECK(!strcmp(prt_op_creator(back)->plugin_namespace, "plugrt"));
+    CHECK(!strcmp(prt_op_creator(back)->name, "Elementwise"));
+    memset(td, 0, sizeof td);
+    td[0].dtype = td[1].dtype = PRT_DTYPE_F32;
+    td[0].dims = ot_dims(3, (int64_t)3, (int64_t)40, (int64_t)50);
+    td[1].dims = ot_dims(3, (int64_t)3, (int64_t)1, (int64_t)1);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.struct_size = sizeof cfg;
+    cfg.abi_version = PRT_ABI_VERSION;
+    cfg.nb_threads = 2;
+    CHECK_OK(prt_op_configure(op, td, 2, &cfg));
+    CHECK_OK(prt_op_configure(back, td, 2, &cfg));
+    CHECK_OK(prt_op_run(op, xs, ys1));
+    CHECK_OK(prt_op_run(back, xs, ys2));
+    CHECK(memcmp(y1, y2, 6000 * 4) == 0);
+    for (k = 0; k < 6000; k += 37) CHECK_NEAR(y1[k], hswish_ref(x[k], b[k / 2000]), 1e-5);
+    prt_op_destroy(op);
+    prt_op_destroy(back);
+    free(buf);
+    free(x);
+    free(y1);
+    free(y2);
+}
+
+TEST(elementwise_plugin_refuses_bad_programs_clearly)
+{
+    int64_t bad[8] = {PRT__EW_ADD, 0, -1, 0, PRT__EW_CLIP, 1, 0, 3};
+    const float k2[2] = {1, 2};
+    prt_field f[2] = {ot_i64("program", bad, 8), ot_f32("consts", k2, 2)};
+    prt_fields fc = {f, 2, 0};
+    prt_op *op = NULL;
+    ot_tensor in[2], y;
+    char msg[512];
+    /* at create: Clip's parameters outside the constants */
+    CHECK(prt_op_create(prt_registry_global(), "Elementwise", "1", "plugrt", &fc, &op) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(prt_op_last_error(NULL),
+                       "Elementwise v1: instruction 1 (Clip): parameters consts[3, +1] outside the 2 constants");
+    bad[7] = 0;
+    bad[0] = 40;
+    CHECK(prt_op_create(prt_registry_global(), "Elementwise", "1", "plugrt", &fc, &op) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(prt_op_last_error(NULL), "Elementwise v1: instruction 0: opcode 40 is unknown");
+    bad[0] = PRT__EW_ADD;
+    f[0] = ot_i64("program", bad, 7);
+    CHECK(prt_op_create(prt_registry_global(), "Elementwise", "1", "plugrt", &fc, &op) == PRT_STATUS_INVALID_FIELD);
+    CHECK_STR_CONTAINS(prt_op_last_error(NULL), "has 7 values; expected a multiple of 4");
+    /* the program field is required */
+    fc.fields = &f[1];
+    fc.nb = 1;
+    CHECK(prt_op_create(prt_registry_global(), "Elementwise", "1", "plugrt", &fc, &op) != PRT_OK);
+    CHECK_STR_CONTAINS(prt_op_last_error(NULL), "program");
+    /* at build: value 2 is an input only when there are 3 inputs */
+    bad[1] = 2;
+    f[0] = ot_i64("program", bad, 4);
+    in[0] = ot_rand(PRT_DTYPE_F32, ot_dims(1, (int64_t)4), -1, 1, 1);
+    in[1] = ot_rand(PRT_DTYPE_F32, ot_dims(1, (int64_t)4), -1, 1, 2);
+    CHECK(ot_run_ns("plugrt", "Elementwise", "1", f, 2, in, 2, &y, 1, 1, msg, sizeof msg) != PRT_OK);
+    CHECK_STR_CONTAINS(msg, "Elementwise v1: instruction 0 (Add): operand a = 2 names a value not computed yet");
+    /* shapes that do not broadcast, and a type it does not take */
+    bad[1] = 0;
+    bad[2] = 1;
+    ot_free(&in[1]);
+    in[1] = ot_rand(PRT_DTYPE_F32, ot_dims(1, (int64_t)3), -1, 1, 2);
+    CHECK(ot_run_ns("plugrt", "Elementwise", "1", f, 2, in, 2, &y, 1, 1, msg, sizeof msg) != PRT_OK);
+    CHECK_STR_CONTAINS(msg, "does not broadcast");
+    ot_free(&in[1]);
+    in[1] = ot_rand(PRT_DTYPE_F16, ot_dims(1, (int64_t)4), -1, 1, 2);
+    CHECK(ot_run_ns("plugrt", "Elementwise", "1", f, 2, in, 2, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_TYPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "f16");
+    ot_free(&in[0]);
+    ot_free(&in[1]);
 }
 
 /* ---- the f32 paths of the single ops against the generic path --------------------------- */
