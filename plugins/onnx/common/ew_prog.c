@@ -306,17 +306,21 @@ prt_status prt__ew_plan(prt__ew_bcast *bc, int32_t nb_in, const prt_dims *in, co
         }                                                                                         \
     }
 
-/* Unary ops; c: the instruction's parameters (consts + p). */
-#define EW_UN(nm, expr)                                                                           \
+/* Unary ops; c: the instruction's parameters (consts + p), read before the
+ * loop as p0 (and p1) by the ops that have them. */
+#define EW_UN_P(nm, read_params, expr)                                                            \
     static EW_INLINE void nm(float *restrict y, const float *pa, const float *c, int64_t n)        \
     {                                                                                             \
         int64_t k;                                                                                \
-        (void)c;                                                                                  \
+        read_params;                                                                              \
         for (k = 0; k < n; k++) {                                                                 \
             const float a = pa[k];                                                                \
             y[k] = (expr);                                                                        \
         }                                                                                         \
     }
+#define EW_UN(nm, expr) EW_UN_P(nm, (void)c, expr)
+#define EW_UN1(nm, expr) EW_UN_P(nm, const float p0 = c[0], expr)
+#define EW_UN2(nm, expr) EW_UN_P(nm, const float p0 = c[0]; const float p1 = c[1], expr)
 
 /* max / min as ONNX: NaN when either is NaN. */
 #define EW_MAXF(a, b) ((a) != (a) || (a) > (b) ? (a) : (b))
@@ -369,13 +373,13 @@ EW_UN(k_recip, 1.0f / a)
 EW_UN(k_erf, erff(a))
 EW_UN(k_floor, floorf(a))
 EW_UN(k_ceil, ceilf(a))
-EW_UN(k_clip, ew_clamp(a, c[0], c[1])) /* min > max gives max, as numpy */
+EW_UN2(k_clip, ew_clamp(a, p0, p1)) /* min > max gives max, as numpy */
 /* alpha a + beta in double (the product is exact there): one rounding, also
  * where the sum cancels near 0. */
-EW_UN(k_hardsigmoid, ew_clamp((float)((double)c[0] * a + (double)c[1]), 0.0f, 1.0f))
-EW_UN(k_leakyrelu, a < 0 ? c[0] * a : a)
+EW_UN2(k_hardsigmoid, ew_clamp((float)((double)p0 * a + (double)p1), 0.0f, 1.0f))
+EW_UN1(k_leakyrelu, a < 0 ? p0 * a : a)
 EW_UN(k_hardswish, ew_hardswish(a))
-EW_UN(k_elu, a < 0 ? c[0] * expm1f(a) : a)
+EW_UN1(k_elu, a < 0 ? p0 * expm1f(a) : a)
 EW_UN(k_softplus, ew_softplus(a))
 /* 0.5 a (1 + erf(a / sqrt 2)) as 0.5 a erfc(-a / sqrt 2), without the
  * cancellation for a << 0; erfc in double: its relative condition is 2 z^2,
@@ -508,6 +512,12 @@ static ew_src src_of(const ew_sched *sc, float (*buf)[EW_CHUNK], int32_t v, int6
     return r;
 }
 
+/* consts + p for the ops that have parameters (p is unchecked for the others). */
+static const float *params_of(const prt__ew_prog *p, const prt__ew_instr *in)
+{
+    return op_info[in->op].nb_params > 0 ? p->consts + in->p : NULL;
+}
+
 static int operand_is_scalar(const ew_sched *sc, int32_t v)
 {
     return v < 0 || sc->kind[v] == V_SCALAR;
@@ -561,7 +571,7 @@ static void sched_init(ew_sched *sc, const prt__ew_prog *p, const prt__ew_bcast 
             float b = binary ? (in->b < 0 ? p->consts[-1 - in->b] : sc->s[in->b]) : 0.0f;
             ew_src sa = {&a, 0.0f}, sb = {&b, 0.0f};
             sc->kind[v] = V_SCALAR;
-            ew_exec(in->op, &sc->s[v], sa, sb, p->consts + in->p, 1);
+            ew_exec(in->op, &sc->s[v], sa, sb, params_of(p, in), 1);
             continue;
         }
         sc->kind[v] = V_BUFFER;
@@ -650,7 +660,7 @@ static EW_INLINE void chunks_body(const ew_sched *sc, int64_t begin, int64_t end
             if (sc->kind[v] == V_SCALAR) continue;
             a = src_of(sc, buf, in->a, o);
             if (op_info[in->op].arity == 2) b = src_of(sc, buf, in->b, o);
-            ew_exec(in->op, v == sc->result ? sc->y + o : buf[sc->slot[v]], a, b, p->consts + in->p, n);
+            ew_exec(in->op, v == sc->result ? sc->y + o : buf[sc->slot[v]], a, b, params_of(p, in), n);
         }
         if (!sc->result_in_y) {
             ew_src r = src_of(sc, buf, sc->result, o);

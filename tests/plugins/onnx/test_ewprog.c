@@ -392,6 +392,27 @@ TEST(constant_instructions_fold_and_a_program_without_instructions_copies)
     free(x1);
 }
 
+/* A unary op's b and an op's p without parameters are ignored when checked
+ * and when run (no constants at all: consts may be NULL). */
+TEST(ignored_operands_are_never_read)
+{
+    const prt__ew_instr ins[2] = {{PRT__EW_SIGMOID, 0, 77, 5}, {PRT__EW_ADD, 1, 0, 1000}};
+    prt__ew_prog p = {ins, 2, NULL, 0, 1};
+    prt_dims d = ot_dims(1, (int64_t)300), s = ot_dims(0);
+    float *x = fill(300, -4, 4), y[300], one = 0.5f;
+    const float *xs[1] = {x};
+    char msg[256];
+    int64_t i, bad = 0;
+    CHECK_OK(prt__ew_check(&p, &(prt_msg){msg, sizeof msg}));
+    CHECK_OK(eval(&p, &d, &d, xs, y, msg, sizeof msg));
+    for (i = 0; i < 300; i++) bad += fabsf(y[i] - (float)(1 / (1 + exp(-(double)x[i])) + x[i])) > 1e-6f;
+    CHECK_EQ_INT(bad, 0);
+    xs[0] = &one; /* the same folded to a scalar */
+    CHECK_OK(eval(&p, &s, &d, xs, y, msg, sizeof msg));
+    CHECK(fabsf(y[299] - (float)(1 / (1 + exp(-0.5)) + 0.5)) <= 1e-6f);
+    free(x);
+}
+
 /* ---- in place, splits, threads ---------------------------------------------------- */
 
 static const prt__ew_instr chain_ins[6] = {
