@@ -180,9 +180,9 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
-TEST(tools_and_examples_include_public_headers_only)
+TEST(tools_bench_and_examples_include_public_headers_only)
 {
-    static const char *const dirs[] = {"tools", "examples"};
+    static const char *const dirs[] = {"tools", "bench", "examples"};
     size_t i;
     for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         incl_report r;
