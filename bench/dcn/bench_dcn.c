@@ -146,7 +146,7 @@ static prt_op *make_op(const bset *b, prt_dtype dt, prt_device device, int threa
     prt_op *op = NULL;
     int i;
     if (prt_op_create(prt_registry_global(), "ModulatedDeformConv2d", "2", "", &fc, &op) != PRT_OK) {
-        fprintf(stderr, "ModulatedDeformConv2d v2: %s\n", prt_op_last_error(NULL));
+        fprintf(stderr, "ModulatedDeformConv2d v2: %s\n", prt_registry_last_error(prt_registry_global()));
         return NULL;
     }
     for (i = 0; i < 5; i++) {

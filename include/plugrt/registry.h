@@ -33,7 +33,9 @@ typedef struct prt_library prt_library;
  * (PRT_REGISTER_CREATOR, which includes the bundled plugins). Never NULL. */
 PRT_API prt_registry *prt_registry_global(void);
 
-/* A new empty registry whose lookups fall back to `parent` (may be NULL). */
+/* A new empty registry whose lookups fall back to `parent` (may be NULL).
+ * Errors: on the parent (prt_registry_last_error(parent)); with no parent,
+ * prt_last_error(NULL). */
 PRT_API PRT_NODISCARD prt_status prt_registry_create(prt_registry *parent, prt_registry **out);
 /* Unloads the libraries it loaded. NULL is accepted. Not for the global one. */
 PRT_API void prt_registry_destroy(prt_registry *r);

@@ -66,11 +66,14 @@ char *prt__strdup(const char *s)
     return prt__strndup(s, s ? strlen(s) : 0);
 }
 
-/* Per-thread error slots, keyed by object address, most recent first. A
- * thread talks to few objects at a time; the oldest slot is reused. */
+/* Per-thread error slots, keyed by object address; NULL is the key of calls
+ * that had no object to hold the message (docs/plugin-abi.md, "Errors"). A
+ * thread talks to few objects at a time; the oldest slot is reused. This is
+ * the library's one store of messages. */
 #define ERR_SLOTS 16
 static _Thread_local struct {
     const void *obj;
+    int used;
     char msg[PRT_ERR_CAP];
 } err_slots[ERR_SLOTS];
 static _Thread_local unsigned err_next;
@@ -79,7 +82,7 @@ static int find_slot(const void *obj)
 {
     int i;
     for (i = 0; i < ERR_SLOTS; i++)
-        if (err_slots[i].obj == obj && obj) return i;
+        if (err_slots[i].used && err_slots[i].obj == obj) return i;
     return -1;
 }
 
@@ -89,16 +92,9 @@ void prt__err_vset(const void *obj, const char *fmt, va_list ap)
     if (i < 0) {
         i = (int)(err_next++ % ERR_SLOTS);
         err_slots[i].obj = obj;
+        err_slots[i].used = 1;
     }
     vsnprintf(err_slots[i].msg, PRT_ERR_CAP, fmt, ap);
-}
-
-void prt__err_set(const void *obj, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    prt__err_vset(obj, fmt, ap);
-    va_end(ap);
 }
 
 prt_status prt__err(const void *obj, prt_status s, const char *fmt, ...)

@@ -515,10 +515,8 @@ prt_status prt_engine_serialize(const prt_engine *e, void *buf, size_t cap, size
         *len = e->len;
         return PRT_OK;
     }
-    if (cap < e->len) {
-        prt__err_set(e, "the plan needs %zu bytes, the buffer holds %zu", e->len, cap);
-        return PRT_STATUS_INVALID_ARGUMENT;
-    }
+    if (cap < e->len)
+        return prt__err(e, PRT_STATUS_INVALID_ARGUMENT, "the plan needs %zu bytes, the buffer holds %zu", e->len, cap);
     memcpy(buf, e->bytes, e->len);
     *len = e->len;
     return PRT_OK;

@@ -263,7 +263,7 @@ static prt_status gm_case(const prt_harness_golden_opts *o, const prt_pcfg *cfg,
         if (s != PRT_OK) goto fail;
         s = prt_op_create(reg, cr->name, cr->version, cr->plugin_namespace, &fc, &op);
         if (s != PRT_OK) {
-            snprintf(err, cap, "%s", prt_op_last_error(NULL));
+            snprintf(err, cap, "%s", prt_registry_last_error(reg));
             goto fail;
         }
         s = prt__plugrun_run(op, PRT_DEVICE_CPU, 0, &in, &ar, &ro, NULL, err, cap);

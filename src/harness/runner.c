@@ -439,7 +439,7 @@ static prt_status make_op(runner *R, const prt__attrset *attrs, prt__arena *ar, 
     prt_status s = prt__attrset_to_fields(R->creator, attrs, ar, &fc, skipped, sizeof skipped, err, cap);
     if (s != PRT_OK) return s;
     s = prt_op_create(R->reg, R->creator->name, R->creator->version, R->creator->plugin_namespace, &fc, op);
-    if (s != PRT_OK) snprintf(err, cap, "%s", prt_op_last_error(NULL));
+    if (s != PRT_OK) snprintf(err, cap, "%s", prt_registry_last_error(R->reg));
     return s;
 }
 
@@ -634,7 +634,7 @@ static void check_copies(runner *R, prt_op *op, const char *config, const char *
             s = prt_op_deserialize(R->reg, buf, len, &cp);
             if (s != PRT_OK) {
                 r.status = ST_FAIL;
-                row_msg(&r, "deserialize of the %zu-byte record: %s", len, prt_op_last_error(NULL));
+                row_msg(&r, "deserialize of the %zu-byte record: %s", len, prt_registry_last_error(R->reg));
                 emit(R, &r);
                 continue;
             }

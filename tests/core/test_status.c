@@ -13,12 +13,17 @@ TEST(status_names_and_messages)
 TEST(error_messages_live_on_objects)
 {
     int a, b;
-    prt__err_set(&a, "a failed: %d", 1);
-    prt__err_set(&b, "b failed");
+    CHECK_EQ_INT(prt__err(&a, PRT_STATUS_NOT_FOUND, "a failed: %d", 1), PRT_STATUS_NOT_FOUND);
+    (void)prt__err(&b, PRT_STATUS_INTERNAL, "b failed");
     CHECK(strcmp(prt_last_error(&a), "a failed: 1") == 0);
     CHECK(strcmp(prt_last_error(&b), "b failed") == 0);
     prt__err_clear(&a);
     CHECK(strcmp(prt_last_error(&a), "") == 0);
+    /* NULL is a key of its own: calls made on no object */
+    CHECK(strcmp(prt_last_error(NULL), "") == 0);
+    (void)prt__err(NULL, PRT_STATUS_INVALID_ARGUMENT, "no object");
+    CHECK(strcmp(prt_last_error(NULL), "no object") == 0);
+    CHECK(strcmp(prt_last_error(&b), "b failed") == 0);
 }
 
 TEST(alloc_failure_injection)
