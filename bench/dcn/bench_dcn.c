@@ -168,13 +168,6 @@ static double gflop(const bset *b)
            (double)(b->hout * b->wout) * 1e-9;
 }
 
-static double io_bytes(const bset *b, size_t elt)
-{
-    size_t t = b->nout;
-    int i;
-    for (i = 0; i < 5; i++) t += b->nel[i];
-    return (double)t * (double)elt;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -329,6 +322,14 @@ static int bench_cpu(const bcase *c, int threads, int reps)
 
 /* ---- CUDA ---------------------------------------------------------------- */
 #ifdef PLUGRT_HAVE_CUDA
+static double io_bytes(const bset *b, size_t elt)
+{
+    size_t t = b->nout;
+    int i;
+    for (i = 0; i < 5; i++) t += b->nel[i];
+    return (double)t * (double)elt;
+}
+
 /* Accuracy at benchmark size: the fp16 output of input set `din16` (in dy16)
  * against the fp32 op on the same fp16-valued inputs. */
 static int check_f16(const bset *b, void *const din16[5], void *dy16, cudaStream_t st, result *r)
@@ -510,6 +511,7 @@ int main(int argc, char **argv)
     }
 #else
     (void)cuda;
+    (void)types;
 #endif
     if (cpu && probe) probe_fma();
     if (cpu)

@@ -36,6 +36,7 @@
 #include <cuda_runtime.h>
 #endif
 
+#ifdef PLUGRT_HAVE_CUDA /* everything but main */
 typedef struct bcase {
     const char *id;
     int64_t B, N, C;
@@ -95,7 +96,6 @@ static void gen(const bcase *c, float *boxes, float *scores)
     }
 }
 
-#ifdef PLUGRT_HAVE_CUDA
 static int cmp_f(const void *a, const void *b)
 {
     float x = *(const float *)a, y = *(const float *)b;

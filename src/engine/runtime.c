@@ -9,6 +9,7 @@
 #include "engine/layercheck.h"
 #include "engine/optio.h"
 #include "engine/shapeval.h"
+#include "engine/subnet.h"
 #include "engine/runtime.h"
 
 static void seterr(char *err, size_t cap, const char *fmt, ...) PRT_PRINTF(3, 4);
@@ -409,8 +410,21 @@ done:
     return s;
 }
 
+static prt_status engine_deserialize(prt_registry *r, const void *data, size_t len, prt_engine **out, char *err,
+                                     size_t cap);
+
+/* Sub-networks built by plugins while loading resolve in `r` (engine/subnet.h). */
 prt_status prt_engine_deserialize(prt_registry *r, const void *data, size_t len, prt_engine **out, char *err,
                                   size_t cap)
+{
+    prt_registry *prev = prt__subnet_scope_enter(r ? r : prt_registry_global());
+    prt_status s = engine_deserialize(r, data, len, out, err, cap);
+    prt__subnet_scope_leave(prev);
+    return s;
+}
+
+static prt_status engine_deserialize(prt_registry *r, const void *data, size_t len, prt_engine **out, char *err,
+                                     size_t cap)
 {
     prt_engine *e;
     prt_status s;
