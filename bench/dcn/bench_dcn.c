@@ -13,28 +13,33 @@
  * CPU time / threads against FLOPs / (threads x measured peak) is the
  * fraction of the FMA floor the code reaches, whatever the load.
  *
- * fp16 rows name the CUDA kernel (the fused tile, or im2col+cublas; the
- * PRT_DCN_CUDA_KERNEL environment variable forces one) and give the max abs
- * difference from the exact fp32 path on the same fp16-valued inputs.
+ * The op is run through the public API only: ModulatedDeformConv2d v2 from
+ * the global registry in a prt_op (plugrt/op.h), a one-layer engine and its
+ * context, configured once per case and type; each timed call is one
+ * prt_op_run (the engine's enqueue of the plugin, with the workspace and, on
+ * the CPU, the thread pool the runtime gives it).
+ *
+ * fp16 rows give the max abs difference from the fp32 op on the same
+ * fp16-valued inputs, and name the CUDA kernel policy: "auto" (the plugin's
+ * default choice between its fused tile and im2col + cuBLAS, per
+ * plugins/deform_conv/README.md), or what the PRT_DCN_CUDA_KERNEL
+ * environment variable forces.
  *
  * CUDA: fp32 and fp16, timed with CUDA events around each call, after a
  * warm-up, median of N calls; several input sets are rotated when one set
- * fits in the 60 MB L2. CPU: fp32 with 2 threads (a small pthread pool
- * standing in for the runtime's), on A, B, C, E, median of --reps calls (default 5) after one warm-up.
- * The implementation functions are called directly (what enqueue calls).
+ * fits in the 60 MB L2. CPU: fp32 with 2 threads (the context's pool), on A,
+ * B, C, E, median of --reps calls (default 5) after one warm-up.
  * Floor: max(bytes / 4.3 TB/s, FLOPs / 67 TF fp32 or 790 TF fp16), bytes =
  * every input read once + output written once; CPU floor = FLOPs / 158 GF.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "plugrt/tensor.h"
-#include "deform_conv.h"
+#include "plugrt/plugrt.h"
 
 #ifdef PLUGRT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -55,106 +60,6 @@ static const bcase bcases[] = {
     {'F', 32, 256, 256, 64, 64, 1, 1, 1, 0},
 };
 
-/* ---- a 2-thread pool ---------------------------------------------------- */
-
-typedef struct pool {
-    int nthreads;
-    pthread_t th[16];
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
-    uint64_t gen;
-    int pending, quit;
-    prt__dcn_range_fn fn;
-    void *arg;
-    int64_t n;
-} pool;
-
-static void pool_part(pool *p, int idx, prt__dcn_range_fn fn, void *arg, int64_t n)
-{
-    const int64_t b = n * idx / p->nthreads, e = n * (idx + 1) / p->nthreads;
-    if (e > b) fn(arg, b, e);
-}
-
-typedef struct worker_arg {
-    pool *p;
-    int idx;
-} worker_arg;
-
-static void *worker(void *a)
-{
-    worker_arg *wa = (worker_arg *)a;
-    pool *p = wa->p;
-    uint64_t seen = 0;
-    for (;;) {
-        prt__dcn_range_fn fn;
-        void *arg;
-        int64_t n;
-        pthread_mutex_lock(&p->mu);
-        while (p->gen == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
-        if (p->quit) {
-            pthread_mutex_unlock(&p->mu);
-            return NULL;
-        }
-        seen = p->gen;
-        fn = p->fn;
-        arg = p->arg;
-        n = p->n;
-        pthread_mutex_unlock(&p->mu);
-        pool_part(p, wa->idx, fn, arg, n);
-        pthread_mutex_lock(&p->mu);
-        if (--p->pending == 0) pthread_cond_signal(&p->done);
-        pthread_mutex_unlock(&p->mu);
-    }
-}
-
-static void pool_for(void *ctx, int64_t n, int64_t grain, prt__dcn_range_fn fn, void *arg)
-{
-    pool *p = (pool *)ctx;
-    (void)grain;
-    if (p->nthreads == 1 || n < 2) {
-        fn(arg, 0, n);
-        return;
-    }
-    pthread_mutex_lock(&p->mu);
-    p->fn = fn;
-    p->arg = arg;
-    p->n = n;
-    p->pending = p->nthreads - 1;
-    p->gen++;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    pool_part(p, 0, fn, arg, n);
-    pthread_mutex_lock(&p->mu);
-    while (p->pending > 0) pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
-}
-
-static worker_arg wargs[16];
-static void pool_start(pool *p, int n)
-{
-    int i;
-    memset(p, 0, sizeof(*p));
-    p->nthreads = n;
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->go, NULL);
-    pthread_cond_init(&p->done, NULL);
-    for (i = 1; i < n; i++) {
-        wargs[i].p = p;
-        wargs[i].idx = i;
-        pthread_create(&p->th[i], NULL, worker, &wargs[i]);
-    }
-}
-
-static void pool_stop(pool *p)
-{
-    int i;
-    pthread_mutex_lock(&p->mu);
-    p->quit = 1;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    for (i = 1; i < p->nthreads; i++) pthread_join(p->th[i], NULL);
-}
-
 /* ---- data ---------------------------------------------------------------- */
 
 static uint64_t rs;
@@ -167,12 +72,22 @@ static float frand(float lo, float hi)
     return lo + (hi - lo) * (float)((double)(z >> 11) / 9007199254740992.0);
 }
 
+/* One case's geometry and host fp32 data: x, offset, mask, weight, bias. */
 typedef struct bset {
-    prt__dcn_params p;
-    prt__dcn_shape s;
+    int64_t n, cin, cout, h, w, hout, wout, stride, group, dg;
+    prt_dims dims[5];
     size_t nel[5], nout;
-    float *h[5]; /* host fp32: x, offset, mask, weight, bias */
+    float *data[5];
 } bset;
+
+static prt_dims dims4(int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    prt_dims r;
+    memset(&r, 0, sizeof r);
+    r.nb = 4;
+    r.d[0] = a; r.d[1] = b; r.d[2] = c; r.d[3] = d;
+    return r;
+}
 
 static void bset_make(bset *b, const bcase *c, uint64_t seed)
 {
@@ -180,28 +95,28 @@ static void bset_make(bset *b, const bcase *c, uint64_t seed)
     size_t k;
     const int64_t K = 9;
     memset(b, 0, sizeof(*b));
-    b->p.stride[0] = b->p.stride[1] = c->stride;
-    b->p.padding[0] = b->p.padding[1] = 1;
-    b->p.dilation[0] = b->p.dilation[1] = 1;
-    b->p.group = c->group;
-    b->p.deformable_group = c->dg;
-    b->s.n = c->n; b->s.cin = c->cin; b->s.h = c->h; b->s.w = c->w; b->s.cout = c->cout;
-    b->s.kh = b->s.kw = 3;
-    b->s.hout = prt__dcn_out_extent(c->h, 1, 1, 3, c->stride);
-    b->s.wout = prt__dcn_out_extent(c->w, 1, 1, 3, c->stride);
-    b->s.has_bias = 1;
+    b->n = c->n; b->cin = c->cin; b->cout = c->cout; b->h = c->h; b->w = c->w;
+    b->stride = c->stride; b->group = c->group; b->dg = c->dg;
+    b->hout = (c->h + 2 - 3) / c->stride + 1; /* padding 1, dilation 1, 3x3 */
+    b->wout = (c->w + 2 - 3) / c->stride + 1;
+    b->dims[0] = dims4(c->n, c->cin, c->h, c->w);
+    b->dims[1] = dims4(c->n, 2 * c->dg * K, b->hout, b->wout);
+    b->dims[2] = dims4(c->n, c->dg * K, b->hout, b->wout);
+    b->dims[3] = dims4(c->cout, c->cin / c->group, 3, 3);
+    b->dims[4].nb = 1;
+    b->dims[4].d[0] = c->cout;
     b->nel[0] = (size_t)(c->n * c->cin * c->h * c->w);
-    b->nel[1] = (size_t)(c->n * 2 * c->dg * K * b->s.hout * b->s.wout);
-    b->nel[2] = (size_t)(c->n * c->dg * K * b->s.hout * b->s.wout);
+    b->nel[1] = (size_t)(c->n * 2 * c->dg * K * b->hout * b->wout);
+    b->nel[2] = (size_t)(c->n * c->dg * K * b->hout * b->wout);
     b->nel[3] = (size_t)(c->cout * (c->cin / c->group) * K);
     b->nel[4] = (size_t)c->cout;
-    b->nout = (size_t)(c->n * c->cout * b->s.hout * b->s.wout);
+    b->nout = (size_t)(c->n * c->cout * b->hout * b->wout);
     rs = seed;
     for (i = 0; i < 5; i++) {
         const float ws = 1.0f / sqrtf((float)(c->cin / c->group * K));
-        b->h[i] = (float *)malloc(b->nel[i] * sizeof(float));
+        b->data[i] = (float *)malloc(b->nel[i] * sizeof(float));
         for (k = 0; k < b->nel[i]; k++)
-            b->h[i][k] = i == 0 ? frand(-1, 1) : i == 1 ? frand(-2, 2) : i == 2 ? frand(0, 1)
+            b->data[i][k] = i == 0 ? frand(-1, 1) : i == 1 ? frand(-2, 2) : i == 2 ? frand(0, 1)
                        : i == 3 ? frand(-1, 1) * ws : frand(-0.1f, 0.1f);
     }
 }
@@ -209,22 +124,50 @@ static void bset_make(bset *b, const bcase *c, uint64_t seed)
 static void bset_free(bset *b)
 {
     int i;
-    for (i = 0; i < 5; i++) free(b->h[i]);
+    for (i = 0; i < 5; i++) free(b->data[i]);
+}
+
+/* ModulatedDeformConv2d v2 for the case, configured for `dt` on `device`
+ * (nb_threads on the CPU, `stream` on CUDA); NULL after printing why. */
+static prt_op *make_op(const bset *b, prt_dtype dt, prt_device device, int threads, void *stream)
+{
+    const int64_t st[2] = {b->stride, b->stride}, pad[2] = {1, 1}, dil[2] = {1, 1}, grp = b->group, dg = b->dg;
+    prt_field f[5] = {
+        {.name = "stride", .data = st, .type = PRT_FIELD_INT64, .count = 2},
+        {.name = "padding", .data = pad, .type = PRT_FIELD_INT64, .count = 2},
+        {.name = "dilation", .data = dil, .type = PRT_FIELD_INT64, .count = 2},
+        {.name = "group", .data = &grp, .type = PRT_FIELD_INT64, .count = 1},
+        {.name = "deformable_group", .data = &dg, .type = PRT_FIELD_INT64, .count = 1},
+    };
+    prt_fields fc = {.fields = f, .nb = 5};
+    prt_tensor_desc in[5];
+    prt_op_config cfg = {.struct_size = sizeof cfg, .abi_version = PRT_ABI_VERSION, .device = device,
+                         .nb_threads = threads, .cuda_stream = stream};
+    prt_op *op = NULL;
+    int i;
+    if (prt_op_create(prt_registry_global(), "ModulatedDeformConv2d", "2", "", &fc, &op) != PRT_OK) {
+        fprintf(stderr, "ModulatedDeformConv2d v2: %s\n", prt_registry_last_error(prt_registry_global()));
+        return NULL;
+    }
+    for (i = 0; i < 5; i++) {
+        in[i].dtype = dt;
+        in[i].format = PRT_FORMAT_LINEAR;
+        in[i].dims = b->dims[i];
+    }
+    if (prt_op_configure(op, in, 5, &cfg) != PRT_OK) {
+        fprintf(stderr, "ModulatedDeformConv2d v2: %s\n", prt_op_last_error(op));
+        prt_op_destroy(op);
+        return NULL;
+    }
+    return op;
 }
 
 static double gflop(const bset *b)
 {
-    return 2.0 * (double)b->s.n * (double)b->s.cout * (double)(b->s.cin / b->p.group) * 9.0 *
-           (double)(b->s.hout * b->s.wout) * 1e-9;
+    return 2.0 * (double)b->n * (double)b->cout * (double)(b->cin / b->group) * 9.0 *
+           (double)(b->hout * b->wout) * 1e-9;
 }
 
-static double io_bytes(const bset *b, size_t elt)
-{
-    size_t t = b->nout;
-    int i;
-    for (i = 0; i < 5; i++) t += b->nel[i];
-    return (double)t * (double)elt;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -332,9 +275,9 @@ static void add_result(const bset *b, char id, const char *dev, const char *dt, 
     r->pct = 100.0 * floor_us / us;
     r->err = r->ymax = -1;
     snprintf(r->kernel, sizeof(r->kernel), "%s", strcmp(dev, "cuda") ? "fused-gemm" : "im2col+cublas");
-    snprintf(r->shape, sizeof(r->shape), "N%lld Cin%lld Cout%lld %lldx%lld s%lld g%lld dg%lld",
-             (long long)b->s.n, (long long)b->s.cin, (long long)b->s.cout, (long long)b->s.h, (long long)b->s.w,
-             (long long)b->p.stride[0], (long long)b->p.group, (long long)b->p.deformable_group);
+    snprintf(r->shape, sizeof(r->shape), "N%lld Cin%lld Cout%lld %lldx%lld s%lld g%lld dg%lld", (long long)b->n,
+             (long long)b->cin, (long long)b->cout, (long long)b->h, (long long)b->w, (long long)b->stride,
+             (long long)b->group, (long long)b->dg);
 }
 
 /* ---- CPU ---------------------------------------------------------------- */
@@ -342,28 +285,26 @@ static void add_result(const bset *b, char id, const char *dev, const char *dt, 
 static int bench_cpu(const bcase *c, int threads, int reps)
 {
     bset b;
-    pool pl;
-    char err[256];
-    size_t ws;
-    void *wsp;
+    prt_op *op;
     float *y;
     double t[101], tc[101];
     int i;
     bset_make(&b, c, 1234 + (uint64_t)c->id);
-    ws = prt__deform_conv_cpu_workspace(&b.p, &b.s, 0);
-    wsp = malloc(ws);
+    op = make_op(&b, PRT_DTYPE_F32, PRT_DEVICE_CPU, threads, NULL);
+    if (!op) return -1;
     y = (float *)malloc(b.nout * sizeof(float));
-    pool_start(&pl, threads);
     for (i = 0; i < reps + 1; i++) {
+        const void *in[5] = {b.data[0], b.data[1], b.data[2], b.data[3], b.data[4]};
+        void *out[1] = {y};
         double t0 = now_us(), c0 = clock_us(CLOCK_PROCESS_CPUTIME_ID);
-        if (prt__deform_conv_cpu(&b.p, &b.s, 0, b.h[0], b.h[1], b.h[2], b.h[3], b.h[4], y, wsp, pool_for, &pl,
-                                 err, sizeof(err)) != 0) {
-            fprintf(stderr, "CPU case %c: %s\n", c->id, err);
+        if (prt_op_run(op, in, out) != PRT_OK) {
+            fprintf(stderr, "CPU case %c: %s\n", c->id, prt_op_last_error(op));
+            prt_op_destroy(op);
             return -1;
         }
         if (i > 0) t[i - 1] = now_us() - t0, tc[i - 1] = clock_us(CLOCK_PROCESS_CPUTIME_ID) - c0;
     }
-    pool_stop(&pl);
+    prt_op_destroy(op);
     qsort(t, (size_t)reps, sizeof(double), cmp_d);
     qsort(tc, (size_t)reps, sizeof(double), cmp_d);
     add_result(&b, c->id, "cpu2", "f32", t[reps / 2], gflop(&b) / 158.0 * 1e6);
@@ -374,7 +315,6 @@ static int bench_cpu(const bcase *c, int threads, int reps)
                c->id, gflop(&b), tc[reps / 2], threads, tc[reps / 2] / threads, fl, threads,
                100.0 * fl / (tc[reps / 2] / threads), tc[reps / 2] / threads / fl);
     }
-    free(wsp);
     free(y);
     bset_free(&b);
     return 0;
@@ -382,20 +322,26 @@ static int bench_cpu(const bcase *c, int threads, int reps)
 
 /* ---- CUDA ---------------------------------------------------------------- */
 #ifdef PLUGRT_HAVE_CUDA
-/* Accuracy at benchmark size: the fp16 output of input set `din16` (into
- * dy16, with the fp16 workspace wsp) against the exact fp32 path on the same
- * fp16-valued inputs (with a workspace of its own). */
-static int check_f16(const bset *b, void *const din16[5], void *dy16, void *wsp, cudaStream_t st, void *blas,
-                     result *r)
+static double io_bytes(const bset *b, size_t elt)
 {
-    void *d32[5] = {0}, *dy32 = NULL, *ws32 = NULL;
-    const size_t nws32 = prt__deform_conv_cuda_workspace(&b->p, &b->s, 0);
+    size_t t = b->nout;
+    int i;
+    for (i = 0; i < 5; i++) t += b->nel[i];
+    return (double)t * (double)elt;
+}
+
+/* Accuracy at benchmark size: the fp16 output of input set `din16` (in dy16)
+ * against the fp32 op on the same fp16-valued inputs. */
+static int check_f16(const bset *b, void *const din16[5], void *dy16, cudaStream_t st, result *r)
+{
+    void *d32[5] = {0}, *dy32 = NULL;
+    prt_op *op32 = make_op(b, PRT_DTYPE_F32, PRT_DEVICE_CUDA, 1, st);
     uint16_t *h16 = NULL;
     float *h32 = NULL;
-    char err[256];
     int k, rc = -1;
     size_t j;
     double e = 0, m = 0;
+    if (!op32) return -1;
     for (k = 0; k < 5; k++) {
         uint16_t *t16 = (uint16_t *)malloc(b->nel[k] * 2);
         float *t32 = (float *)malloc(b->nel[k] * 4);
@@ -406,16 +352,17 @@ static int check_f16(const bset *b, void *const din16[5], void *dy16, void *wsp,
         free(t16);
         free(t32);
     }
-    if (cudaMalloc(&dy32, b->nout * 4) != cudaSuccess || cudaMalloc(&ws32, nws32 ? nws32 : 1) != cudaSuccess) {
+    if (cudaMalloc(&dy32, b->nout * 4) != cudaSuccess) {
         fprintf(stderr, "fp16 check: cudaMalloc failed\n");
         goto done;
     }
-    if (prt__deform_conv_cuda(&b->p, &b->s, 1, din16[0], din16[1], din16[2], din16[3], din16[4], dy16, wsp, st, blas,
-                              err, sizeof(err)) != 0 ||
-        prt__deform_conv_cuda(&b->p, &b->s, 0, d32[0], d32[1], d32[2], d32[3], d32[4], dy32, ws32, st, blas, err,
-                              sizeof(err)) != 0) {
-        fprintf(stderr, "fp32 check run: %s\n", err);
-        goto done;
+    {
+        const void *in[5] = {d32[0], d32[1], d32[2], d32[3], d32[4]};
+        void *out[1] = {dy32};
+        if (prt_op_run(op32, in, out) != PRT_OK) {
+            fprintf(stderr, "fp32 check run: %s\n", prt_op_last_error(op32));
+            goto done;
+        }
     }
     h16 = (uint16_t *)malloc(b->nout * 2);
     h32 = (float *)malloc(b->nout * 4);
@@ -436,31 +383,33 @@ static int check_f16(const bset *b, void *const din16[5], void *dy16, void *wsp,
 done:
     for (k = 0; k < 5; k++) cudaFree(d32[k]);
     cudaFree(dy32);
-    cudaFree(ws32);
     free(h16);
     free(h32);
+    prt_op_destroy(op32);
     return rc;
 }
 
-static int bench_cuda(const bcase *c, int f16, int iters, void *blas)
+static int bench_cuda(const bcase *c, int f16, int iters)
 {
     bset b;
-    char err[256];
     const size_t elt = f16 ? 2 : 4;
-    size_t ws, set_bytes = 0;
-    void *wsp = NULL, *dy = NULL, *din[8][5];
+    size_t set_bytes = 0;
+    void *dy = NULL, *din[8][5];
     int nsets, i, k, rc = 0;
     double *t;
     cudaEvent_t e0, e1;
     cudaStream_t st;
+    prt_op *op;
+    const char *forced = getenv("PRT_DCN_CUDA_KERNEL");
     bset_make(&b, c, 1234 + (uint64_t)c->id);
     for (k = 0; k < 5; k++) set_bytes += b.nel[k] * elt;
     nsets = (int)((150u << 20) / set_bytes) + 1;
     if (nsets > 8) nsets = 8;
-    ws = prt__deform_conv_cuda_workspace(&b.p, &b.s, f16);
-    if (cudaMalloc(&wsp, ws ? ws : 1) != cudaSuccess || cudaMalloc(&dy, b.nout * elt) != cudaSuccess) {
-        fprintf(stderr, "CUDA case %c: cudaMalloc of %zu workspace bytes: %s\n", c->id, ws,
-                cudaGetErrorString(cudaGetLastError()));
+    cudaStreamCreate(&st);
+    op = make_op(&b, f16 ? PRT_DTYPE_F16 : PRT_DTYPE_F32, PRT_DEVICE_CUDA, 1, st);
+    if (!op) return -1;
+    if (cudaMalloc(&dy, b.nout * elt) != cudaSuccess) {
+        fprintf(stderr, "CUDA case %c: cudaMalloc of the output: %s\n", c->id, cudaGetErrorString(cudaGetLastError()));
         return -1;
     }
     for (i = 0; i < nsets; i++)
@@ -468,8 +417,8 @@ static int bench_cuda(const bcase *c, int f16, int iters, void *blas)
             size_t j, bytes = b.nel[k] * elt;
             void *h = malloc(bytes);
             for (j = 0; j < b.nel[k]; j++) {
-                float v = b.h[k][j];
-                if (i && k != 3 && k != 4) v = b.h[k][(j + (size_t)i * 7919) % b.nel[k]];
+                float v = b.data[k][j];
+                if (i && k != 3 && k != 4) v = b.data[k][(j + (size_t)i * 7919) % b.nel[k]];
                 if (f16) ((uint16_t *)h)[j] = prt_f32_to_f16(v);
                 else ((float *)h)[j] = v;
             }
@@ -481,23 +430,23 @@ static int bench_cuda(const bcase *c, int f16, int iters, void *blas)
             cudaMemcpy(din[i][k], h, bytes, cudaMemcpyHostToDevice);
             free(h);
         }
-    cudaStreamCreate(&st);
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
     t = (double *)malloc((size_t)iters * sizeof(double));
     for (i = -10; i < iters && rc == 0; i++) {
         const int s = (i + 10) % nsets;
+        const void *in[5] = {din[s][0], din[s][1], din[s][2], din[s][3], din[s][4]};
+        void *out[1] = {dy};
         float ms = 0;
         cudaEventRecord(e0, st);
-        rc = prt__deform_conv_cuda(&b.p, &b.s, f16, din[s][0], din[s][1], din[s][2], din[s][3], din[s][4], dy, wsp,
-                                   st, blas, err, sizeof(err));
+        rc = prt_op_run(op, in, out) == PRT_OK ? 0 : -1;
         cudaEventRecord(e1, st);
         cudaEventSynchronize(e1);
         cudaEventElapsedTime(&ms, e0, e1);
         if (i >= 0) t[i] = ms * 1e3;
     }
     if (rc != 0 || cudaDeviceSynchronize() != cudaSuccess) {
-        fprintf(stderr, "CUDA case %c %s: %s / %s\n", c->id, f16 ? "f16" : "f32", err,
+        fprintf(stderr, "CUDA case %c %s: %s / %s\n", c->id, f16 ? "f16" : "f32", prt_op_last_error(op),
                 cudaGetErrorString(cudaGetLastError()));
         return -1;
     }
@@ -507,14 +456,14 @@ static int bench_cuda(const bcase *c, int f16, int iters, void *blas)
         const double by = io_bytes(&b, elt) / 4.3e12 * 1e6;
         add_result(&b, c->id, "cuda", f16 ? "f16" : "f32", t[iters / 2], fl > by ? fl : by);
     }
-    if (f16 && prt__deform_conv_cuda_fused_applies(&b.p, &b.s, 1))
+    if (f16)
         snprintf(results[nres - 1].kernel, sizeof(results[nres - 1].kernel), "%s",
-                 prt__deform_conv_cuda_fused_tile(&b.p, &b.s));
-    if (f16 && check_f16(&b, din[0], dy, wsp, st, blas, &results[nres - 1]) != 0) return -1;
+                 forced && *forced ? forced : "auto");
+    if (f16 && check_f16(&b, din[0], dy, st, &results[nres - 1]) != 0) return -1;
     free(t);
+    prt_op_destroy(op);
     for (i = 0; i < nsets; i++)
         for (k = 0; k < 5; k++) cudaFree(din[i][k]);
-    cudaFree(wsp);
     cudaFree(dy);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
@@ -550,24 +499,19 @@ int main(int argc, char **argv)
 #ifdef PLUGRT_HAVE_CUDA
     if (cuda) {
         int nd = 0;
-        void *blas = NULL;
-        char err[256];
         if (cudaGetDeviceCount(&nd) != cudaSuccess || nd == 0) {
             fprintf(stderr, "no CUDA device: skipping the CUDA runs\n");
-        } else if (prt__deform_conv_cuda_blas_create(&blas, err, sizeof(err)) != 0) {
-            fprintf(stderr, "%s\n", err);
-            return 1;
         } else {
             for (i = 0; i < (int)(sizeof(bcases) / sizeof(bcases[0])); i++) {
                 if (!strchr(sel, bcases[i].id)) continue;
-                if (strstr(types, "f32") && bench_cuda(&bcases[i], 0, iters, blas) != 0) return 1;
-                if (strstr(types, "f16") && bench_cuda(&bcases[i], 1, iters, blas) != 0) return 1;
+                if (strstr(types, "f32") && bench_cuda(&bcases[i], 0, iters) != 0) return 1;
+                if (strstr(types, "f16") && bench_cuda(&bcases[i], 1, iters) != 0) return 1;
             }
-            prt__deform_conv_cuda_blas_destroy(blas);
         }
     }
 #else
     (void)cuda;
+    (void)types;
 #endif
     if (cpu && probe) probe_fma();
     if (cpu)

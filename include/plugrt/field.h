@@ -72,8 +72,8 @@ typedef enum prt_graph_format {
 
 /* One element of a PRT_FIELD_GRAPH field: a sub-network (the bodies of If,
  * Loop, Scan), carried by value so that it is saved and loaded with the
- * plugin's other fields. The plugin (or a host service) builds it; the field
- * only holds it. `name` is non-NULL and non-empty; `data` holds `size` bytes
+ * plugin's other fields. The field only holds it; the plugin has the host
+ * build and run it (prt_host_subnet_build / _run in plugin.h, ABI 3). `name` is non-NULL and non-empty; `data` holds `size` bytes
  * (NULL allowed when size is 0). */
 typedef struct prt_field_graph {
     const char *name;

@@ -18,7 +18,8 @@
  *
  *   Errors: a failed call leaves the network exactly as it was and sets the
  *   message read by prt_network_last_error(), which names the layer and the
- *   tensor involved.
+ *   tensor involved. prt_network_create's message is on the registry it was
+ *   given (prt_last_error(NULL) when that is NULL).
  */
 #ifndef PLUGRT_NETWORK_H
 #define PLUGRT_NETWORK_H

@@ -18,9 +18,10 @@
  *
  *   Errors: a failed call leaves the op as it was and sets the message read
  *   by prt_op_last_error(op). When no op exists yet - prt_op_create and
- *   prt_op_deserialize failed - the message is read with
- *   prt_op_last_error(NULL) on the same thread, before the next create or
- *   deserialize there. A failed deserialize says which part of the record
+ *   prt_op_deserialize failed - the message is on the registry the call was
+ *   made on, read with prt_registry_last_error(r) on the same thread (the
+ *   older form prt_op_last_error(NULL) reads the same message until the next
+ *   create or deserialize there). A failed deserialize says which part of the record
  *   was wrong: "plugin record ends early: ..." (PRT_STATUS_TRUNCATED), a bad
  *   style byte or name (PRT_STATUS_BAD_FORMAT), "no plugin creator ..." with
  *   the near misses and the owner the record names (PRT_STATUS_NOT_FOUND),
@@ -90,11 +91,13 @@ PRT_API PRT_NODISCARD prt_status prt_op_run(prt_op *op, const void *const *input
                                            void *const *outputs);
 
 /* Message of the last failed call on `op`; with NULL, of the last failed
- * prt_op_create / prt_op_deserialize on this thread. */
+ * prt_op_create / prt_op_deserialize on this thread (the same text as
+ * prt_registry_last_error of its registry). */
 PRT_API const char *prt_op_last_error(const prt_op *op);
 
 /* Generic form: the message of the last failed call on any plugrt object
- * from this thread ("" if none). */
+ * from this thread ("" if none); NULL: of the last call made on no object
+ * (a NULL handle). docs/plugin-abi.md, "Errors: one idiom". */
 PRT_API const char *prt_last_error(const void *obj);
 
 #ifdef __cplusplus

@@ -51,7 +51,7 @@ extern "C" {
 
 /* ABI version of this header. A plugin library built against a header whose
  * PRT_ABI_VERSION is greater than the host's is refused. */
-#define PRT_ABI_VERSION 2u
+#define PRT_ABI_VERSION 3u
 
 typedef enum prt_plugin_style {
     PRT_STYLE_BLOB = 1,  /* TensorRT IPluginV2DynamicExt-like */
@@ -446,6 +446,29 @@ static inline const prt_field_schema *prt_creator_schema_entry(const prt_plugin_
  * is the model). A plugin reaches it with prt_host() and calls the prt_host_*
  * helpers below, which check struct_size and fall back when an older host
  * lacks a member; a plugin library never links libplugrt. */
+/* ---- sub-networks (abi_version 3) -------------------------------------------
+ *
+ * A plugin that holds sub-networks in PRT_FIELD_GRAPH fields (the bodies of
+ * If, Loop, Scan) has the host build each into a sub-engine and run it
+ * (docs/plugin-abi.md, "Sub-networks"). The sub-network's plugins are found
+ * in the registry of the engine being built, loaded or run that made the
+ * plugin call (the global registry outside one); it sees only the inputs the
+ * plugin gives it, bound by position to its network inputs. */
+typedef struct prt_subnet prt_subnet; /* host-owned; freed with subnet_destroy */
+
+typedef struct prt_subnet_config {
+    uint32_t struct_size; /* sizeof(prt_subnet_config) as the plugin was compiled */
+    uint32_t abi_version;
+    prt_device device;    /* where it runs: the parent's (prt_plugin_context.device) */
+    int32_t cuda_device;  /* CUDA ordinal (prt_plugin_context.cuda_device) */
+    int32_t nb_threads;   /* CPU threads of the sub-context; 0 or 1: the calling thread only */
+    int32_t nb_inputs;    /* must equal the sub-network's number of inputs */
+    /* Per sub-network input: its type (must equal the input's declared one)
+     * and the range its extents take: the profile of the sub-engine (min /
+     * opt / max of the -1 extents; fixed extents must agree). */
+    const prt_dyn_tensor_desc *inputs;
+} prt_subnet_config;
+
 typedef struct prt_host_api {
     uint32_t struct_size;
     uint32_t abi_version; /* the host's PRT_ABI_VERSION */
@@ -470,6 +493,29 @@ typedef struct prt_host_api {
     /* Devices of a kind this host can use (CPU: 1; CUDA: 0 without a GPU or
      * with PLUGRT_NO_GPU set). */
     int32_t (*device_count)(prt_device device);
+    /* Appended in abi_version 3: sub-networks. Build: `graph` is an element of
+     * one of the plugin's GRAPH fields (copied; the plugin may free its fields
+     * afterwards); the sub-engine is built for cfg->device with the profile
+     * cfg->inputs gives, and an execution context is created for it. */
+    prt_status (*subnet_build)(const prt_field_graph *graph, const prt_subnet_config *cfg, prt_subnet **out,
+                               prt_msg *err);
+    /* Numbers of inputs and outputs, and (io != NULL) the first `cap` of the
+     * inputs then the outputs: dtype, linear format, dims (-1 where the
+     * extent varies in the profile or depends on the data) and the extents at
+     * the profile's min / opt / max. */
+    prt_status (*subnet_describe)(const prt_subnet *s, int32_t *nb_inputs, int32_t *nb_outputs,
+                                  prt_dyn_tensor_desc *io, int32_t cap);
+    /* Run on concrete inputs (shapes within the profile): host memory on the
+     * CPU, device memory of the sub-network's device on CUDA (enqueued on
+     * `cuda_stream`, NULL: the sub-context's own; it returns without waiting
+     * unless the sub-network has data-dependent outputs). out[i] describes
+     * the buffer outputs[i] offers (dtype and dims, so its capacity); on
+     * success its dims become the extents the run produced. No allocation
+     * when the shapes are those of the previous run. One thread at a time. */
+    prt_status (*subnet_run)(prt_subnet *s, const prt_tensor_desc *in, const void *const *inputs, int32_t nb_in,
+                             prt_tensor_desc *out, void *const *outputs, int32_t nb_out, void *cuda_stream,
+                             prt_msg *err);
+    void (*subnet_destroy)(prt_subnet *s); /* NULL accepted */
 } prt_host_api;
 
 /* Non-zero when host table h has member m (struct_size covers it, not NULL). */
@@ -653,6 +699,41 @@ static inline void prt_host_device_free(prt_device device, int32_t device_index,
     if (p && PRT_HOST_HAS(h, device_free)) h->device_free(device, device_index, p);
 }
 
+/* Sub-networks (abi_version 3); PRT_STATUS_UNSUPPORTED on an older host. */
+static inline prt_status prt_host_subnet_build(const prt_field_graph *graph, const prt_subnet_config *cfg,
+                                               prt_subnet **out, prt_msg *err)
+{
+    const prt_host_api *h = prt_host();
+    if (PRT_HOST_HAS(h, subnet_build)) return h->subnet_build(graph, cfg, out, err);
+    prt_msg_set(err, "this host cannot build sub-networks (plugin ABI %u; 3 is needed)",
+                h ? (unsigned)h->abi_version : 0u);
+    return PRT_STATUS_UNSUPPORTED;
+}
+
+static inline prt_status prt_host_subnet_describe(const prt_subnet *s, int32_t *nb_inputs, int32_t *nb_outputs,
+                                                  prt_dyn_tensor_desc *io, int32_t cap)
+{
+    const prt_host_api *h = prt_host();
+    return PRT_HOST_HAS(h, subnet_describe) ? h->subnet_describe(s, nb_inputs, nb_outputs, io, cap)
+                                            : PRT_STATUS_UNSUPPORTED;
+}
+
+static inline prt_status prt_host_subnet_run(prt_subnet *s, const prt_tensor_desc *in, const void *const *inputs,
+                                             int32_t nb_in, prt_tensor_desc *out, void *const *outputs,
+                                             int32_t nb_out, void *cuda_stream, prt_msg *err)
+{
+    const prt_host_api *h = prt_host();
+    if (PRT_HOST_HAS(h, subnet_run)) return h->subnet_run(s, in, inputs, nb_in, out, outputs, nb_out, cuda_stream, err);
+    prt_msg_set(err, "this host cannot run sub-networks (plugin ABI %u; 3 is needed)", h ? (unsigned)h->abi_version : 0u);
+    return PRT_STATUS_UNSUPPORTED;
+}
+
+static inline void prt_host_subnet_destroy(prt_subnet *s)
+{
+    const prt_host_api *h = prt_host();
+    if (s && PRT_HOST_HAS(h, subnet_destroy)) h->subnet_destroy(s);
+}
+
 /* Usable devices of a kind; an older host: 1 CPU, 0 CUDA devices. */
 static inline int32_t prt_host_device_count(prt_device device)
 {
@@ -699,6 +780,11 @@ _Static_assert(offsetof(prt_blob_plugin_ops, supports_format_combination_v2) == 
 _Static_assert(offsetof(prt_plugin_build_ops, get_workspace_size_v2) == 80, "prt_plugin_build_ops layout is frozen");
 _Static_assert(offsetof(prt_plugin_build_ops, supports_format_combination_v2) == 88,
                "prt_plugin_build_ops layout is frozen");
+/* abi_version 3 */
+_Static_assert(offsetof(prt_host_api, subnet_build) == 80 && offsetof(prt_host_api, subnet_destroy) == 104,
+               "prt_host_api layout is frozen");
+_Static_assert(offsetof(prt_subnet_config, inputs) == 24 && sizeof(prt_subnet_config) == 32,
+               "prt_subnet_config layout is frozen");
 #endif
 
 #ifdef __cplusplus

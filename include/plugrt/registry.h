@@ -33,7 +33,9 @@ typedef struct prt_library prt_library;
  * (PRT_REGISTER_CREATOR, which includes the bundled plugins). Never NULL. */
 PRT_API prt_registry *prt_registry_global(void);
 
-/* A new empty registry whose lookups fall back to `parent` (may be NULL). */
+/* A new empty registry whose lookups fall back to `parent` (may be NULL).
+ * Errors: on the parent (prt_registry_last_error(parent)); with no parent,
+ * prt_last_error(NULL). */
 PRT_API PRT_NODISCARD prt_status prt_registry_create(prt_registry *parent, prt_registry **out);
 /* Unloads the libraries it loaded. NULL is accepted. Not for the global one. */
 PRT_API void prt_registry_destroy(prt_registry *r);
@@ -44,6 +46,14 @@ PRT_API void prt_registry_destroy(prt_registry *r);
  * owners. The creator's struct_size, abi_version and schema are checked. */
 PRT_API PRT_NODISCARD prt_status prt_registry_add(prt_registry *r, const prt_plugin_creator *c,
                                                  const char *owner);
+/* Register n creators owned by `owner`, all or nothing: each is checked as
+ * prt_registry_add checks it, a key that appears twice in the batch or is
+ * already registered here fails the whole call, and lookups on other threads
+ * see all of them or none. Time n log n for the batch plus one merge, so an
+ * application (or a loader) registering many creators need not add them one
+ * by one. n == 0 succeeds and registers nothing. */
+PRT_API PRT_NODISCARD prt_status prt_registry_add_many(prt_registry *r, const prt_plugin_creator *const *creators,
+                                                      int32_t n, const char *owner);
 /* Remove one creator (this registry only). */
 PRT_API PRT_NODISCARD prt_status prt_registry_remove(prt_registry *r, const char *name,
                                                     const char *version, const char *plugin_namespace);

@@ -5,7 +5,8 @@
  *   Every fallible plugrt function returns a prt_status. PRT_OK is 0; every
  *   other value is an error. The short text of a status comes from
  *   prt_status_str(); the detailed message of a failed call lives on the
- *   object that failed and is read with that module's prt_*_last_error().
+ *   object the call was made on and is read with that module's
+ *   prt_*_last_error() (docs/plugin-abi.md, "Errors: one idiom").
  *   Both functions return static strings, valid for the life of the process,
  *   and are safe to call from any thread.
  */

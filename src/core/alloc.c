@@ -66,39 +66,53 @@ char *prt__strdup(const char *s)
     return prt__strndup(s, s ? strlen(s) : 0);
 }
 
-/* Per-thread error slots, keyed by object address, most recent first. A
- * thread talks to few objects at a time; the oldest slot is reused. */
+/* Per-thread error slots, keyed by object address; NULL is the key of calls
+ * that had no object to hold the message (docs/plugin-abi.md, "Errors"). A
+ * thread talks to few objects at a time. A new key takes a free slot (never
+ * used, or cleared: destroy functions clear theirs), else the one set least
+ * recently. This is the library's one store of messages. */
 #define ERR_SLOTS 16
 static _Thread_local struct {
     const void *obj;
+    int used;
+    unsigned long stamp; /* when the message was set */
     char msg[PRT_ERR_CAP];
 } err_slots[ERR_SLOTS];
-static _Thread_local unsigned err_next;
+static _Thread_local unsigned long err_clock;
 
 static int find_slot(const void *obj)
 {
     int i;
     for (i = 0; i < ERR_SLOTS; i++)
-        if (err_slots[i].obj == obj && obj) return i;
+        if (err_slots[i].used && err_slots[i].obj == obj) return i;
     return -1;
+}
+
+static int new_slot(void)
+{
+    int i, oldest = 0;
+    for (i = 0; i < ERR_SLOTS; i++) {
+        if (!err_slots[i].used || !err_slots[i].msg[0]) return i;
+        if (err_slots[i].stamp < err_slots[oldest].stamp) oldest = i;
+    }
+    return oldest;
 }
 
 void prt__err_vset(const void *obj, const char *fmt, va_list ap)
 {
-    int i = find_slot(obj);
+    /* Formatted first: an argument may be a message of this store, even the
+     * one of the slot about to be written (`"%s", prt_last_error(inner)`). */
+    char msg[PRT_ERR_CAP];
+    int i;
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    i = find_slot(obj);
     if (i < 0) {
-        i = (int)(err_next++ % ERR_SLOTS);
+        i = new_slot();
         err_slots[i].obj = obj;
+        err_slots[i].used = 1;
     }
-    vsnprintf(err_slots[i].msg, PRT_ERR_CAP, fmt, ap);
-}
-
-void prt__err_set(const void *obj, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    prt__err_vset(obj, fmt, ap);
-    va_end(ap);
+    memcpy(err_slots[i].msg, msg, sizeof msg);
+    err_slots[i].stamp = ++err_clock;
 }
 
 prt_status prt__err(const void *obj, prt_status s, const char *fmt, ...)

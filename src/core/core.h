@@ -23,9 +23,10 @@ char *prt__strndup(const char *s, size_t n);
  * last call. Per thread. */
 long prt__alloc_fail_after(long n);
 
-/* Error messages live on the object that failed, per calling thread. */
+/* Error messages live on the object the call was made on, per calling
+ * thread; NULL is the key of a call that had no object (docs/plugin-abi.md,
+ * "Errors: one idiom"). Set with `return prt__err(obj, status, ...)`. */
 #define PRT_ERR_CAP 1024
-void prt__err_set(const void *obj, const char *fmt, ...) PRT_PRINTF(2, 3);
 void prt__err_vset(const void *obj, const char *fmt, va_list ap);
 const char *prt__err_get(const void *obj);
 void prt__err_clear(const void *obj);

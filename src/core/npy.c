@@ -436,7 +436,7 @@ prt_status prt_npy_read_file(const char *path, prt_npy_array *out)
     if (s != PRT_OK) {
         char msg[PRT_ERR_CAP];
         snprintf(msg, sizeof msg, "%s", prt__err_get(out));
-        prt__err_set(out, "%s: %s", path, msg);
+        return prt__err(out, s, "%s: %s", path, msg);
     }
     return s;
 }

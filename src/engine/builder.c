@@ -26,6 +26,7 @@
 #include "engine/netdef.h"
 #include "engine/optio.h"
 #include "engine/shapeval.h"
+#include "engine/subnet.h"
 #include "engine/runtime.h"
 
 #define ARENA_ALIGN 256u
@@ -1230,8 +1231,22 @@ prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cf
     return prt__engine_build(net, cfg, r, 0, out, err, cap);
 }
 
+static prt_status engine_build(const prt_network *net, const prt_builder_config *cfg, prt_registry *r,
+                               int strict_types, prt_engine **out, char *err, size_t cap);
+
+/* Sub-networks that plugins build during this build resolve their plugins in
+ * the registry the build uses (engine/subnet.h). */
 prt_status prt__engine_build(const prt_network *net, const prt_builder_config *cfg, prt_registry *r, int strict_types,
                              prt_engine **out, char *err, size_t cap)
+{
+    prt_registry *prev = prt__subnet_scope_enter(r ? r : net ? net->registry : NULL);
+    prt_status s = engine_build(net, cfg, r, strict_types, out, err, cap);
+    prt__subnet_scope_leave(prev);
+    return s;
+}
+
+static prt_status engine_build(const prt_network *net, const prt_builder_config *cfg, prt_registry *r,
+                               int strict_types, prt_engine **out, char *err, size_t cap)
 {
     bstate b;
     prt_builder_config defcfg;

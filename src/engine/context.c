@@ -26,6 +26,7 @@
 #include "engine/optio.h"
 #include "engine/plugctx.h"
 #include "engine/shapeval.h"
+#include "engine/subnet.h"
 #include "engine/runtime.h"
 
 #define EXEC_ERR_CAP 1024
@@ -365,7 +366,22 @@ static int32_t max_io(const prt__plan *p)
     return m;
 }
 
+static prt_status context_create(prt_engine *e, const prt_context_config *cfg, prt_context **out);
+
+/* Sub-networks built by plugins in attach_to_context / initialize resolve in
+ * the engine's registry (engine/subnet.h). */
 prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_context **out)
+{
+    prt_registry *prev;
+    prt_status s;
+    if (!e || !out) return PRT_STATUS_INVALID_ARGUMENT;
+    prev = prt__subnet_scope_enter(e->registry);
+    s = context_create(e, cfg, out);
+    prt__subnet_scope_leave(prev);
+    return s;
+}
+
+static prt_status context_create(prt_engine *e, const prt_context_config *cfg, prt_context **out)
 {
     prt_context *c;
     prt_context_config def;
@@ -937,6 +953,16 @@ done:
     return s;
 }
 
+/* A run; plugins that build sub-networks on a shape change resolve them in
+ * the engine's registry. */
+static prt_status scoped_run(prt_context *c)
+{
+    prt_registry *prev = prt__subnet_scope_enter(c->e->registry);
+    prt_status s = run(c);
+    prt__subnet_scope_leave(prev);
+    return s;
+}
+
 prt_status prt_context_enqueue(prt_context *c, void *stream)
 {
     prt_status s;
@@ -944,7 +970,7 @@ prt_status prt_context_enqueue(prt_context *c, void *stream)
     if (!c) return PRT_STATUS_INVALID_ARGUMENT;
     saved = c->ex.cuda_stream;
     if (c->device == PRT_DEVICE_CUDA && stream) c->ex.cuda_stream = stream;
-    s = run(c);
+    s = scoped_run(c);
     c->ex.cuda_stream = saved;
     return s;
 }
@@ -954,7 +980,7 @@ prt_status prt_context_execute(prt_context *c)
     prt_status s;
     char msg[512];
     if (!c) return PRT_STATUS_INVALID_ARGUMENT;
-    s = run(c);
+    s = scoped_run(c);
     if (s == PRT_OK) { /* CPU: nothing to wait for */
         msg[0] = 0;
         s = c->be->stream_sync(c->stream, msg, sizeof msg);

@@ -9,9 +9,9 @@
 prt_status prt_network_create(prt_registry *r, prt_network **out)
 {
     prt_network *net;
-    if (!out) return PRT_STATUS_INVALID_ARGUMENT;
+    if (!out) return prt__err(r, PRT_STATUS_INVALID_ARGUMENT, "prt_network_create: out is NULL");
     net = prt__calloc(1, sizeof *net);
-    if (!net) return PRT_STATUS_OUT_OF_MEMORY;
+    if (!net) return prt__err(r, PRT_STATUS_OUT_OF_MEMORY, "out of memory creating a network");
     net->registry = r ? r : prt_registry_global();
     *out = net;
     return PRT_OK;

@@ -50,12 +50,19 @@ struct prt_op {
     op_state st;
 };
 
-/* Errors of calls that have no op yet (create, deserialize) on this thread. */
-static _Thread_local char create_err[PRT_ERR_CAP];
-
+/* prt_op_last_error(NULL) reads the no-object slot, where create and
+ * deserialize also leave their message for callers of that older form. */
 const char *prt_op_last_error(const prt_op *op)
 {
-    return op ? prt__err_get(op) : create_err;
+    return prt__err_get(op);
+}
+
+/* A failed create or deserialize: the message goes to the registry the call
+ * was made on (NULL: the no-object slot) and to the no-object slot. */
+static prt_status create_failed(prt_registry *r, prt_status s, const char *msg)
+{
+    if (r) (void)prt__err(r, s, "%s", msg);
+    return prt__err(NULL, s, "%s", msg);
 }
 
 static const char *op_who(const prt_op *op, char *buf, size_t cap)
@@ -111,20 +118,21 @@ prt_status prt_op_create(prt_registry *r, const char *name, const char *version,
     const char *owner = NULL;
     prt__plugin *pl = NULL;
     prt_status s;
+    char err[PRT_ERR_CAP];
 
-    create_err[0] = 0;
-    if (!r || !name || !version || !out) {
-        snprintf(create_err, sizeof create_err, "prt_op_create needs a registry, a name, a version and out");
-        return PRT_STATUS_INVALID_ARGUMENT;
-    }
+    prt__err_clear(NULL);
+    if (!r || !name || !version || !out)
+        return create_failed(r, PRT_STATUS_INVALID_ARGUMENT,
+                             "prt_op_create needs a registry, a name, a version and out");
     s = prt_registry_find(r, name, version, plugin_namespace, &c, &owner);
     if (s != PRT_OK) {
-        snprintf(create_err, sizeof create_err, "%s", prt_registry_last_error(r));
-        return s;
+        snprintf(err, sizeof err, "%s", prt_registry_last_error(r)); /* the registry's slot is rewritten */
+        return create_failed(r, s, err);
     }
-    s = prt__plugin_create(c, owner, name, fields, PRT_PHASE_BUILD, &pl, create_err, sizeof create_err);
-    if (s != PRT_OK) return s;
-    return wrap_new(r, pl, out, create_err, sizeof create_err);
+    err[0] = 0;
+    s = prt__plugin_create(c, owner, name, fields, PRT_PHASE_BUILD, &pl, err, sizeof err);
+    if (s == PRT_OK) s = wrap_new(r, pl, out, err, sizeof err);
+    return s == PRT_OK ? PRT_OK : create_failed(r, s, err);
 }
 
 prt_status prt_op_serialize(prt_op *op, void *buf, size_t cap, size_t *len)
@@ -162,23 +170,23 @@ prt_status prt_op_deserialize(prt_registry *r, const void *data, size_t len, prt
     prt_reader rd;
     prt__plugin *pl = NULL;
     prt_status s;
+    char err[PRT_ERR_CAP];
 
-    create_err[0] = 0;
-    if (!r || !out || (!data && len)) {
-        snprintf(create_err, sizeof create_err, "prt_op_deserialize needs a registry, data and out");
-        return PRT_STATUS_INVALID_ARGUMENT;
-    }
+    prt__err_clear(NULL);
+    if (!r || !out || (!data && len))
+        return create_failed(r, PRT_STATUS_INVALID_ARGUMENT, "prt_op_deserialize needs a registry, data and out");
     rd = prt_reader_init(data, len);
-    s = prt__plugin_read_record(r, &rd, NULL, &pl, create_err, sizeof create_err);
-    if (s != PRT_OK) return s;
+    err[0] = 0;
+    s = prt__plugin_read_record(r, &rd, NULL, &pl, err, sizeof err);
+    if (s != PRT_OK) return create_failed(r, s, err);
     if (prt_reader_left(&rd) != 0) {
-        snprintf(create_err, sizeof create_err, "plugin record of %s v%s is followed by %zu stray byte%s",
-                 pl->creator->name, pl->creator->version, prt_reader_left(&rd),
-                 prt_reader_left(&rd) == 1 ? "" : "s");
+        snprintf(err, sizeof err, "plugin record of %s v%s is followed by %zu stray byte%s", pl->creator->name,
+                 pl->creator->version, prt_reader_left(&rd), prt_reader_left(&rd) == 1 ? "" : "s");
         prt__plugin_destroy(pl);
-        return PRT_STATUS_BAD_FORMAT;
+        return create_failed(r, PRT_STATUS_BAD_FORMAT, err);
     }
-    return wrap_new(r, pl, out, create_err, sizeof create_err);
+    s = wrap_new(r, pl, out, err, sizeof err);
+    return s == PRT_OK ? PRT_OK : create_failed(r, s, err);
 }
 
 prt_status prt_op_clone(const prt_op *op, prt_op **out)

@@ -9,6 +9,7 @@
 #include "engine/layercheck.h"
 #include "engine/optio.h"
 #include "engine/shapeval.h"
+#include "engine/subnet.h"
 #include "engine/runtime.h"
 
 static void seterr(char *err, size_t cap, const char *fmt, ...) PRT_PRINTF(3, 4);
@@ -409,8 +410,21 @@ done:
     return s;
 }
 
+static prt_status engine_deserialize(prt_registry *r, const void *data, size_t len, prt_engine **out, char *err,
+                                     size_t cap);
+
+/* Sub-networks built by plugins while loading resolve in `r` (engine/subnet.h). */
 prt_status prt_engine_deserialize(prt_registry *r, const void *data, size_t len, prt_engine **out, char *err,
                                   size_t cap)
+{
+    prt_registry *prev = prt__subnet_scope_enter(r ? r : prt_registry_global());
+    prt_status s = engine_deserialize(r, data, len, out, err, cap);
+    prt__subnet_scope_leave(prev);
+    return s;
+}
+
+static prt_status engine_deserialize(prt_registry *r, const void *data, size_t len, prt_engine **out, char *err,
+                                     size_t cap)
 {
     prt_engine *e;
     prt_status s;
@@ -515,10 +529,8 @@ prt_status prt_engine_serialize(const prt_engine *e, void *buf, size_t cap, size
         *len = e->len;
         return PRT_OK;
     }
-    if (cap < e->len) {
-        prt__err_set(e, "the plan needs %zu bytes, the buffer holds %zu", e->len, cap);
-        return PRT_STATUS_INVALID_ARGUMENT;
-    }
+    if (cap < e->len)
+        return prt__err(e, PRT_STATUS_INVALID_ARGUMENT, "the plan needs %zu bytes, the buffer holds %zu", e->len, cap);
     memcpy(buf, e->bytes, e->len);
     *len = e->len;
     return PRT_OK;

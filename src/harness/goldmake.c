@@ -1,15 +1,16 @@
 /*
  * harness/goldmake.c - write a golden-IO JSON from a PluginConfig YAML
- * (goldmake.h).
+ * (prt_harness_golden_make in plugrt/harness.h).
  */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/core.h"
-#include "harness/goldmake.h"
 #include "harness/plugrun.h"
+#include "plugrt/harness.h"
 
 static uint64_t gm_hash(const char *s)
 {
@@ -19,13 +20,13 @@ static uint64_t gm_hash(const char *s)
 }
 
 /* kind 0: .npy, 1: values, 2: dims; a config-specific option wins. */
-static const prt_goldmake_input *gm_input(const prt_goldmake_opts *o, const char *config, const char *input,
+static const prt_harness_golden_input *gm_input(const prt_harness_golden_opts *o, const char *config, const char *input,
                                           int kind)
 {
-    const prt_goldmake_input *any = NULL;
+    const prt_harness_golden_input *any = NULL;
     int i;
     for (i = 0; i < o->nb_inputs; i++) {
-        const prt_goldmake_input *g = &o->inputs[i];
+        const prt_harness_golden_input *g = &o->inputs[i];
         int k = g->npy ? 0 : g->nb_values > 0 ? 1 : 2;
         if (k != kind || strcmp(g->input, input) != 0) continue;
         if (o->inputs[i].config && strcmp(o->inputs[i].config, config) == 0) return &o->inputs[i];
@@ -56,7 +57,7 @@ static cJSON *gm_array(const void *data, prt_npy_type nt, const prt_dims *d, prt
     return o;
 }
 
-static int gm_selected(const prt_goldmake_opts *o, const char *name)
+static int gm_selected(const prt_harness_golden_opts *o, const char *name)
 {
     int i;
     if (o->nb_configs == 0) return 1;
@@ -108,7 +109,7 @@ oom:
 }
 
 /* One case of one config into `cases` (a JSON array). */
-static prt_status gm_case(const prt_goldmake_opts *o, const prt_pcfg *cfg, const prt_pcfg_version *v,
+static prt_status gm_case(const prt_harness_golden_opts *o, const prt_pcfg *cfg, const prt_pcfg_version *v,
                           const prt_pcfg_config *c, int case_i, cJSON *cases, char *err, size_t cap)
 {
     prt__arena ar = {0};
@@ -144,9 +145,9 @@ static prt_status gm_case(const prt_goldmake_opts *o, const prt_pcfg *cfg, const
 
     for (i = 0; i < v->nb_inputs; i++) {
         const char *name = v->inputs[i];
-        const prt_goldmake_input *gnpy = gm_input(o, c->name, name, 0);
-        const prt_goldmake_input *gval = gm_input(o, c->name, name, 1);
-        const prt_goldmake_input *gdim = gm_input(o, c->name, name, 2);
+        const prt_harness_golden_input *gnpy = gm_input(o, c->name, name, 0);
+        const prt_harness_golden_input *gval = gm_input(o, c->name, name, 1);
+        const prt_harness_golden_input *gdim = gm_input(o, c->name, name, 2);
         const char *tn = prt__pcfg_pair_get(c->input_types, c->nb_input_types, name);
         prt_dtype dt = PRT_DTYPE_F32;
         prt_npy_type nt;
@@ -187,7 +188,7 @@ static prt_status gm_case(const prt_goldmake_opts *o, const prt_pcfg *cfg, const
                 prt__elem_set(in.data[in.nb], dt, j, gval ? gval->values[j] : r);
             }
         } else {
-            const prt_goldmake_input *gi = gnpy;
+            const prt_harness_golden_input *gi = gnpy;
             prt_npy_array a;
             size_t bytes;
             memset(&a, 0, sizeof a);
@@ -262,7 +263,7 @@ static prt_status gm_case(const prt_goldmake_opts *o, const prt_pcfg *cfg, const
         if (s != PRT_OK) goto fail;
         s = prt_op_create(reg, cr->name, cr->version, cr->plugin_namespace, &fc, &op);
         if (s != PRT_OK) {
-            snprintf(err, cap, "%s", prt_op_last_error(NULL));
+            snprintf(err, cap, "%s", prt_registry_last_error(reg));
             goto fail;
         }
         s = prt__plugrun_run(op, PRT_DEVICE_CPU, 0, &in, &ar, &ro, NULL, err, cap);
@@ -314,7 +315,7 @@ static int seen_name(const prt_pcfg *cfg, int vi, const char *name)
     return 0;
 }
 
-prt_status prt__goldmake(const prt_goldmake_opts *o, char *err, size_t cap)
+static prt_status goldmake(const prt_harness_golden_opts *o, char *err, size_t cap)
 {
     prt_pcfg *cfg = NULL;
     cJSON *root;
@@ -413,4 +414,38 @@ prt_status prt__goldmake(const prt_goldmake_opts *o, char *err, size_t cap)
     if (s != PRT_OK) snprintf(err, cap, "writing \"%s\" failed", o->out_path);
     else if (o->log) fprintf(o->log, "wrote %s (%d config%s)\n", o->out_path, made, made == 1 ? "" : "s");
     return s;
+}
+
+void prt_harness_golden_opts_init(prt_harness_golden_opts *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->abi_version = PRT_ABI_VERSION;
+    o->seed = 1;
+    o->lo = -1;
+    o->hi = 1;
+    o->cases = 1;
+}
+
+prt_status prt_harness_golden_make(const prt_harness_golden_opts *o, char *err, size_t cap)
+{
+    prt_harness_golden_opts r;
+    char none[1];
+    const size_t min = offsetof(prt_harness_golden_opts, out_path) + sizeof r.out_path;
+    if (!err) {
+        err = none;
+        cap = sizeof none;
+    }
+    if (!o) {
+        snprintf(err, cap, "prt_harness_golden_make needs options");
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    prt_harness_golden_opts_init(&r);
+    if (prt__config_read(&r, sizeof r, o, min) != 0) {
+        snprintf(err, cap, "prt_harness_golden_opts.struct_size is %u; at least %zu expected (fill it with "
+                 "prt_harness_golden_opts_init)", (unsigned)o->struct_size, min);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    return goldmake(&r, err, cap);
 }

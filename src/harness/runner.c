@@ -1,5 +1,6 @@
 /*
- * harness/runner.c - the conformance runner (runner.h): for every selected
+ * harness/runner.c - the conformance runner (prt_harness_test_plugin in
+ * plugrt/harness.h): for every selected
  * version of the plugin a PluginConfig YAML declares,
  *
  *   plugin      a creator with the YAML's name and version is registered
@@ -29,13 +30,15 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/cuda/device.h"
+#include "core/core.h"
 #include "harness/plugrun.h"
-#include "harness/runner.h"
+#include "plugrt/harness.h"
 
 #define MSG_CAP 1536
 
@@ -56,8 +59,8 @@ typedef struct row {
 } row;
 
 typedef struct runner {
-    const prt_runner_opts *o;
-    prt_runner_summary *sum;
+    const prt_harness_test_opts *o;
+    prt_harness_summary *sum;
     FILE *out;
     prt_registry *reg;
     const prt_pcfg *cfg;
@@ -436,7 +439,7 @@ static prt_status make_op(runner *R, const prt__attrset *attrs, prt__arena *ar, 
     prt_status s = prt__attrset_to_fields(R->creator, attrs, ar, &fc, skipped, sizeof skipped, err, cap);
     if (s != PRT_OK) return s;
     s = prt_op_create(R->reg, R->creator->name, R->creator->version, R->creator->plugin_namespace, &fc, op);
-    if (s != PRT_OK) snprintf(err, cap, "%s", prt_op_last_error(NULL));
+    if (s != PRT_OK) snprintf(err, cap, "%s", prt_registry_last_error(R->reg));
     return s;
 }
 
@@ -631,7 +634,7 @@ static void check_copies(runner *R, prt_op *op, const char *config, const char *
             s = prt_op_deserialize(R->reg, buf, len, &cp);
             if (s != PRT_OK) {
                 r.status = ST_FAIL;
-                row_msg(&r, "deserialize of the %zu-byte record: %s", len, prt_op_last_error(NULL));
+                row_msg(&r, "deserialize of the %zu-byte record: %s", len, prt_registry_last_error(R->reg));
                 emit(R, &r);
                 continue;
             }
@@ -1390,7 +1393,7 @@ static void diagnose(runner *R, cfg_result *res, int nb, const char *dev)
 
 /* ---- a version --------------------------------------------------------------------------- */
 
-static int config_selected(const prt_runner_opts *o, const char *name)
+static int config_selected(const prt_harness_test_opts *o, const char *name)
 {
     int i;
     if (o->nb_configs == 0) return 1;
@@ -1632,7 +1635,7 @@ done:
     R->golden = NULL;
 }
 
-prt_status prt__runner_run(const prt_runner_opts *o, prt_runner_summary *sum, char *err, size_t cap)
+static prt_status runner_run(const prt_harness_test_opts *o, prt_harness_summary *sum, char *err, size_t cap)
 {
     runner R;
     prt_pcfg *cfg = NULL;
@@ -1727,4 +1730,37 @@ prt_status prt__runner_run(const prt_runner_opts *o, prt_runner_summary *sum, ch
     }
     prt__pcfg_destroy(cfg);
     return PRT_OK;
+}
+
+void prt_harness_test_opts_init(prt_harness_test_opts *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->abi_version = PRT_ABI_VERSION;
+    o->cpu = 1;
+    o->cuda = 1;
+    o->out = stdout;
+}
+
+prt_status prt_harness_test_plugin(const prt_harness_test_opts *o, prt_harness_summary *sum, char *err, size_t cap)
+{
+    prt_harness_test_opts r;
+    char none[1];
+    if (!err) {
+        err = none;
+        cap = sizeof none;
+    }
+    if (!o || !sum) {
+        snprintf(err, cap, "prt_harness_test_plugin needs options and a summary");
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    prt_harness_test_opts_init(&r);
+    if (prt__config_read(&r, sizeof r, o, offsetof(prt_harness_test_opts, yaml_path) + sizeof r.yaml_path) != 0) {
+        snprintf(err, cap, "prt_harness_test_opts.struct_size is %u; at least %zu expected (fill it with "
+                 "prt_harness_test_opts_init)", (unsigned)o->struct_size,
+                 offsetof(prt_harness_test_opts, yaml_path) + sizeof r.yaml_path);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    return runner_run(&r, sum, err, cap);
 }

@@ -8,6 +8,7 @@
 
 #include "backend/cuda/device.h"
 #include "core/core.h"
+#include "engine/subnet.h"
 
 static void host_log(prt_severity sev, const char *msg)
 {
@@ -95,6 +96,10 @@ static const prt_host_api host_api = {
     .device_alloc = host_device_alloc,
     .device_free = host_device_free,
     .device_count = host_device_count,
+    .subnet_build = prt__subnet_build,
+    .subnet_describe = prt__subnet_describe,
+    .subnet_run = prt__subnet_run,
+    .subnet_destroy = prt__subnet_destroy,
 };
 
 const prt_host_api *prt_host_api_get(void)

@@ -371,6 +371,18 @@ prt_status prt_registry_add(prt_registry *r, const prt_plugin_creator *c, const 
     return PRT_OK;
 }
 
+prt_status prt_registry_add_many(prt_registry *r, const prt_plugin_creator *const *creators, int32_t n,
+                                 const char *owner)
+{
+    char err[MSG_CAP];
+    prt_status st;
+    if (!r) return PRT_STATUS_INVALID_ARGUMENT;
+    if (!owner) return prt__err(r, PRT_STATUS_INVALID_ARGUMENT, "prt_registry_add_many: owner is NULL");
+    st = prt__registry_add_many(r, creators, n, owner, err, sizeof err);
+    if (st != PRT_OK) return prt__err(r, st, "%s", err);
+    return PRT_OK;
+}
+
 /* Near misses of a key across the chain, appended to t: the same name with
  * other versions or namespaces, and names equal but for case. */
 static void add_near_misses(prt__text *t, prt_registry *r, const char *ns, const char *name, const char *ver)

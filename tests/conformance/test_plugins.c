@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "harness/harness.h"
-#include "harness/runner.h"
+#include "plugrt/harness.h"
 #include "plugrt/plugrt.h"
 #include "prt_test.h"
 
@@ -31,22 +31,23 @@ static const shipped plugins[] = {
 
 static void run_one(const shipped *p, int cuda)
 {
-    prt_runner_opts o;
-    prt_runner_summary s;
+    prt_harness_test_opts o;
+    prt_harness_summary s;
     char path[1024], err[1024], *rep = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&rep, &len);
     CHECK(f != NULL);
     if (!f) return;
     snprintf(path, sizeof path, "%s/%s", PRT_SOURCE_DIR, p->yaml);
-    memset(&o, 0, sizeof o);
+    prt_harness_test_opts_init(&o);
+    o.cpu = o.cuda = 0;
     o.yaml_path = path;
     o.cpu = !cuda;
     o.cuda = cuda;
     o.cuda_required = cuda;
     o.nb_threads = 2;
     o.out = f;
-    if (prt__runner_run(&o, &s, err, sizeof err) != PRT_OK) CHECK_MSG(0, "%s: %s", p->yaml, err);
+    if (prt_harness_test_plugin(&o, &s, err, sizeof err) != PRT_OK) CHECK_MSG(0, "%s: %s", p->yaml, err);
     fclose(f);
     CHECK_MSG(s.failed == 0, "%s on %s: %d failed\n%s", p->yaml, cuda ? "CUDA" : "the CPU", s.failed, rep);
     CHECK_MSG(s.passed >= p->min_passed, "%s: only %d checks passed (expected >= %d)\n%s", p->yaml, s.passed,
@@ -106,8 +107,8 @@ TEST(nms_cuda)
  * (tests/data/tensorrt/configs/toplevel), on every device found. */
 TEST(efficient_nms_passes_tensorrt_golden)
 {
-    prt_runner_opts o;
-    prt_runner_summary s;
+    prt_harness_test_opts o;
+    prt_harness_summary s;
     char path[1024], err[1024], *rep = NULL;
     size_t len = 0;
     int dev;
@@ -117,13 +118,14 @@ TEST(efficient_nms_passes_tensorrt_golden)
         f = open_memstream(&rep, &len);
         snprintf(path, sizeof path, "%s/tests/data/tensorrt/configs/toplevel/EfficientNMSPlugin_PluginConfig.yaml",
                  PRT_SOURCE_DIR);
-        memset(&o, 0, sizeof o);
+        prt_harness_test_opts_init(&o);
+        o.cpu = o.cuda = 0;
         o.yaml_path = path;
         o.cpu = dev == 0;
         o.cuda = dev == 1;
         o.cuda_required = dev == 1;
         o.out = f;
-        if (prt__runner_run(&o, &s, err, sizeof err) != PRT_OK) CHECK_MSG(0, "%s", err);
+        if (prt_harness_test_plugin(&o, &s, err, sizeof err) != PRT_OK) CHECK_MSG(0, "%s", err);
         fclose(f);
         CHECK_MSG(s.failed == 0, "%s\n%s", path, rep);
         CHECK_STR_CONTAINS(rep, "golden     config1            float32   ");

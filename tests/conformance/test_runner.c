@@ -9,9 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness/goldmake.h"
 #include "harness/harness.h"
-#include "harness/runner.h"
+#include "plugrt/harness.h"
 #include "plugrt/plugrt.h"
 #include "prt_test.h"
 
@@ -96,8 +95,8 @@ static void setup(void)
     char text[32768] = "name: ConfAffine\nversions:\n", px[300], pb[300], err[1024];
     prt_npy_array x, b;
     prt_dims dx = {2, 0, {2, 4}}, db = {1, 0, {4}};
-    prt_goldmake_input ins[2];
-    prt_goldmake_opts o;
+    prt_harness_golden_input ins[2];
+    prt_harness_golden_opts o;
     prt_registry *r;
     int v, i;
     snprintf(tmpdir, sizeof tmpdir, "/tmp/prt_conf_XXXXXX");
@@ -129,7 +128,8 @@ static void setup(void)
     ins[0].npy = px;
     ins[1].input = "b";
     ins[1].npy = pb;
-    memset(&o, 0, sizeof o);
+    prt_harness_golden_opts_init(&o);
+    o.seed = 0;
     r = toy_registry();
     o.yaml_path = yaml_path;
     o.out_path = golden_path;
@@ -139,21 +139,22 @@ static void setup(void)
     o.cases = 1;
     o.use_plugin = 1;
     o.registry = r;
-    if (prt__goldmake(&o, err, sizeof err) != PRT_OK) CHECK_MSG(0, "golden make: %s", err);
+    if (prt_harness_golden_make(&o, err, sizeof err) != PRT_OK) CHECK_MSG(0, "golden make: %s", err);
     prt_registry_destroy(r);
 }
 
 /* Run `version` of `yaml` through registry r; the report goes to *report. */
-static prt_runner_summary run_opts(const char *yaml, prt_registry *r, const char *version, const char *ns,
+static prt_harness_summary run_opts(const char *yaml, prt_registry *r, const char *version, const char *ns,
                                    const char *config, int json, int verbose, char **report)
 {
-    prt_runner_opts o;
-    prt_runner_summary sum;
+    prt_harness_test_opts o;
+    prt_harness_summary sum;
     const char *configs[1];
     char err[1024];
     size_t len = 0;
     FILE *f;
-    memset(&o, 0, sizeof o);
+    prt_harness_test_opts_init(&o);
+    o.cpu = o.cuda = 0;
     memset(&sum, 0, sizeof sum);
     f = open_memstream(report, &len);
     o.yaml_path = yaml;
@@ -170,21 +171,21 @@ static prt_runner_summary run_opts(const char *yaml, prt_registry *r, const char
     o.verbose = verbose;
     o.json = json;
     o.out = f;
-    if (prt__runner_run(&o, &sum, err, sizeof err) != PRT_OK) CHECK_MSG(0, "runner: %s", err);
+    if (prt_harness_test_plugin(&o, &sum, err, sizeof err) != PRT_OK) CHECK_MSG(0, "runner: %s", err);
     fclose(f);
     return sum;
 }
 
-static prt_runner_summary run_with(const char *yaml, prt_registry *r, const char *ns, const char *config, char **report)
+static prt_harness_summary run_with(const char *yaml, prt_registry *r, const char *ns, const char *config, char **report)
 {
     return run_opts(yaml, r, "1", ns, config, 0, 1, report);
 }
 
 /* Run the runner on the toy YAML; the report goes to `report`. */
-static prt_runner_summary run_toy(const char *version, const char *config, int json, char **report)
+static prt_harness_summary run_toy(const char *version, const char *config, int json, char **report)
 {
     prt_registry *r = toy_registry();
-    prt_runner_summary sum;
+    prt_harness_summary sum;
     *report = NULL;
     sum = run_opts(yaml_path, r, version, NULL, config, json, 0, report);
     prt_registry_destroy(r);
@@ -221,7 +222,7 @@ TEST(golden_make_from_plugin)
 TEST(right_plugin_passes_every_check)
 {
     char *rep;
-    prt_runner_summary s;
+    prt_harness_summary s;
     setup();
     s = run_toy("1", NULL, 0, &rep);
     CHECK_MSG(s.failed == 0, "report:\n%s", rep);
@@ -237,7 +238,7 @@ TEST(right_plugin_passes_every_check)
 TEST(plugin_ignoring_an_attribute_fails_naming_it)
 {
     char *rep;
-    prt_runner_summary s;
+    prt_harness_summary s;
     setup();
     s = run_toy("2", NULL, 0, &rep);
     CHECK(s.failed >= 1);
@@ -252,7 +253,7 @@ TEST(plugin_ignoring_an_attribute_fails_naming_it)
 TEST(one_ulp_within_tolerance_passes_two_fail_at_the_element)
 {
     char *rep;
-    prt_runner_summary s;
+    prt_harness_summary s;
     setup();
     s = run_toy("3", "plain", 0, &rep); /* 1 ulp off = exactly the tolerance */
     CHECK_MSG(s.failed == 0, "report:\n%s", rep);
@@ -270,7 +271,7 @@ TEST(one_ulp_within_tolerance_passes_two_fail_at_the_element)
 TEST(plugin_writing_past_its_output_is_caught)
 {
     char *rep;
-    prt_runner_summary s;
+    prt_harness_summary s;
     setup();
     s = run_toy("7", "plain", 0, &rep);
     CHECK(s.failed >= 1);
@@ -281,7 +282,7 @@ TEST(plugin_writing_past_its_output_is_caught)
 TEST(attribute_outside_its_range_must_be_refused)
 {
     char *rep;
-    prt_runner_summary s;
+    prt_harness_summary s;
     setup();
     s = run_toy("1", NULL, 0, &rep);
     CHECK_MSG(s.failed == 0, "report:\n%s", rep);
@@ -297,7 +298,7 @@ TEST(attribute_outside_its_range_must_be_refused)
 TEST(broken_constraint_must_be_refused)
 {
     char *rep;
-    prt_runner_summary s;
+    prt_harness_summary s;
     setup();
     s = run_toy("6", NULL, 0, &rep);
     CHECK(s.failed >= 1);
@@ -310,7 +311,7 @@ TEST(json_report)
     char *rep;
     cJSON *j, *checks, *c;
     int saw_fail = 0;
-    prt_runner_summary s;
+    prt_harness_summary s;
     setup();
     s = run_toy("4", "plain", 1, &rep);
     CHECK_EQ_INT(s.failed, 1);
@@ -341,7 +342,7 @@ TEST(json_report)
 TEST(bad_golden_file_is_a_failure_not_a_crash)
 {
     char *rep;
-    prt_runner_summary s;
+    prt_harness_summary s;
     setup();
     write_text(golden_path, "{\"plain\": [{\"inputs\": {\"x\": {\"array\": \"not base64!\"}}}]}");
     s = run_toy("1", NULL, 0, &rep);
@@ -477,7 +478,7 @@ TEST(case_without_attributes_uses_the_yaml_values)
 {
     char *text, *rep;
     cJSON *j, *cfg;
-    prt_runner_summary s;
+    prt_harness_summary s;
     setup();
     text = read_text(golden_path);
     if (!text) return;
@@ -507,8 +508,8 @@ TEST(uncovered_type_combination_runs)
 {
     char src[1024], y[300], *text, *cut, *rep = NULL;
     FILE *f;
-    prt_runner_opts o;
-    prt_runner_summary s;
+    prt_harness_test_opts o;
+    prt_harness_summary s;
     char err[1024];
     size_t len = 0;
     setup();
@@ -524,14 +525,15 @@ TEST(uncovered_type_combination_runs)
     write_text(y, text);
     free(text);
     snprintf(src, sizeof src, "%s/plugins/swish/Swish_PluginGoldenIO.json", PRT_SOURCE_DIR);
-    memset(&o, 0, sizeof o);
+    prt_harness_test_opts_init(&o);
+    o.cpu = o.cuda = 0;
     o.yaml_path = y;
     o.golden_path = src;
     o.cpu = 1;
     o.nb_threads = 1;
     f = open_memstream(&rep, &len);
     o.out = f;
-    CHECK_OK(prt__runner_run(&o, &s, err, sizeof err));
+    CHECK_OK(prt_harness_test_plugin(&o, &s, err, sizeof err));
     fclose(f);
     /* The golden configs the cut YAML no longer declares are reported, not skipped. */
     CHECK_MSG(s.failed == 5, "report:\n%s", rep); /* beta_neg_f16, weights, weights_f16 and version 24's two */
@@ -550,7 +552,7 @@ TEST(plugin_in_another_namespace)
     prt_registry *lib_reg, *r;
     const prt_plugin_creator *c = NULL;
     prt_plugin_creator in_a, in_b;
-    prt_runner_summary s;
+    prt_harness_summary s;
     char *rep = NULL;
     setup();
     lib_reg = toy_registry();
@@ -590,7 +592,7 @@ TEST(config_dimension_constraints)
 {
     char *text, *at, y[300], *rep = NULL, out[40000];
     prt_registry *r;
-    prt_runner_summary s;
+    prt_harness_summary s;
     static const char marker[] = "      plain:\n";
     setup();
     text = read_text(yaml_path);
@@ -620,12 +622,12 @@ TEST(config_dimension_constraints)
  * registers with its creator; the right plugin then passes against them. */
 TEST(golden_make_from_a_library_reference)
 {
-    prt_goldmake_opts o;
-    prt_goldmake_input ins[2];
+    prt_harness_golden_opts o;
+    prt_harness_golden_input ins[2];
     prt_registry *r;
     char out[300], err[1024], *log = NULL, *rep = NULL;
     size_t len = 0;
-    prt_runner_summary s;
+    prt_harness_summary s;
     const char *configs[1] = {"plain"};
     FILE *f;
     setup();
@@ -640,7 +642,8 @@ TEST(golden_make_from_a_library_reference)
     ins[1].has_dims = 1;
     ins[1].dims.nb = 1;
     ins[1].dims.d[0] = 4;
-    memset(&o, 0, sizeof o);
+    prt_harness_golden_opts_init(&o);
+    o.seed = 0;
     snprintf(out, sizeof out, "%s/from_reference.json", tmpdir);
     o.yaml_path = yaml_path;
     o.out_path = out;
@@ -655,13 +658,14 @@ TEST(golden_make_from_a_library_reference)
     o.registry = r;
     f = open_memstream(&log, &len);
     o.log = f;
-    CHECK_MSG(prt__goldmake(&o, err, sizeof err) == PRT_OK, "%s", err);
+    CHECK_MSG(prt_harness_golden_make(&o, err, sizeof err) == PRT_OK, "%s", err);
     fclose(f);
     CHECK_STR_CONTAINS(log, "outputs from float64: alpha * x + beta (+ b[c]), from conftoy");
     free(log);
     {
-        prt_runner_opts ro;
-        memset(&ro, 0, sizeof ro);
+        prt_harness_test_opts ro;
+        prt_harness_test_opts_init(&ro);
+        ro.cpu = ro.cuda = 0;
         ro.yaml_path = yaml_path;
         ro.golden_path = out;
         ro.version = "1";
@@ -672,10 +676,39 @@ TEST(golden_make_from_a_library_reference)
         ro.nb_threads = 1;
         f = open_memstream(&rep, &len);
         ro.out = f;
-        CHECK_MSG(prt__runner_run(&ro, &s, err, sizeof err) == PRT_OK, "%s", err);
+        CHECK_MSG(prt_harness_test_plugin(&ro, &s, err, sizeof err) == PRT_OK, "%s", err);
         fclose(f);
         CHECK_MSG(s.failed == 0 && s.passed > 0, "report:\n%s", rep);
         free(rep);
     }
     prt_registry_destroy(r);
+}
+
+/* The public options are read up to the caller's struct_size. */
+TEST(harness_opts_read_up_to_struct_size)
+{
+    prt_harness_test_opts o;
+    prt_harness_golden_opts g;
+    prt_harness_summary sum = {7, 7, 7};
+    char err[512] = "";
+    prt_harness_test_opts_init(&o);
+    CHECK_EQ_INT(o.struct_size, sizeof o);
+    CHECK(o.cpu == 1 && o.cuda == 1 && o.out == stdout);
+    o.yaml_path = "/nonexistent/x.yaml";
+    o.struct_size = 8;
+    CHECK_EQ_INT(prt_harness_test_plugin(&o, &sum, err, sizeof err), PRT_STATUS_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(err, "struct_size is 8");
+    CHECK(sum.passed == 7 && sum.failed == 7 && sum.skipped == 7); /* untouched */
+    /* An older caller whose struct ends after yaml_path: the rest defaults. */
+    o.struct_size = (uint32_t)(offsetof(prt_harness_test_opts, yaml_path) + sizeof o.yaml_path);
+    o.version = "no such version, never read";
+    CHECK(prt_harness_test_plugin(&o, &sum, err, sizeof err) != PRT_OK);
+    CHECK_STR_CONTAINS(err, "/nonexistent/x.yaml");
+    CHECK(prt_harness_test_plugin(&o, &sum, NULL, 0) != PRT_OK);
+    prt_harness_golden_opts_init(&g);
+    CHECK(g.seed == 1 && g.lo == -1 && g.hi == 1 && g.cases == 1);
+    g.yaml_path = "/nonexistent/x.yaml";
+    g.struct_size = (uint32_t)offsetof(prt_harness_golden_opts, out_path);
+    CHECK_EQ_INT(prt_harness_golden_make(&g, err, sizeof err), PRT_STATUS_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(err, "prt_harness_golden_opts.struct_size");
 }

@@ -13,12 +13,45 @@ TEST(status_names_and_messages)
 TEST(error_messages_live_on_objects)
 {
     int a, b;
-    prt__err_set(&a, "a failed: %d", 1);
-    prt__err_set(&b, "b failed");
+    CHECK_EQ_INT(prt__err(&a, PRT_STATUS_NOT_FOUND, "a failed: %d", 1), PRT_STATUS_NOT_FOUND);
+    (void)prt__err(&b, PRT_STATUS_INTERNAL, "b failed");
     CHECK(strcmp(prt_last_error(&a), "a failed: 1") == 0);
     CHECK(strcmp(prt_last_error(&b), "b failed") == 0);
     prt__err_clear(&a);
     CHECK(strcmp(prt_last_error(&a), "") == 0);
+    /* NULL is a key of its own: calls made on no object */
+    CHECK(strcmp(prt_last_error(NULL), "") == 0);
+    (void)prt__err(NULL, PRT_STATUS_INVALID_ARGUMENT, "no object");
+    CHECK(strcmp(prt_last_error(NULL), "no object") == 0);
+    CHECK(strcmp(prt_last_error(&b), "b failed") == 0);
+}
+
+/* A message copied from another slot into a new key, when the store is full
+ * and the new key takes exactly that slot (the least recently set): the copy
+ * keeps the text (it was lost before: the slot was rewritten while it was
+ * the argument, and a failure came back without a message). */
+TEST(error_message_copied_from_the_slot_it_replaces)
+{
+    static int objs[16], outer;
+    char want[64];
+    int i;
+    for (i = 0; i < 16; i++) (void)prt__err(&objs[i], PRT_STATUS_INTERNAL, "inner %d", i);
+    CHECK(strcmp(prt_last_error(&objs[0]), "inner 0") == 0); /* the least recently set */
+    (void)prt__err(&outer, PRT_STATUS_OUT_OF_MEMORY, "outer: %s", prt_last_error(&objs[0]));
+    CHECK(strcmp(prt_last_error(&outer), "outer: inner 0") == 0);
+    /* and into its own slot */
+    (void)prt__err(&outer, PRT_STATUS_OUT_OF_MEMORY, "again: %s", prt_last_error(&outer));
+    CHECK(strcmp(prt_last_error(&outer), "again: outer: inner 0") == 0);
+    /* a cleared slot is taken before a live message is dropped */
+    prt__err_clear(&objs[5]);
+    (void)prt__err(&want, PRT_STATUS_INTERNAL, "new");
+    for (i = 1; i < 16; i++) {
+        char w[16];
+        if (i == 5) continue;
+        snprintf(w, sizeof w, "inner %d", i);
+        CHECK_MSG(strcmp(prt_last_error(&objs[i]), w) == 0, "objs[%d]: \"%s\"", i, prt_last_error(&objs[i]));
+    }
+    CHECK(strcmp(prt_last_error(&want), "new") == 0);
 }
 
 TEST(alloc_failure_injection)

@@ -195,6 +195,7 @@ TEST(serialize_deserialize_clone)
         op = NULL;
         CHECK(prt_op_deserialize(r, buf, len + 1, &op) == PRT_STATUS_BAD_FORMAT);
         CHECK(op == NULL);
+        CHECK_STR_CONTAINS(prt_registry_last_error(r), "stray byte");
         CHECK_STR_CONTAINS(prt_op_last_error(NULL), "stray byte");
         prt_op_destroy(back);
         prt_op_destroy(cl);
@@ -361,10 +362,12 @@ TEST(create_errors)
     prt_fields fc = {&f, 1, 0};
     CHECK(prt_op_create(r, "FakeBlob", "2", "test", NULL, &op) == PRT_STATUS_NOT_FOUND);
     CHECK(op == NULL);
-    CHECK_STR_CONTAINS(prt_op_last_error(NULL), "FakeBlob");
+    CHECK_STR_CONTAINS(prt_registry_last_error(r), "FakeBlob");
+    CHECK_STR_CONTAINS(prt_op_last_error(NULL), "FakeBlob"); /* the older form reads the same message */
     CHECK(prt_op_create(r, "FakeBlob", "1", "test", &fc, &op) == PRT_STATUS_INVALID_FIELD);
     CHECK(op == NULL);
-    CHECK_STR_CONTAINS(prt_op_last_error(NULL), "scale");
+    CHECK_STR_CONTAINS(prt_registry_last_error(r), "scale");
+    CHECK(strcmp(prt_registry_last_error(r), prt_op_last_error(NULL)) == 0);
     CHECK(prt_op_create(NULL, "FakeBlob", "1", "test", NULL, &op) == PRT_STATUS_INVALID_ARGUMENT);
     prt_op_destroy(NULL);
     prt_registry_destroy(r);

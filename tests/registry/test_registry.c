@@ -130,6 +130,29 @@ TEST(registry_duplicate_names_both_owners)
     prt_registry_destroy(r);
 }
 
+TEST(registry_add_many_all_or_nothing)
+{
+    prt_registry *r = new_reg(NULL);
+    const prt_plugin_creator *c = NULL;
+    const prt_plugin_creator *good[3] = {&foo1, &foo2, &bar1};
+    const prt_plugin_creator *twice[2] = {&foo1_ns, &foo1_ns};
+    const prt_plugin_creator *clash[2] = {&foo3_lower, &foo2_again};
+    CHECK_OK(prt_registry_add_many(r, good, 0, "app"));
+    CHECK_EQ_INT(count_of(r), 0);
+    CHECK_OK(prt_registry_add_many(r, good, 3, "app"));
+    CHECK_EQ_INT(count_of(r), 3);
+    /* a key twice in the batch, and a key already registered: nothing of the batch stays */
+    CHECK_EQ_INT(prt_registry_add_many(r, twice, 2, "lib"), PRT_STATUS_ALREADY_EXISTS);
+    CHECK_STR_CONTAINS(prt_registry_last_error(r), "appears twice in what \"lib\" registers");
+    CHECK_EQ_INT(prt_registry_add_many(r, clash, 2, "lib"), PRT_STATUS_ALREADY_EXISTS);
+    CHECK_STR_CONTAINS(prt_registry_last_error(r), "already registered by \"app\"");
+    CHECK_EQ_INT(prt_registry_find(r, "foo", "3", NULL, &c, NULL), PRT_STATUS_NOT_FOUND);
+    CHECK_EQ_INT(count_of(r), 3);
+    CHECK_EQ_INT(prt_registry_add_many(r, good, 3, NULL), PRT_STATUS_INVALID_ARGUMENT);
+    prt_registry_destroy(r);
+    CHECK_NO_LEAKS();
+}
+
 TEST(registry_near_misses)
 {
     prt_registry *parent = new_reg(NULL);
@@ -282,8 +305,12 @@ TEST(registry_bad_creators_refused)
     expect_refused(&c, PRT_STATUS_INVALID_ARGUMENT, "creator struct_size is 40, expected at least 96");
     c = foo1;
     c.abi_version = PRT_ABI_VERSION + 1;
-    expect_refused(&c, PRT_STATUS_VERSION_MISMATCH, "Foo v1: creator is built for plugin ABI 3, this host "
-                                                    "supports 1 to 2");
+    {
+        char want[128];
+        snprintf(want, sizeof want, "Foo v1: creator is built for plugin ABI %u, this host supports 1 to %u",
+                 (unsigned)PRT_ABI_VERSION + 1, (unsigned)PRT_ABI_VERSION);
+        expect_refused(&c, PRT_STATUS_VERSION_MISMATCH, want);
+    }
     c.abi_version = 0;
     expect_refused(&c, PRT_STATUS_INVALID_ARGUMENT, "plugin ABI 0");
     c = foo1;

@@ -1,6 +1,6 @@
 /*
  * tools/plugrt/cmd_golden.c - `plugrt golden make`: write a golden-IO JSON
- * for the configs of a PluginConfig YAML (src/harness/goldmake.c;
+ * for the configs of a PluginConfig YAML (prt_harness_golden_make, plugrt/harness.h;
  * docs/conformance.md, "Making golden data").
  *
  *   plugrt golden make CONFIG.yaml -o OUT.json [--version V] [--config NAME ...]
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "harness/goldmake.h"
+#include "plugrt/harness.h"
 #include "plugrt/plugrt.h"
 
 #define GM_MAX 128
@@ -71,8 +71,8 @@ static int split_spec(char *spec, const char **config, const char **input, const
 
 int prt_cli_golden(int argc, char **argv)
 {
-    prt_goldmake_opts o;
-    prt_goldmake_input inputs[GM_MAX];
+    prt_harness_golden_opts o;
+    prt_harness_golden_input inputs[GM_MAX];
     static double values[GM_MAX][GM_MAX_VALUES];
     const char *configs[GM_MAX], *libs[GM_MAX];
     int nb_libs = 0, i;
@@ -88,13 +88,9 @@ int prt_cli_golden(int argc, char **argv)
         fprintf(stderr, "plugrt golden: unknown action \"%s\" (expected make)\n", argv[1]);
         return 2;
     }
-    memset(&o, 0, sizeof o);
+    prt_harness_golden_opts_init(&o);
     o.configs = configs;
     o.inputs = inputs;
-    o.seed = 1;
-    o.lo = -1;
-    o.hi = 1;
-    o.cases = 1;
     o.log = stdout;
     for (i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -122,7 +118,7 @@ int prt_cli_golden(int argc, char **argv)
                 o.merge_path = val;
             } else if ((strcmp(a, "--shape") == 0 || strcmp(a, "--input") == 0 || strcmp(a, "--value") == 0) &&
                        o.nb_inputs < GM_MAX) {
-                prt_goldmake_input *gi = &inputs[o.nb_inputs];
+                prt_harness_golden_input *gi = &inputs[o.nb_inputs];
                 const char *value;
                 memset(gi, 0, sizeof *gi);
                 if (split_spec(val, &gi->config, &gi->input, &value) != 0) {
@@ -176,7 +172,7 @@ int prt_cli_golden(int argc, char **argv)
                     fprintf(stderr, "plugrt golden make: --cases needs 1..1000, got \"%s\"\n", val);
                     return 2;
                 }
-                o.cases = (int)n;
+                o.cases = (int32_t)n;
             } else {
                 fprintf(stderr, "plugrt golden make: unknown option \"%s\" (or given too often)\n", a);
                 return 2;
@@ -205,7 +201,7 @@ int prt_cli_golden(int argc, char **argv)
         }
         o.registry = reg;
     }
-    s = prt__goldmake(&o, err, sizeof err);
+    s = prt_harness_golden_make(&o, err, sizeof err);
     prt_registry_destroy(reg);
     if (s != PRT_OK) {
         fprintf(stderr, "plugrt golden make: %s\n", err);

@@ -1,6 +1,6 @@
 /*
  * tools/plugrt/cmd_test_plugin.c - `plugrt test-plugin`: check a plugin
- * against its PluginConfig YAML and golden-IO JSON (src/harness/runner.c;
+ * against its PluginConfig YAML and golden-IO JSON (prt_harness_test_plugin, plugrt/harness.h;
  * docs/conformance.md).
  *
  *   plugrt test-plugin CONFIG.yaml [--golden FILE.json] [--version V]
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "harness/runner.h"
+#include "plugrt/harness.h"
 #include "plugrt/plugrt.h"
 
 #define TP_MAX_LIST 64
@@ -42,17 +42,15 @@ static void tp_usage(FILE *f)
 
 int prt_cli_test_plugin(int argc, char **argv)
 {
-    prt_runner_opts o;
-    prt_runner_summary sum;
+    prt_harness_test_opts o;
+    prt_harness_summary sum;
     const char *configs[TP_MAX_LIST];
     const char *libs[TP_MAX_LIST];
     int nb_libs = 0, i, rc;
     prt_registry *reg = NULL;
     char err[2048];
 
-    memset(&o, 0, sizeof o);
-    o.cpu = 1;
-    o.cuda = 1;
+    prt_harness_test_opts_init(&o);
     o.configs = configs;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -98,7 +96,7 @@ int prt_cli_test_plugin(int argc, char **argv)
                     fprintf(stderr, "plugrt test-plugin: --threads needs a number 0..4096, got \"%s\"\n", val);
                     return 2;
                 }
-                o.nb_threads = (int)n;
+                o.nb_threads = (int32_t)n;
             } else {
                 if (strcmp(val, "cpu") == 0) {
                     o.cpu = 1;
@@ -147,7 +145,7 @@ int prt_cli_test_plugin(int argc, char **argv)
         o.registry = reg;
     }
     o.out = stdout;
-    if (prt__runner_run(&o, &sum, err, sizeof err) != PRT_OK) {
+    if (prt_harness_test_plugin(&o, &sum, err, sizeof err) != PRT_OK) {
         fprintf(stderr, "plugrt test-plugin: %s\n", err);
         prt_registry_destroy(reg);
         return 1;
