@@ -2,8 +2,9 @@
  * common/cpu_gemm.c - the register-blocked fp32 GEMM micro-kernels of the
  * CPU plugins (portable C, AVX2 + FMA, AVX-512; picked at run time) and a
  * general strided sgemm built on them. ModulatedDeformConv2d feeds the
- * kernels from its fused bilinear gather; the ONNX MatMul, Gemm and Conv
- * plugins go through prt__sgemm.
+ * kernels from its fused bilinear gather; the ONNX MatMul, Gemm and
+ * ConvTranspose plugins go through prt__sgemm, Conv through the packed-A
+ * driver (prt__gemm_packed), whose B panels come from a callback.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -196,12 +197,32 @@ typedef struct gemm_job {
 #define GEMM_MAX_MR 32
 #define GEMM_MAX_NR 14
 
+/* One nr x mr tile of C at c (mh rows and nw columns of it real) gets the
+ * product of a packed B chunk bp [kc][mr] and nr packed A rows ap (rows
+ * PRT_GEMM_KC apart). The first chunk replaces C (beta 0) or scales it by
+ * beta; later chunks add. */
+static void gemm_tile(const gemm_kset *ks, int64_t kc, const float *bp, const float *ap, float *c, int64_t ldc,
+                      int64_t mh, int64_t nw, int first, float beta)
+{
+    float tile[GEMM_MAX_NR * GEMM_MAX_MR];
+    const int64_t mr = ks->mr, nr = ks->nr;
+    int64_t r, i;
+    if (mh == nr && nw == mr && (!first || beta == 0)) {
+        ks->kern(kc, bp, ap, c, ldc, first);
+        return;
+    }
+    for (r = 0; r < nr; r++)
+        for (i = 0; i < mr; i++)
+            tile[r * mr + i] = r < mh && i < nw && (!first || beta != 0) ? (first ? beta : 1.0f) * c[r * ldc + i] : 0.0f;
+    ks->kern(kc, bp, ap, tile, mr, 0);
+    for (r = 0; r < mh; r++) memcpy(c + r * ldc, tile + r * mr, (size_t)nw * sizeof(float));
+}
+
 /* One panel of mr columns of C, every row, every K chunk. */
 static void gemm_panel(const gemm_job *j, int64_t n0)
 {
     float bp[PRT_GEMM_KC * GEMM_MAX_MR];          /* B panel [k][mr] */
     float ap[GEMM_MAX_NR * PRT_GEMM_KC];          /* A rows [nr][KC] */
-    float tile[GEMM_MAX_NR * GEMM_MAX_MR];        /* partial C tiles */
     const int64_t mr = j->ks.mr, nr = j->ks.nr, nw = j->N - n0 < mr ? j->N - n0 : mr;
     int64_t k0, m0, k, i, r;
     for (k0 = 0; k0 < j->K || (k0 == 0 && j->K == 0); k0 += PRT_GEMM_KC) {
@@ -237,16 +258,7 @@ static void gemm_panel(const gemm_job *j, int64_t n0)
                     for (i = 0; i < nw; i++) cdst[r * j->ldc + i] = j->beta == 0 ? 0 : j->beta * cdst[r * j->ldc + i];
                 continue;
             }
-            if (mh == nr && nw == mr && (!first || j->beta == 0)) {
-                j->ks.kern(kc, bp, ap, cdst, j->ldc, first);
-                continue;
-            }
-            for (r = 0; r < nr; r++)
-                for (i = 0; i < mr; i++)
-                    tile[r * mr + i] = r < mh && i < nw && (!first || j->beta != 0)
-                                           ? (first ? j->beta : 1.0f) * cdst[r * j->ldc + i] : 0.0f;
-            j->ks.kern(kc, bp, ap, tile, mr, 0);
-            for (r = 0; r < mh; r++) memcpy(cdst + r * j->ldc, tile + r * mr, (size_t)nw * sizeof(float));
+            gemm_tile(&j->ks, kc, bp, ap, cdst, j->ldc, mh, nw, first, j->beta);
         }
         if (j->K == 0) break;
     }
@@ -284,4 +296,72 @@ void prt__sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *a, in
         gemm_range(&j, 0, panels);
     else
         ex->parallel_for(ex, panels, 1, gemm_range, &j);
+}
+
+/* ---- packed A, B panels from a callback ------------------------------------------- */
+
+static int64_t gemm_round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+static int64_t gemm_chunks(int64_t K) { return K > 0 ? (K + PRT_GEMM_KC - 1) / PRT_GEMM_KC : 1; }
+
+size_t prt__gemm_pack_a_floats(int64_t M, int64_t K)
+{
+    int64_t rows = gemm_round_up(M, PRT_GEMM_C_NR), r6 = gemm_round_up(M, 6), r14 = gemm_round_up(M, 14);
+    if (M <= 0) return 0;
+    if (r6 > rows) rows = r6;
+    if (r14 > rows) rows = r14;
+    return (size_t)rows * (size_t)gemm_chunks(K) * PRT_GEMM_KC;
+}
+
+void prt__gemm_pack_a(int64_t M, int64_t K, const float *a, int64_t a_m, int64_t a_k, float *dst, prt__gemm_pa *out)
+{
+    const gemm_kset ks = gemm_pick();
+    const int64_t nkc = gemm_chunks(K);
+    int64_t m0, kb, r, k;
+    out->kern = ks.kern;
+    out->mr = ks.mr;
+    out->nr = ks.nr;
+    out->M = M;
+    out->K = K;
+    out->nkc = nkc;
+    out->p = dst;
+    for (m0 = 0; m0 < M; m0 += ks.nr)
+        for (kb = 0; kb < nkc; kb++) {
+            const int64_t k0 = kb * PRT_GEMM_KC, kc = K - k0 < PRT_GEMM_KC ? K - k0 : PRT_GEMM_KC;
+            float *blk = dst + ((m0 / ks.nr) * nkc + kb) * ks.nr * PRT_GEMM_KC;
+            for (r = 0; r < ks.nr; r++) {
+                float *row = blk + r * PRT_GEMM_KC;
+                if (m0 + r >= M) {
+                    memset(row, 0, (size_t)(kc > 0 ? kc : 0) * sizeof(float));
+                    continue;
+                }
+                if (a_k == 1) memcpy(row, a + (m0 + r) * a_m + k0, (size_t)(kc > 0 ? kc : 0) * sizeof(float));
+                else
+                    for (k = 0; k < kc; k++) row[k] = a[(m0 + r) * a_m + (k0 + k) * a_k];
+            }
+        }
+}
+
+void prt__gemm_packed(const prt__gemm_pa *pa, int64_t N, prt__gemm_bpack_fn pack, void *arg, float *c, int64_t ldc)
+{
+    float bp[PRT_GEMM_KC * GEMM_MAX_MR];
+    const gemm_kset ks = {pa->nr, pa->mr, pa->kern};
+    int64_t n0, kb, m0, r;
+    if (pa->M <= 0 || N <= 0) return;
+    if (pa->K <= 0) {
+        for (r = 0; r < pa->M; r++) memset(c + r * ldc, 0, (size_t)N * sizeof(float));
+        return;
+    }
+    for (n0 = 0; n0 < N; n0 += ks.mr) {
+        const int64_t nw = N - n0 < ks.mr ? N - n0 : ks.mr;
+        for (kb = 0; kb < pa->nkc; kb++) {
+            const int64_t k0 = kb * PRT_GEMM_KC, kc = pa->K - k0 < PRT_GEMM_KC ? pa->K - k0 : PRT_GEMM_KC;
+            pack(arg, k0, kc, n0, nw, ks.mr, bp);
+            for (m0 = 0; m0 < pa->M; m0 += ks.nr) {
+                const int64_t mh = pa->M - m0 < ks.nr ? pa->M - m0 : ks.nr;
+                const float *ablk = pa->p + ((m0 / ks.nr) * pa->nkc + kb) * ks.nr * PRT_GEMM_KC;
+                gemm_tile(&ks, kc, bp, ablk, c + m0 * ldc + n0, ldc, mh, nw, kb == 0, 0.0f);
+            }
+        }
+    }
 }

@@ -10,6 +10,7 @@
 #ifndef PLUGRT_COMMON_CPU_GEMM_H
 #define PLUGRT_COMMON_CPU_GEMM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "plugrt/plugin.h"
@@ -41,5 +42,31 @@ int prt__gemm_have_x86(void);
  * the result does not depend on the split. Needs no workspace. */
 void prt__sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *a, int64_t a_m, int64_t a_k,
                 const float *b, int64_t b_k, int64_t b_n, float beta, float *c, int64_t ldc, prt_exec *ex);
+
+/* ---- packed A and B panels made on demand (the blocked convolution) ------------ *
+ *
+ * prt__gemm_pack_a lays A [M][K] (element (m, k) at a[m * a_m + k * a_k]) out
+ * for the micro-kernels of the current level: blocks of nr rows per K chunk,
+ * rows PRT_GEMM_KC floats apart, missing rows zero. dst holds
+ * prt__gemm_pack_a_floats(M, K) floats (a bound over every kernel level).
+ * prt__gemm_packed then computes C[M][N] = A B (beta 0, rows of C ldc
+ * floats apart) one panel of mr columns at a time; for each panel and K
+ * chunk it asks pack() for that chunk of B: dst[kk * mr + q] = B[k0 + kk][n0
+ * + q] for kk < kc, q < nw, and 0 for nw <= q < mr. Serial; every element of
+ * C is summed in the same order as prt__sgemm sums it, whatever N and the
+ * column offset, so splitting the columns over calls changes no bit. */
+typedef struct prt__gemm_pa {
+    prt__gemm_kern_fn kern;
+    int64_t mr, nr;   /* the kernel's panel width (columns of C) and rows of C */
+    int64_t M, K, nkc; /* nkc: K chunks */
+    const float *p;
+} prt__gemm_pa;
+
+typedef void (*prt__gemm_bpack_fn)(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, int64_t mr,
+                                   float *dst);
+
+size_t prt__gemm_pack_a_floats(int64_t M, int64_t K);
+void prt__gemm_pack_a(int64_t M, int64_t K, const float *a, int64_t a_m, int64_t a_k, float *dst, prt__gemm_pa *out);
+void prt__gemm_packed(const prt__gemm_pa *pa, int64_t N, prt__gemm_bpack_fn pack, void *arg, float *c, int64_t ldc);
 
 #endif

@@ -1,9 +1,9 @@
 /*
  * onnx/compute/conv.c - Conv and ConvTranspose (1-D and 2-D; groups,
- * dilations, pads, auto_pad) on the shared sgemm. Conv: im2col into the
- * workspace, or the input itself for 1x1 kernels with stride 1 and no
- * padding; depthwise convolutions run a direct loop. ConvTranspose: the GEMM
- * of W^T and X into the workspace, then col2im adds it into Y. fp32.
+ * dilations, pads, auto_pad), fp32. Conv runs on the engines of conv.h:
+ * a direct kernel for depthwise convolutions (conv_dw.c), otherwise blocks
+ * of output columns through im2col + GEMM (conv_blk.c). ConvTranspose: the
+ * GEMM of W^T and X into the workspace, then col2im adds it into Y.
  * ConvInteger: a direct loop with exact integer accumulation.
  */
 #include <string.h>
@@ -11,6 +11,7 @@
 #include "../../common/cpu_gemm.h"
 #include "../common/onnx_op.h"
 #include "../common/onnx_tensor.h"
+#include "conv.h"
 
 typedef enum apad { AP_NOTSET, AP_SAME_UPPER, AP_SAME_LOWER, AP_VALID } apad;
 
@@ -166,11 +167,7 @@ static prt_status cv_shapes(const prt__onnx_node *n, const prt_dims_expr *in, in
     return PRT_OK;
 }
 
-/* Geometry of one run, 1-D as 2-D with H = 1. */
-typedef struct cgeo {
-    int64_t n, cin, h, w, cout, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw, g, cg, coutg, kd;
-    int direct_1x1, depthwise;
-} cgeo;
+typedef prt__conv_geo cgeo;
 
 static prt_status cv_geo(const prt__onnx_node *n, const prt_tensor_desc *in, const prt_tensor_desc *out, cgeo *g,
                          prt_msg *err)
@@ -221,7 +218,7 @@ static prt_status cv_geo(const prt__onnx_node *n, const prt_tensor_desc *in, con
         return PRT_STATUS_INTERNAL;
     }
     g->direct_1x1 = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
-    g->depthwise = g->cg == 1 && g->coutg == 1;
+    g->depthwise = g->cg == 1 && g->kh <= PRT__CONV_DW_MAXKH;
     return PRT_OK;
 }
 
@@ -232,70 +229,8 @@ static size_t cv_workspace(const prt__onnx_node *n, const prt_tensor_desc *in, i
     char buf[128];
     prt_msg m = {buf, sizeof buf};
     (void)nb_in;
-    if (cv_geo(n, in, out, &g, &m) != PRT_OK || g.direct_1x1 || g.depthwise) return 0;
-    return (size_t)g.kd * (size_t)(g.oh * g.ow) * sizeof(float);
-}
-
-typedef struct im2col_job {
-    const cgeo *g;
-    const float *x; /* this image and group's first channel */
-    float *col;
-} im2col_job;
-
-static void im2col_range(void *arg, int64_t begin, int64_t end)
-{
-    const im2col_job *j = arg;
-    const cgeo *g = j->g;
-    int64_t r, oy, ox;
-    for (r = begin; r < end; r++) { /* r = (c * kh + i) * kw + jj */
-        const int64_t c = r / (g->kh * g->kw), i = (r / g->kw) % g->kh, jj = r % g->kw;
-        const float *xc = j->x + c * g->h * g->w;
-        float *dst = j->col + r * g->oh * g->ow;
-        for (oy = 0; oy < g->oh; oy++) {
-            const int64_t iy = oy * g->sh - g->ph + i * g->dh;
-            float *d = dst + oy * g->ow;
-            if (iy < 0 || iy >= g->h) {
-                memset(d, 0, (size_t)g->ow * sizeof(float));
-                continue;
-            }
-            for (ox = 0; ox < g->ow; ox++) {
-                const int64_t ix = ox * g->sw - g->pw + jj * g->dw;
-                d[ox] = ix >= 0 && ix < g->w ? xc[iy * g->w + ix] : 0.0f;
-            }
-        }
-    }
-}
-
-typedef struct dw_job {
-    const cgeo *g;
-    const float *x, *w, *b;
-    float *y;
-} dw_job;
-
-static void dw_range(void *arg, int64_t begin, int64_t end)
-{
-    const dw_job *j = arg;
-    const cgeo *g = j->g;
-    int64_t t, oy, ox, i, jj;
-    for (t = begin; t < end; t++) { /* t = n * cout + c */
-        const int64_t c = t % g->cout;
-        const float *xc = j->x + t * g->h * g->w, *wc = j->w + c * g->kh * g->kw;
-        float *yc = j->y + t * g->oh * g->ow;
-        const float bias = j->b ? j->b[c] : 0.0f;
-        for (oy = 0; oy < g->oh; oy++)
-            for (ox = 0; ox < g->ow; ox++) {
-                float acc = 0.0f;
-                for (i = 0; i < g->kh; i++) {
-                    const int64_t iy = oy * g->sh - g->ph + i * g->dh;
-                    if (iy < 0 || iy >= g->h) continue;
-                    for (jj = 0; jj < g->kw; jj++) {
-                        const int64_t ix = ox * g->sw - g->pw + jj * g->dw;
-                        if (ix >= 0 && ix < g->w) acc += xc[iy * g->w + ix] * wc[i * g->kw + jj];
-                    }
-                }
-                yc[oy * g->ow + ox] = acc + bias;
-            }
-    }
+    if (cv_geo(n, in, out, &g, &m) != PRT_OK) return 0;
+    return g.depthwise ? prt__conv_dw_workspace(&g) : prt__conv_blk_workspace(&g);
 }
 
 typedef prt_status (*cv_geo_fn)(const prt__onnx_node *n, const prt_tensor_desc *in, const prt_tensor_desc *out,
@@ -327,35 +262,11 @@ static prt_status cv_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
 {
     cgeo g;
     const float *b;
-    int64_t img, grp, hw, i, c;
-    float *yy = y[0];
     prt_status st;
     if ((st = cv_prepare(n, in, nb_in, out, x, cv_geo, &g, &b, err)) != PRT_OK) return st;
-    hw = g.oh * g.ow;
-    if (g.n * g.cout * hw <= 0) return PRT_OK;
-    if (g.depthwise) {
-        dw_job j = {&g, x[0], x[1], b, yy};
-        if (g.n * g.cout * hw * g.kh * g.kw < 65536) dw_range(&j, 0, g.n * g.cout);
-        else ex->parallel_for(ex, g.n * g.cout, 1, dw_range, &j);
-        return PRT_OK;
-    }
-    for (img = 0; img < g.n; img++)
-        for (grp = 0; grp < g.g; grp++) {
-            const float *xg = (const float *)x[0] + (img * g.cin + grp * g.cg) * g.h * g.w;
-            const float *wg = (const float *)x[1] + grp * g.coutg * g.kd;
-            float *yg = yy + (img * g.cout + grp * g.coutg) * hw;
-            const float *col = xg;
-            if (!g.direct_1x1) {
-                im2col_job j = {&g, xg, ws};
-                if (g.kd * hw < 65536) im2col_range(&j, 0, g.kd);
-                else ex->parallel_for(ex, g.kd, 1, im2col_range, &j);
-                col = ws;
-            }
-            prt__sgemm(g.coutg, hw, g.kd, 1.0f, wg, g.kd, 1, col, hw, 1, 0.0f, yg, hw, ex);
-            if (b)
-                for (c = 0; c < g.coutg; c++)
-                    for (i = 0; i < hw; i++) yg[c * hw + i] += b[grp * g.coutg + c];
-        }
+    if (g.n * g.cout * g.oh * g.ow <= 0) return PRT_OK;
+    if (g.depthwise) prt__conv_dw_run(&g, x[0], x[1], b, y[0], ws, NULL, ex);
+    else prt__conv_blk_run(&g, x[0], x[1], b, y[0], ws, NULL, ex);
     return PRT_OK;
 }
 

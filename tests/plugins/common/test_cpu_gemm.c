@@ -87,3 +87,60 @@ TEST(sgemm_matches_float64_at_every_kernel_level)
     }
     prt__threadpool_destroy(pe.tp);
 }
+
+/* B [K][N] row-major, handed out panel by panel (columns from `col0`). */
+typedef struct bsrc {
+    const float *b;
+    int64_t N, col0;
+} bsrc;
+
+static void pack_b(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, int64_t mr, float *dst)
+{
+    const bsrc *s = arg;
+    int64_t k, q;
+    for (k = 0; k < kc; k++)
+        for (q = 0; q < mr; q++) dst[k * mr + q] = q < nw ? s->b[(k0 + k) * s->N + s->col0 + n0 + q] : 0.0f;
+}
+
+/* Packed A and B panels from a callback: the same bits as prt__sgemm
+ * (alpha 1, beta 0), whichever way the columns are split over calls. */
+TEST(packed_gemm_matches_sgemm_bit_for_bit_over_any_column_split)
+{
+    static const int64_t sizes[][3] = {{1, 1, 1}, {5, 17, 3}, {14, 32, 256}, {15, 33, 257}, {29, 70, 600},
+                                       {3, 100, 0}, {64, 5, 40}, {24, 300, 27}};
+    static const char *const caps[] = {"c", "avx2", NULL};
+    size_t i;
+    int c;
+    for (c = 0; c < 3; c++) {
+        if (caps[c]) setenv("PRT_DCN_CPU_ISA", caps[c], 1);
+        else unsetenv("PRT_DCN_CPU_ISA");
+        for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            const int64_t M = sizes[i][0], N = sizes[i][1], K = sizes[i][2];
+            float *a = malloc((size_t)(M * K + 1) * 4), *b = malloc((size_t)(K * N + 1) * 4);
+            float *c0 = malloc((size_t)(M * N) * 4), *c1 = malloc((size_t)(M * N) * 4);
+            float *ap = malloc(prt__gemm_pack_a_floats(M, K) * 4 + 4);
+            uint32_t s = (uint32_t)(M * 31 + N * 5 + K);
+            prt__gemm_pa pa;
+            int64_t j, n0, step;
+            for (j = 0; j < M * K; j++) a[j] = rnd(&s);
+            for (j = 0; j < K * N; j++) b[j] = rnd(&s);
+            prt__sgemm(M, N, K, 1.0f, a, K, 1, b, N, 1, 0.0f, c0, N, NULL);
+            prt__gemm_pack_a(M, K, a, K, 1, ap, &pa);
+            for (step = 1; step <= N; step = step * 3 + 4) {
+                memset(c1, 0xA5, (size_t)(M * N) * 4);
+                for (n0 = 0; n0 < N; n0 += step) {
+                    bsrc src = {b, N, n0};
+                    prt__gemm_packed(&pa, N - n0 < step ? N - n0 : step, pack_b, &src, c1 + n0, N);
+                }
+                CHECK_MSG(!memcmp(c0, c1, (size_t)(M * N) * 4), "M %lld N %lld K %lld, columns %lld at a time (%s)",
+                          (long long)M, (long long)N, (long long)K, (long long)step, caps[c] ? caps[c] : "best");
+            }
+            free(a);
+            free(b);
+            free(c0);
+            free(c1);
+            free(ap);
+        }
+    }
+    unsetenv("PRT_DCN_CPU_ISA");
+}

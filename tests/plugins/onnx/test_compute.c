@@ -162,6 +162,96 @@ static void conv_ref(const conv_case *c, const ot_tensor *x, const ot_tensor *wt
                 }
 }
 
+/* Output extents and begin pads of a case (as ONNX defines them). */
+static void conv_case_geo(const conv_case *c, int64_t *oh, int64_t *ow, int64_t *ph, int64_t *pw)
+{
+    int64_t tot;
+    *ph = c->pads[0];
+    *pw = c->pads[1];
+    if (c->auto_pad && c->auto_pad[0] == 'S') {
+        *oh = (c->h + c->stride[0] - 1) / c->stride[0];
+        *ow = (c->w + c->stride[1] - 1) / c->stride[1];
+        tot = (*oh - 1) * c->stride[0] + (c->kh - 1) * c->dil[0] + 1 - c->h;
+        *ph = c->auto_pad[5] == 'U' ? tot / 2 : tot - tot / 2;
+        tot = (*ow - 1) * c->stride[1] + (c->kw - 1) * c->dil[1] + 1 - c->w;
+        *pw = c->auto_pad[5] == 'U' ? tot / 2 : tot - tot / 2;
+    } else {
+        int64_t pe_h = c->pads[2], pe_w = c->pads[3];
+        if (c->auto_pad) *ph = *pw = pe_h = pe_w = 0;
+        *oh = (c->h + *ph + pe_h - (c->kh - 1) * c->dil[0] - 1) / c->stride[0] + 1;
+        *ow = (c->w + *pw + pe_w - (c->kw - 1) * c->dil[1] - 1) / c->stride[1] + 1;
+    }
+    if (c->one_d) *oh = 1;
+}
+
+/* Run case c (seeded by `seed`) on 1 and on 2 threads: both within 1e-5 of
+ * the float64 reference's magnitude and bit for bit the same. */
+static void check_conv_case(const conv_case *c, uint32_t seed, const char *what)
+{
+    ot_tensor in[3], y[2];
+    prt_field f[5];
+    int nf = 0, t;
+    int64_t oh, ow, ph, pw, n;
+    const int64_t pads1[2] = {c->pads[1], c->pads[3]}, group = c->group;
+    double *ref, *mag;
+    char msg[512];
+    in[0] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->n, c->cin, c->w) : ot_dims(4, c->n, c->cin, c->h, c->w),
+                    -1, 1, seed);
+    in[1] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->cout, c->cin / c->group, c->kw)
+                                            : ot_dims(4, c->cout, c->cin / c->group, c->kh, c->kw),
+                    -1, 1, seed + 9);
+    in[2] = ot_rand(PRT_DTYPE_F32, ot_dims(1, c->cout), -1, 1, seed + 19);
+    if (c->one_d) {
+        f[nf++] = ot_i64("strides", &c->stride[1], 1);
+        f[nf++] = ot_i64("dilations", &c->dil[1], 1);
+        f[nf++] = ot_i64("pads", pads1, 2);
+    } else {
+        f[nf++] = ot_i64("strides", c->stride, 2);
+        f[nf++] = ot_i64("dilations", c->dil, 2);
+        if (c->auto_pad) f[nf++] = ot_str("auto_pad", c->auto_pad);
+        else f[nf++] = ot_i64("pads", c->pads, 4);
+    }
+    f[nf++] = ot_i64("group", &group, 1);
+    conv_case_geo(c, &oh, &ow, &ph, &pw);
+    n = c->n * c->cout * oh * ow;
+    ref = malloc((size_t)n * sizeof *ref);
+    mag = malloc((size_t)n * sizeof *mag);
+    conv_ref(c, &in[0], &in[1], c->bias ? &in[2] : NULL, oh, ow, ph, pw, ref, mag);
+    for (t = 0; t < 2; t++) {
+        prt_status st = ot_run("Conv", "1", f, nf, in, c->bias ? 3 : 2, &y[t], 1, t + 1, msg, sizeof msg);
+        CHECK_MSG(st == PRT_OK, "%s, %d thread(s): %s", what, t + 1, msg);
+        if (st != PRT_OK) {
+            y[t].data = NULL;
+            continue;
+        }
+        if (c->one_d) expect_dims(&y[t], ot_dims(3, c->n, c->cout, ow));
+        else expect_dims(&y[t], ot_dims(4, c->n, c->cout, oh, ow));
+        CHECK_MSG(compare_mag(&y[t], ref, mag, n, "Conv") == 0, "%s, %d thread(s)", what, t + 1);
+    }
+    if (y[0].data && y[1].data)
+        CHECK_MSG(!memcmp(y[0].data, y[1].data, (size_t)n * sizeof(float)), "%s: 1 and 2 threads differ", what);
+    free(ref);
+    free(mag);
+    for (t = 0; t < 2; t++) ot_free(&y[t]);
+    for (t = 0; t < 3; t++) ot_free(&in[t]);
+}
+
+/* Every case with the best kernels this CPU has, then with the portable ones. */
+static void check_conv_cases(const conv_case *cases, size_t n, uint32_t seed, const char *label)
+{
+    size_t ci;
+    int isa;
+    char what[64];
+    for (isa = 0; isa < 2; isa++) {
+        if (isa) setenv("PRT_DCN_CPU_ISA", "c", 1);
+        for (ci = 0; ci < n; ci++) {
+            snprintf(what, sizeof what, "%s case %d%s", label, (int)ci, isa ? " (portable)" : "");
+            check_conv_case(&cases[ci], seed + (uint32_t)ci, what);
+        }
+    }
+    unsetenv("PRT_DCN_CPU_ISA");
+}
+
 TEST(conv_im2col_1x1_depthwise_groups_pads_auto_pad_and_1d)
 {
     static const conv_case cases[] = {
@@ -176,62 +266,65 @@ TEST(conv_im2col_1x1_depthwise_groups_pads_auto_pad_and_1d)
         {2, 3, 1, 17, 5, 1, 4, 1, {1, 3}, {1, 2}, {0, 2, 0, 1}, NULL, 1, 1},    /* 1-D */
     };
     size_t ci;
-    char msg[512];
+    char what[32];
     for (ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
-        const conv_case *c = &cases[ci];
-        ot_tensor in[3], y;
-        prt_field f[5];
-        int nf = 0;
-        int64_t oh, ow, ph = c->pads[0], pw = c->pads[1], n, tot;
-        double *ref, *mag;
-        in[0] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->n, c->cin, c->w) : ot_dims(4, c->n, c->cin, c->h, c->w),
-                        -1, 1, (uint32_t)ci);
-        in[1] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->cout, c->cin / c->group, c->kw)
-                                                : ot_dims(4, c->cout, c->cin / c->group, c->kh, c->kw),
-                        -1, 1, (uint32_t)ci + 9);
-        in[2] = ot_rand(PRT_DTYPE_F32, ot_dims(1, c->cout), -1, 1, (uint32_t)ci + 19);
-        const int64_t pads1[2] = {c->pads[1], c->pads[3]}, group = c->group;
-        if (c->one_d) { /* field data must outlive this block: no compound literals here */
-            f[nf++] = ot_i64("strides", &c->stride[1], 1);
-            f[nf++] = ot_i64("dilations", &c->dil[1], 1);
-            f[nf++] = ot_i64("pads", pads1, 2);
-        } else {
-            f[nf++] = ot_i64("strides", c->stride, 2);
-            f[nf++] = ot_i64("dilations", c->dil, 2);
-            if (c->auto_pad) f[nf++] = ot_str("auto_pad", c->auto_pad);
-            else f[nf++] = ot_i64("pads", c->pads, 4);
-        }
-        f[nf++] = ot_i64("group", &group, 1);
-        CHECK_MSG(ot_run("Conv", "1", f, nf, in, c->bias ? 3 : 2, &y, 1, 2, msg, sizeof msg) == PRT_OK, "case %d: %s",
-                  (int)ci, msg);
-        /* reference geometry */
-        if (c->auto_pad && c->auto_pad[0] == 'S') {
-            oh = (c->h + c->stride[0] - 1) / c->stride[0];
-            ow = (c->w + c->stride[1] - 1) / c->stride[1];
-            tot = (oh - 1) * c->stride[0] + (c->kh - 1) * c->dil[0] + 1 - c->h;
-            ph = c->auto_pad[5] == 'U' ? tot / 2 : tot - tot / 2;
-            tot = (ow - 1) * c->stride[1] + (c->kw - 1) * c->dil[1] + 1 - c->w;
-            pw = c->auto_pad[5] == 'U' ? tot / 2 : tot - tot / 2;
-        } else {
-            int64_t pe_h = c->pads[2], pe_w = c->pads[3];
-            if (c->auto_pad) ph = pw = pe_h = pe_w = 0;
-            oh = (c->h + ph + pe_h - (c->kh - 1) * c->dil[0] - 1) / c->stride[0] + 1;
-            ow = (c->w + pw + pe_w - (c->kw - 1) * c->dil[1] - 1) / c->stride[1] + 1;
-        }
-        if (c->one_d) expect_dims(&y, ot_dims(3, c->n, c->cout, ow));
-        else expect_dims(&y, ot_dims(4, c->n, c->cout, oh, ow));
-        n = c->n * c->cout * oh * ow;
-        ref = malloc((size_t)n * sizeof *ref);
-        mag = malloc((size_t)n * sizeof *mag);
-        conv_ref(c, &in[0], &in[1], c->bias ? &in[2] : NULL, oh, ow, ph, pw, ref, mag);
-        CHECK_MSG(compare_mag(&y, ref, mag, n, "Conv") == 0, "case %d", (int)ci);
-        free(ref);
-        free(mag);
-        ot_free(&y);
-        ot_free(&in[0]);
-        ot_free(&in[1]);
-        ot_free(&in[2]);
+        snprintf(what, sizeof what, "case %d", (int)ci);
+        check_conv_case(&cases[ci], (uint32_t)ci, what);
     }
+}
+
+/* Depthwise shapes of the OCR models (3x3 and 5x5 at strides 1, 2, (2, 1),
+ * (1, 2)) and around them: dilations, asymmetric pads, odd extents, images
+ * smaller than the kernel, a channel multiplier, other kernel sizes and
+ * strides, few planes (rows split over threads); with the AVX-512 interior
+ * where the CPU has it and with the portable one. */
+TEST(conv_depthwise_kernels_match_float64)
+{
+    static const conv_case cases[] = {
+        {1, 1, 1, 1, 1, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},       /* 1x1 image */
+        {2, 3, 7, 37, 3, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},      /* 3x3 s1 */
+        {1, 4, 9, 35, 4, 3, 3, 4, {2, 2}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},      /* 3x3 s2 */
+        {1, 2, 6, 21, 2, 5, 5, 2, {1, 1}, {1, 1}, {2, 2, 2, 2}, NULL, 0, 0},      /* 5x5 s1, no bias */
+        {2, 3, 11, 40, 3, 5, 5, 3, {2, 2}, {1, 1}, {2, 2, 2, 2}, NULL, 0, 1},     /* 5x5 s2 */
+        {1, 2, 8, 19, 2, 3, 3, 2, {1, 1}, {2, 2}, {2, 2, 2, 2}, NULL, 0, 1},      /* dilation 2 */
+        {1, 3, 13, 33, 3, 5, 5, 3, {2, 2}, {2, 2}, {1, 3, 2, 0}, NULL, 0, 1},     /* 5x5 s2 d2, asymmetric pads */
+        {1, 2, 9, 50, 2, 3, 3, 2, {2, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},      /* strides (2, 1) */
+        {1, 2, 9, 51, 2, 5, 5, 2, {1, 2}, {1, 1}, {2, 2, 2, 2}, NULL, 0, 1},      /* strides (1, 2) */
+        {1, 2, 2, 2, 2, 5, 5, 2, {1, 1}, {1, 1}, {2, 2, 2, 2}, NULL, 0, 1},       /* output inside the borders */
+        {1, 2, 3, 4, 2, 5, 5, 2, {2, 2}, {1, 1}, {0, 0, 2, 1}, NULL, 0, 1},       /* no interior, stride 2 */
+        {1, 3, 8, 20, 6, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},      /* channel multiplier 2 */
+        {1, 2, 7, 29, 2, 3, 5, 2, {1, 1}, {1, 1}, {1, 2, 1, 2}, NULL, 0, 1},      /* 3x5 */
+        {1, 2, 7, 29, 2, 7, 7, 2, {2, 2}, {1, 1}, {3, 3, 3, 3}, NULL, 0, 1},      /* 7x7 s2 */
+        {1, 2, 10, 31, 2, 3, 3, 2, {3, 3}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},     /* stride 3 */
+        {1, 2, 64, 70, 2, 3, 3, 2, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},     /* 2 planes, rows split */
+        {1, 2, 6, 22, 2, 3, 3, 2, {1, 1}, {1, 1}, {0, 0, 0, 0}, "SAME_UPPER", 0, 1},
+        {2, 3, 1, 45, 3, 1, 5, 3, {1, 2}, {1, 1}, {0, 2, 0, 2}, NULL, 1, 1},      /* 1-D, stride 2 */
+    };
+    check_conv_cases(cases, sizeof cases / sizeof cases[0], 100, "depthwise");
+}
+
+/* The blocked im2col + GEMM at sizes around its block (256 columns), panel
+ * (32 columns) and K-chunk (256) edges, row counts around the micro-tile's,
+ * groups, 1x1 direct and not, with and without bias, one and many images. */
+TEST(conv_blocked_gemm_edges_groups_and_thread_counts)
+{
+    static const conv_case cases[] = {
+        {1, 5, 17, 19, 7, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},     /* hw 323 */
+        {1, 20, 16, 16, 30, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 0},   /* 1x1 direct, hw 256 */
+        {2, 20, 15, 18, 29, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},   /* 1x1 direct, hw 270 */
+        {1, 8, 9, 9, 9, 1, 1, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},       /* 1x1 stride 2 */
+        {1, 8, 9, 9, 9, 1, 1, 1, {1, 1}, {1, 1}, {1, 0, 0, 1}, NULL, 0, 0},       /* 1x1 padded */
+        {1, 6, 13, 11, 10, 3, 3, 2, {2, 2}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},    /* 2 groups */
+        {1, 12, 9, 14, 12, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 0},    /* 3 groups */
+        {1, 40, 10, 10, 20, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},   /* K 360: two chunks */
+        {1, 60, 1, 33, 15, 1, 3, 1, {1, 1}, {1, 1}, {0, 1, 0, 1}, NULL, 0, 1},    /* K 180, 1 x 3 */
+        {3, 16, 1, 1, 20, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},     /* hw 1 */
+        {1, 3, 3, 3, 4, 3, 3, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},       /* one output pixel */
+        {1, 3, 37, 70, 16, 3, 3, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},    /* first layer of the OCR models */
+        {1, 16, 40, 50, 33, 3, 3, 1, {1, 1}, {2, 1}, {2, 1, 2, 1}, NULL, 0, 1},   /* threaded, dilation */
+        {2, 4, 1, 300, 3, 1, 3, 1, {1, 2}, {1, 1}, {0, 1, 0, 1}, NULL, 1, 0},     /* 1-D */
+    };
+    check_conv_cases(cases, sizeof cases / sizeof cases[0], 200, "blocked");
 }
 
 TEST(conv_refuses_bad_shapes_and_fields)
@@ -520,6 +613,169 @@ TEST(resize_matches_the_onnx_reference_evaluator)
     CHECK(ot_run("Resize", "18", f_lin, 1, &x, 1, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_UNSUPPORTED);
     CHECK_STR_CONTAINS(msg, "scales or sizes");
     ot_free(&x);
+}
+
+/* Source coordinate of output o on an axis (in, scale; out extent `out`). */
+static double rz_coord(const char *mode, int64_t o, int64_t in, int64_t out, double scale)
+{
+    double len = (double)in * scale;
+    (void)out;
+    if (!strcmp(mode, "half_pixel")) return (o + 0.5) / scale - 0.5;
+    if (!strcmp(mode, "pytorch_half_pixel")) return len > 1 ? (o + 0.5) / scale - 0.5 : 0;
+    if (!strcmp(mode, "align_corners")) return len > 1 ? (double)o * (double)(in - 1) / (len - 1) : 0;
+    return o / scale; /* asymmetric */
+}
+
+/* Taps of output o: nearest (one) or linear (two, clamped), as the ONNX operator defines them. */
+static int rz_ref_taps(int linear, const char *coord, const char *near, int64_t o, int64_t in, int64_t out,
+                       double scale, int64_t *idx, double *w)
+{
+    double x = rz_coord(coord, o, in, out, scale), f;
+    int64_t i;
+    if (!linear) {
+        f = floor(x);
+        if (!strcmp(near, "floor")) i = (int64_t)f;
+        else if (!strcmp(near, "ceil")) i = (int64_t)ceil(x);
+        else if (!strcmp(near, "round_prefer_ceil")) i = (int64_t)(x - f >= 0.5 ? f + 1 : f);
+        else i = (int64_t)(x - f > 0.5 ? f + 1 : f);
+        idx[0] = i < 0 ? 0 : i >= in ? in - 1 : i;
+        w[0] = 1;
+        return 1;
+    }
+    if (x < 0) x = 0;
+    if (x > in - 1) x = (double)(in - 1);
+    i = (int64_t)floor(x);
+    idx[0] = i;
+    idx[1] = i + 1 < in ? i + 1 : in - 1;
+    w[1] = x - (double)i;
+    w[0] = 1 - w[1];
+    return 2;
+}
+
+/* The f32 fast path of Resize (nearest and linear over the last two axes,
+ * the coordinate modes of the OCR and detection models) against a float64
+ * evaluation of the operator's definition. */
+TEST(resize_fast_paths_match_float64)
+{
+    static const struct {
+        int linear;
+        const char *coord, *near;
+        int rank;
+        int64_t in[4];
+        double sc[2];   /* scales of the last two axes, or 0 */
+        int64_t sz[2];  /* else sizes */
+    } cases[] = {
+        {0, "asymmetric", "floor", 4, {2, 3, 7, 9}, {2, 2}, {0, 0}},         /* the detection model */
+        {0, "asymmetric", "floor", 4, {1, 2, 3, 4}, {8, 8}, {0, 0}},
+        {0, "half_pixel", "round_prefer_floor", 4, {2, 3, 7, 9}, {0, 0}, {5, 13}},
+        {0, "align_corners", "round_prefer_ceil", 4, {1, 2, 7, 9}, {0, 0}, {11, 4}},
+        {0, "pytorch_half_pixel", "ceil", 4, {1, 2, 7, 9}, {0.5, 3}, {0, 0}},
+        {1, "half_pixel", "", 4, {2, 3, 7, 9}, {2, 2}, {0, 0}},
+        {1, "align_corners", "", 4, {1, 2, 7, 9}, {0, 0}, {13, 5}},
+        {1, "asymmetric", "", 4, {1, 2, 7, 9}, {1.5, 0.5}, {0, 0}},
+        {1, "pytorch_half_pixel", "", 4, {1, 2, 7, 9}, {0, 0}, {1, 17}},
+        {1, "half_pixel", "", 4, {1, 3, 6, 9}, {1, 2.5}, {0, 0}},             /* H kept */
+        {1, "half_pixel", "", 3, {2, 5, 9, 0}, {1, 2}, {0, 0}},               /* rank 3 */
+        {0, "asymmetric", "floor", 4, {1, 8, 92, 184}, {2, 2}, {0, 0}},       /* threaded */
+        {1, "half_pixel", "", 4, {1, 8, 46, 92}, {2, 2}, {0, 0}},             /* threaded */
+    };
+    size_t c;
+    char msg[512];
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int r = cases[c].rank;
+        float scales[4] = {1, 1, 1, 1};
+        int64_t sizes[4], od[4], k, a, n, i, oy, ox, ty, tx;
+        prt_dims d;
+        prt_field f[4];
+        int nf = 0;
+        ot_tensor x, y;
+        double *ref, scale[2];
+        memset(&d, 0, sizeof d);
+        d.nb = r;
+        for (k = 0; k < r; k++) d.d[k] = sizes[k] = od[k] = cases[c].in[k];
+        for (a = 0; a < 2; a++) {
+            if (cases[c].sc[0] > 0) {
+                scales[r - 2 + a] = (float)cases[c].sc[a];
+                scale[a] = (double)scales[r - 2 + a];
+                od[r - 2 + a] = (int64_t)floor((double)d.d[r - 2 + a] * scale[a] + 1e-9);
+            } else {
+                sizes[r - 2 + a] = od[r - 2 + a] = cases[c].sz[a];
+                scale[a] = (double)cases[c].sz[a] / (double)d.d[r - 2 + a];
+            }
+        }
+        f[nf++] = ot_str("mode", cases[c].linear ? "linear" : "nearest");
+        f[nf++] = ot_str("coordinate_transformation_mode", cases[c].coord);
+        if (!cases[c].linear) f[nf++] = ot_str("nearest_mode", cases[c].near);
+        if (cases[c].sc[0] > 0) f[nf++] = ot_f32("input:2", scales, r);
+        else f[nf++] = ot_i64("input:3", sizes, r);
+        x = ot_rand(PRT_DTYPE_F32, d, -2, 2, (uint32_t)(300 + c));
+        CHECK_MSG(ot_run("Resize", "18", f, nf, &x, 1, &y, 1, 2, msg, sizeof msg) == PRT_OK, "case %d: %s", (int)c,
+                  msg);
+        {
+            const int64_t ih = d.d[r - 2], iw = d.d[r - 1], oh = od[r - 2], ow = od[r - 1];
+            const int64_t planes = ot_vol(&x) / (ih * iw);
+            prt_dims e = d;
+            e.d[r - 2] = oh;
+            e.d[r - 1] = ow;
+            expect_dims(&y, e);
+            n = planes * oh * ow;
+            ref = calloc((size_t)n, sizeof *ref);
+            for (i = 0; i < planes; i++)
+                for (oy = 0; oy < oh; oy++)
+                    for (ox = 0; ox < ow; ox++) {
+                        int64_t iy[2], ix[2];
+                        double wy[2], wx[2], acc = 0;
+                        int cy = rz_ref_taps(cases[c].linear, cases[c].coord, cases[c].near, oy, ih, oh, scale[0], iy,
+                                             wy);
+                        int cx = rz_ref_taps(cases[c].linear, cases[c].coord, cases[c].near, ox, iw, ow, scale[1], ix,
+                                             wx);
+                        if (oh == ih && scale[0] == 1) cy = 1, iy[0] = oy, wy[0] = 1;
+                        for (ty = 0; ty < cy; ty++)
+                            for (tx = 0; tx < cx; tx++)
+                                acc += wy[ty] * wx[tx] * ot_get(&x, (i * ih + iy[ty]) * iw + ix[tx]);
+                        ref[(i * oh + oy) * ow + ox] = acc;
+                    }
+            CHECK_MSG(ot_compare(&y, ref, n, 1e-6, 1e-7, "Resize") == 0, "case %d (%s %s %s)", (int)c,
+                      cases[c].linear ? "linear" : "nearest", cases[c].coord, cases[c].near);
+            free(ref);
+        }
+        ot_free(&y);
+        ot_free(&x);
+    }
+}
+
+/* BatchNormalization in one pass over f32 planes (threaded past 64k values)
+ * and through the generic path for f16, against float64. */
+TEST(batch_normalization_fast_path_matches_float64)
+{
+    const int64_t N = 3, C = 5, H = 70, W = 90, sp = H * W;
+    int pass;
+    char msg[512];
+    for (pass = 0; pass < 2; pass++) {
+        const prt_dtype t = pass ? PRT_DTYPE_F16 : PRT_DTYPE_F32;
+        ot_tensor in[5], y;
+        double *ref = malloc((size_t)(N * C * sp) * sizeof *ref);
+        float eps = 1e-2f;
+        prt_field f = ot_f32("epsilon", &eps, 1);
+        int64_t n, c, k;
+        in[0] = ot_rand(t, ot_dims(4, N, C, H, W), -3, 3, 31);
+        in[1] = ot_rand(t, ot_dims(1, C), 0.5, 2, 32);
+        in[2] = ot_rand(t, ot_dims(1, C), -1, 1, 33);
+        in[3] = ot_rand(t, ot_dims(1, C), -1, 1, 34);
+        in[4] = ot_rand(t, ot_dims(1, C), 0.1, 2, 35);
+        CHECK_OK(ot_run("BatchNormalization", pass ? "9" : "14", &f, 1, in, 5, &y, 1, 2, msg, sizeof msg));
+        for (n = 0; n < N; n++)
+            for (c = 0; c < C; c++)
+                for (k = 0; k < sp; k++) {
+                    int64_t o = (n * C + c) * sp + k;
+                    ref[o] = (ot_get(&in[0], o) - ot_get(&in[3], c)) / sqrt(ot_get(&in[4], c) + (double)eps) *
+                                 ot_get(&in[1], c) + ot_get(&in[2], c);
+                }
+        CHECK_EQ_INT(ot_compare(&y, ref, N * C * sp, pass ? 1e-3 : 1e-6, pass ? 1e-3 : 1e-6, "BatchNormalization"), 0);
+        ot_free(&y);
+        for (k = 0; k < 5; k++) ot_free(&in[k]);
+        free(ref);
+    }
 }
 
 TEST(qlinear_matmul_requantizes_with_ties_to_even)
