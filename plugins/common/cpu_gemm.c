@@ -84,25 +84,29 @@ __attribute__((target("avx2,fma"))) void prt__gemm_avx2_16x6(int64_t kc, const f
 
 #define GEMM_AVX512 __attribute__((target("avx512f,fma")))
 
-GEMM_AVX512 void prt__gemm_avx512_32x14(int64_t kc, const float *restrict a, const float *restrict b,
-                                         float *restrict c, int64_t ldc, int first)
+/* 32 x r for r <= 14 rows of C: r = 14 is the full kernel; fewer rows (the
+ * blocks M does not fill) keep fewer accumulators, one function per r. */
+static inline __attribute__((always_inline)) GEMM_AVX512 void
+gemm_avx512_32xr(int r, int64_t kc, const float *restrict a, const float *restrict b, float *restrict c, int64_t ldc,
+                 int first)
 {
-#define D5(j) __m512 c##j##a, c##j##b;
+#define D5(j) __m512 c##j##a = _mm512_setzero_ps(), c##j##b = _mm512_setzero_ps();
 #define I5(j)                                                                                                    \
-    if (first) c##j##a = c##j##b = _mm512_setzero_ps();                                                          \
-    else {                                                                                                       \
+    if ((j) < r && !first) {                                                                                     \
         c##j##a = _mm512_loadu_ps(c + (j) * ldc);                                                                \
         c##j##b = _mm512_loadu_ps(c + (j) * ldc + 16);                                                           \
     }
 #define F5(j)                                                                                                    \
-    {                                                                                                            \
-        const __m512 vb = _mm512_set1_ps(b[(j) * PRT_GEMM_KC + k]);                                                   \
+    if ((j) < r) {                                                                                               \
+        const __m512 vb = _mm512_set1_ps(b[(j) * PRT_GEMM_KC + k]);                                              \
         c##j##a = _mm512_fmadd_ps(va, vb, c##j##a);                                                              \
         c##j##b = _mm512_fmadd_ps(vc, vb, c##j##b);                                                              \
     }
 #define S5(j)                                                                                                    \
-    _mm512_storeu_ps(c + (j) * ldc, c##j##a);                                                                    \
-    _mm512_storeu_ps(c + (j) * ldc + 16, c##j##b);
+    if ((j) < r) {                                                                                               \
+        _mm512_storeu_ps(c + (j) * ldc, c##j##a);                                                                \
+        _mm512_storeu_ps(c + (j) * ldc + 16, c##j##b);                                                           \
+    }
     int64_t k;
     GEMM_R14(D5)
     GEMM_R14(I5)
@@ -117,6 +121,12 @@ GEMM_AVX512 void prt__gemm_avx512_32x14(int64_t kc, const float *restrict a, con
 #undef I5
 #undef F5
 #undef S5
+}
+
+GEMM_AVX512 void prt__gemm_avx512_32x14(int64_t kc, const float *restrict a, const float *restrict b,
+                                         float *restrict c, int64_t ldc, int first)
+{
+    gemm_avx512_32xr(14, kc, a, b, c, ldc, first);
 }
 
 GEMM_AVX512 void prt__gemm_avx512_16x14(int64_t kc, const float *restrict a, const float *restrict b,
@@ -140,6 +150,23 @@ GEMM_AVX512 void prt__gemm_avx512_16x14(int64_t kc, const float *restrict a, con
 #undef F5
 #undef S5
 }
+
+#define GEMM_ROWS(r)                                                                                             \
+    static GEMM_AVX512 void gemm_avx512_32x##r(int64_t kc, const float *restrict a, const float *restrict b,      \
+                                               float *restrict c, int64_t ldc, int first)                        \
+    {                                                                                                            \
+        gemm_avx512_32xr(r, kc, a, b, c, ldc, first);                                                            \
+    }
+GEMM_ROWS(1) GEMM_ROWS(2) GEMM_ROWS(3) GEMM_ROWS(4) GEMM_ROWS(5) GEMM_ROWS(6) GEMM_ROWS(7)
+GEMM_ROWS(8) GEMM_ROWS(9) GEMM_ROWS(10) GEMM_ROWS(11) GEMM_ROWS(12) GEMM_ROWS(13)
+#undef GEMM_ROWS
+
+/* By row count: [r] computes r rows (index 0 unused; 14 is the full kernel). */
+static const prt__gemm_kern_fn gemm_avx512_rows[15] = {
+    NULL, gemm_avx512_32x1, gemm_avx512_32x2, gemm_avx512_32x3, gemm_avx512_32x4, gemm_avx512_32x5,
+    gemm_avx512_32x6, gemm_avx512_32x7, gemm_avx512_32x8, gemm_avx512_32x9, gemm_avx512_32x10,
+    gemm_avx512_32x11, gemm_avx512_32x12, gemm_avx512_32x13, prt__gemm_avx512_32x14,
+};
 #endif
 
 int prt__gemm_level(void)
@@ -170,14 +197,15 @@ int prt__gemm_have_x86(void)
 typedef struct gemm_kset {
     int64_t nr, mr; /* rows of C per micro-tile (the kernel's nr); columns (the kernel's mr) */
     prt__gemm_kern_fn kern;
+    const prt__gemm_kern_fn *rows; /* kernels for fewer rows, by count (NULL: none) */
 } gemm_kset;
 
 static gemm_kset gemm_pick(void)
 {
-    gemm_kset k = {PRT_GEMM_C_NR, 16, prt__gemm_c_16x4};
+    gemm_kset k = {PRT_GEMM_C_NR, 16, prt__gemm_c_16x4, NULL};
 #ifdef GEMM_HAVE_X86
     switch (prt__gemm_level()) {
-    case 2: k.nr = 14; k.mr = 32; k.kern = prt__gemm_avx512_32x14; break;
+    case 2: k.nr = 14; k.mr = 32; k.kern = prt__gemm_avx512_32x14; k.rows = gemm_avx512_rows; break;
     case 1: k.nr = 6; k.mr = 16; k.kern = prt__gemm_avx2_16x6; break;
     default: break;
     }
@@ -207,8 +235,8 @@ static void gemm_tile(const gemm_kset *ks, int64_t kc, const float *bp, const fl
     float tile[GEMM_MAX_NR * GEMM_MAX_MR];
     const int64_t mr = ks->mr, nr = ks->nr;
     int64_t r, i;
-    if (mh == nr && nw == mr && (!first || beta == 0)) {
-        ks->kern(kc, bp, ap, c, ldc, first);
+    if (nw == mr && (!first || beta == 0) && (mh == nr || ks->rows)) {
+        (mh == nr ? ks->kern : ks->rows[mh])(kc, bp, ap, c, ldc, first);
         return;
     }
     for (r = 0; r < nr; r++)
@@ -318,20 +346,24 @@ void prt__gemm_pack_a(int64_t M, int64_t K, const float *a, int64_t a_m, int64_t
     const gemm_kset ks = gemm_pick();
     const int64_t nkc = gemm_chunks(K);
     int64_t m0, kb, r, k;
+    /* with kernels for fewer rows, the blocks share M evenly (24 rows: 12 + 12, not 14 + 10) */
+    const int64_t nblk = M > 0 ? (M + ks.nr - 1) / ks.nr : 1, rb = ks.rows ? (M + nblk - 1) / nblk : ks.nr;
     out->kern = ks.kern;
+    out->rows = ks.rows;
     out->mr = ks.mr;
     out->nr = ks.nr;
+    out->rb = rb > 0 ? rb : 1;
     out->M = M;
     out->K = K;
     out->nkc = nkc;
     out->p = dst;
-    for (m0 = 0; m0 < M; m0 += ks.nr)
+    for (m0 = 0; m0 < M; m0 += rb)
         for (kb = 0; kb < nkc; kb++) {
             const int64_t k0 = kb * PRT_GEMM_KC, kc = K - k0 < PRT_GEMM_KC ? K - k0 : PRT_GEMM_KC;
-            float *blk = dst + ((m0 / ks.nr) * nkc + kb) * ks.nr * PRT_GEMM_KC;
+            float *blk = dst + ((m0 / rb) * nkc + kb) * ks.nr * PRT_GEMM_KC;
             for (r = 0; r < ks.nr; r++) {
                 float *row = blk + r * PRT_GEMM_KC;
-                if (m0 + r >= M) {
+                if (r >= rb || m0 + r >= M) {
                     memset(row, 0, (size_t)(kc > 0 ? kc : 0) * sizeof(float));
                     continue;
                 }
@@ -345,7 +377,7 @@ void prt__gemm_pack_a(int64_t M, int64_t K, const float *a, int64_t a_m, int64_t
 void prt__gemm_packed(const prt__gemm_pa *pa, int64_t N, prt__gemm_bpack_fn pack, void *arg, float *c, int64_t ldc)
 {
     float bp[PRT_GEMM_KC * GEMM_MAX_MR];
-    const gemm_kset ks = {pa->nr, pa->mr, pa->kern};
+    const gemm_kset ks = {pa->nr, pa->mr, pa->kern, pa->rows};
     int64_t n0, kb, m0, r;
     if (pa->M <= 0 || N <= 0) return;
     if (pa->K <= 0) {
@@ -357,9 +389,9 @@ void prt__gemm_packed(const prt__gemm_pa *pa, int64_t N, prt__gemm_bpack_fn pack
         for (kb = 0; kb < pa->nkc; kb++) {
             const int64_t k0 = kb * PRT_GEMM_KC, kc = pa->K - k0 < PRT_GEMM_KC ? pa->K - k0 : PRT_GEMM_KC;
             pack(arg, k0, kc, n0, nw, ks.mr, bp);
-            for (m0 = 0; m0 < pa->M; m0 += ks.nr) {
-                const int64_t mh = pa->M - m0 < ks.nr ? pa->M - m0 : ks.nr;
-                const float *ablk = pa->p + ((m0 / ks.nr) * pa->nkc + kb) * ks.nr * PRT_GEMM_KC;
+            for (m0 = 0; m0 < pa->M; m0 += pa->rb) {
+                const int64_t mh = pa->M - m0 < pa->rb ? pa->M - m0 : pa->rb;
+                const float *ablk = pa->p + ((m0 / pa->rb) * pa->nkc + kb) * ks.nr * PRT_GEMM_KC;
                 gemm_tile(&ks, kc, bp, ablk, c + m0 * ldc + n0, ldc, mh, nw, kb == 0, 0.0f);
             }
         }

@@ -25,7 +25,7 @@ void prt__gemm_c_16x4(int64_t kc, const float *restrict a, const float *restrict
 void prt__gemm_avx2_16x6(int64_t kc, const float *restrict a, const float *restrict b, float *restrict c,
                          int64_t ldc, int first);
 void prt__gemm_avx512_32x14(int64_t kc, const float *restrict a, const float *restrict b, float *restrict c,
-                            int64_t ldc, int first);
+                            int64_t ldc, int first); /* (cpu_gemm.c also has 32 x 1..13 for partial row blocks) */
 void prt__gemm_avx512_16x14(int64_t kc, const float *restrict a, const float *restrict b, float *restrict c,
                             int64_t ldc, int first);
 
@@ -46,8 +46,8 @@ void prt__sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *a, in
 /* ---- packed A and B panels made on demand (the blocked convolution) ------------ *
  *
  * prt__gemm_pack_a lays A [M][K] (element (m, k) at a[m * a_m + k * a_k]) out
- * for the micro-kernels of the current level: blocks of nr rows per K chunk,
- * rows PRT_GEMM_KC floats apart, missing rows zero. dst holds
+ * for the micro-kernels of the current level: blocks of rb <= nr rows per K
+ * chunk in slots of nr rows PRT_GEMM_KC floats apart, missing rows zero. dst holds
  * prt__gemm_pack_a_floats(M, K) floats (a bound over every kernel level).
  * prt__gemm_packed then computes C[M][N] = A B (beta 0, rows of C ldc
  * floats apart) one panel of mr columns at a time; for each panel and K
@@ -57,7 +57,9 @@ void prt__sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *a, in
  * column offset, so splitting the columns over calls changes no bit. */
 typedef struct prt__gemm_pa {
     prt__gemm_kern_fn kern;
-    int64_t mr, nr;   /* the kernel's panel width (columns of C) and rows of C */
+    const prt__gemm_kern_fn *rows; /* kernels for fewer rows, by count; NULL: none */
+    int64_t mr, nr;    /* the kernel's panel width (columns of C) and rows of C */
+    int64_t rb;        /* rows of C per block (<= nr; M is shared evenly where `rows` exists) */
     int64_t M, K, nkc; /* nkc: K chunks */
     const float *p;
 } prt__gemm_pa;

@@ -397,6 +397,7 @@ static size_t ct_workspace(const prt__onnx_node *n, const prt_tensor_desc *in, i
     prt_msg m = {buf, sizeof buf};
     (void)nb_in;
     if (ct_geo(n, in, out, &g, &m) != PRT_OK) return 0;
+    if (prt__conv_tr_applies(&g)) return prt__conv_tr_workspace(&g);
     return (size_t)g.kd * (size_t)(g.h * g.w) * sizeof(float);
 }
 
@@ -432,6 +433,10 @@ static prt_status ct_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
     hw = g.h * g.w;
     ohw = g.oh * g.ow;
     if (g.n * g.cout * ohw <= 0) return PRT_OK;
+    if (prt__conv_tr_applies(&g) && hw > 0) {
+        prt__conv_tr_run(&g, x[0], x[1], b, yy, ws, ex);
+        return PRT_OK;
+    }
     memset(yy, 0, (size_t)(g.n * g.cout * ohw) * sizeof(float));
     for (img = 0; img < g.n; img++)
         for (grp = 0; grp < g.g; grp++) {

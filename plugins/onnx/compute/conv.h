@@ -48,4 +48,15 @@ size_t prt__conv_blk_workspace(const prt__conv_geo *g);
 void prt__conv_blk_run(const prt__conv_geo *g, const float *x, const float *w, const float *b, float *y, void *ws,
                        const prt__conv_epi *epi, prt_exec *ex);
 
+/* ConvTranspose (the geometry of ct_geo: h, w the input's, kd = coutg * kh
+ * * kw) whose taps never overlap: stride >= the dilated kernel extent on
+ * both axes (the 2x2 stride-2 upsampling of detection heads). Per (image,
+ * group, block of input pixels): col = W_g^T X_block through the packed GEMM
+ * into a per-lane buffer, then each value written to its output pixel with
+ * the bias; pixels no tap reaches hold the bias. */
+int prt__conv_tr_applies(const prt__conv_geo *g);
+size_t prt__conv_tr_workspace(const prt__conv_geo *g);
+void prt__conv_tr_run(const prt__conv_geo *g, const float *x, const float *w, const float *b, float *y, void *ws,
+                      prt_exec *ex);
+
 #endif

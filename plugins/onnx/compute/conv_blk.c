@@ -54,7 +54,11 @@ static void blk_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, 
     for (kk = 0; kk < kc; kk++) {
         float *d = dst + kk * mr;
         if (g->direct_1x1) {
-            memcpy(d, it->xg + (k0 + kk) * hw + p0, (size_t)nw * sizeof(float));
+            const float *src = it->xg + (k0 + kk) * hw + p0;
+            if (nw == 32) memcpy(d, src, 32 * sizeof(float));
+            else memcpy(d, src, (size_t)nw * sizeof(float));
+            __builtin_prefetch(src + 2 * mr, 0, 2);
+            __builtin_prefetch(src + 2 * mr + 16, 0, 2);
         } else {
             const blk_tap *t = &it->j->taps[k0 + kk];
             int64_t oy = oy0, ox = ox0;
@@ -69,6 +73,10 @@ static void blk_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, 
                     if (a > ox + run) a = ox + run;
                     if (b < a) b = a;
                     for (o = ox; o < a; o++) dr[o - ox] = 0;
+                    /* the next panel of this row reads on from here: fetch it while this one computes */
+                    __builtin_prefetch(row + ((ox + run) * g->sw + t->dx + mr * g->sw < g->w
+                                                  ? (ox + run) * g->sw + t->dx + mr * g->sw : g->w - 1),
+                                       0, 2);
                     if (g->sw == 1 && b > a) {
                         if (b - a == 32) memcpy(dr + (a - ox), row + a + t->dx, 32 * sizeof(float));
                         else memcpy(dr + (a - ox), row + a + t->dx, (size_t)(b - a) * sizeof(float));
@@ -166,4 +174,134 @@ void prt__conv_blk_run(const prt__conv_geo *g, const float *x, const float *w, c
     if (items <= 0) return;
     if (threads == 1 || items == 1 || g->n * g->cout * hw * (g->kd + 1) < 131072) blk_range(&j, 0, items);
     else ex->parallel_for(ex, items, 1, blk_range, &j);
+}
+
+/* ---- ConvTranspose without overlapping taps ------------------------------------------ */
+
+#define TR_SLOTS 8 /* lanes, each with its own column buffer */
+
+typedef struct tr_job {
+    const prt__conv_geo *g;
+    const float *x, *b;
+    float *y, *slots;       /* TR_SLOTS buffers of kd * BLK_W floats */
+    const prt__gemm_pa *pa; /* W_g^T per group */
+    int64_t nblk, lanes, items;
+} tr_job;
+
+typedef struct tr_item {
+    const float *xg;
+    int64_t hw, c0;
+} tr_item;
+
+/* dst[kk * mr + q] = X_g[k0 + kk][c0 + n0 + q]. */
+static void tr_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, int64_t mr, float *dst)
+{
+    const tr_item *it = arg;
+    int64_t kk, q;
+    for (kk = 0; kk < kc; kk++) {
+        const float *src = it->xg + (k0 + kk) * it->hw + it->c0 + n0;
+        if (nw == 32) memcpy(dst + kk * mr, src, 32 * sizeof(float));
+        else memcpy(dst + kk * mr, src, (size_t)nw * sizeof(float));
+        __builtin_prefetch(src + 2 * mr, 0, 2);
+        for (q = nw; q < mr; q++) dst[kk * mr + q] = 0;
+    }
+}
+
+/* Each input pixel's kh x kw taps land on distinct output pixels no other input pixel reaches: write them. */
+static void tr_scatter(const tr_job *j, const float *col, int64_t img, int64_t grp, int64_t c0, int64_t nb)
+{
+    const prt__conv_geo *g = j->g;
+    int64_t r, q, ix;
+    for (r = 0; r < g->kd; r++) { /* r = (co * kh + i) * kw + jj */
+        const int64_t co = grp * g->coutg + r / (g->kh * g->kw), i = r / g->kw % g->kh, jj = r % g->kw;
+        const int64_t dy = i * g->dh - g->ph, dx = jj * g->dw - g->pw;
+        /* the input columns whose ox = ix * sw + dx lies in [0, ow) */
+        const int64_t ixlo = dx >= 0 ? 0 : (-dx + g->sw - 1) / g->sw;
+        const int64_t ixhi = g->ow - 1 - dx >= 0 ? (g->ow - 1 - dx) / g->sw + 1 : 0;
+        const float *src = col + r * nb;
+        float *yc = j->y + (img * g->cout + co) * g->oh * g->ow;
+        const float bias = j->b ? j->b[co] : 0.0f;
+        int64_t iy = c0 / g->w, ix0 = c0 % g->w;
+        for (q = 0; q < nb; iy++, ix0 = 0) { /* one input row's run at a time */
+            const int64_t run = nb - q < g->w - ix0 ? nb - q : g->w - ix0, oy = iy * g->sh + dy;
+            const int64_t a = ix0 > ixlo ? ix0 : ixlo, e = ix0 + run < ixhi ? ix0 + run : ixhi;
+            if (oy >= 0 && oy < g->oh) {
+                float *yr = yc + oy * g->ow;
+                const float *sr = src + q;
+                for (ix = a; ix < e; ix++) yr[ix * g->sw + dx] = sr[ix - ix0] + bias;
+            }
+            q += run;
+        }
+    }
+}
+
+/* Lane l runs items l, l + lanes, ... in its own buffer. */
+static void tr_lanes(void *arg, int64_t begin, int64_t end)
+{
+    const tr_job *j = arg;
+    const prt__conv_geo *g = j->g;
+    const int64_t hw = g->h * g->w;
+    int64_t l, t;
+    for (l = begin; l < end; l++) {
+        float *col = j->slots + l * g->kd * BLK_W;
+        for (t = l; t < j->items; t += j->lanes) {
+            const int64_t img = t / (g->g * j->nblk), grp = t / j->nblk % g->g, c0 = t % j->nblk * BLK_W;
+            const int64_t nb = hw - c0 < BLK_W ? hw - c0 : BLK_W;
+            const tr_item it = {j->x + (img * g->cin + grp * g->cg) * hw, hw, c0};
+            prt__gemm_packed(&j->pa[grp], nb, tr_pack, (void *)&it, col, nb);
+            tr_scatter(j, col, img, grp, c0, nb);
+        }
+    }
+}
+
+int prt__conv_tr_applies(const prt__conv_geo *g)
+{
+    return g->sh >= (g->kh - 1) * g->dh + 1 && g->sw >= (g->kw - 1) * g->dw + 1;
+}
+
+static void tr_layout(const prt__conv_geo *g, int64_t *pa_b, int64_t *per_group)
+{
+    *pa_b = blk_align((int64_t)sizeof(prt__gemm_pa) * g->g);
+    *per_group = (int64_t)prt__gemm_pack_a_floats(g->kd, g->cg);
+}
+
+size_t prt__conv_tr_workspace(const prt__conv_geo *g)
+{
+    int64_t pb, per;
+    tr_layout(g, &pb, &per);
+    return (size_t)pb + (size_t)(g->g * per + TR_SLOTS * g->kd * BLK_W) * sizeof(float);
+}
+
+void prt__conv_tr_run(const prt__conv_geo *g, const float *x, const float *w, const float *b, float *y, void *ws,
+                      prt_exec *ex)
+{
+    const int64_t threads = ex && ex->nb_threads > 1 ? ex->nb_threads : 1, ohw = g->oh * g->ow;
+    /* every output pixel is reached exactly once: no fill first */
+    const int full = g->sh == g->kh && (g->kh == 1 || g->dh == 1) && g->sw == g->kw && (g->kw == 1 || g->dw == 1) &&
+                     g->ph == 0 && g->pw == 0 && g->oh == g->h * g->sh && g->ow == g->w * g->sw;
+    int64_t pb, per, grp, i, c;
+    float *ap;
+    tr_job j;
+    tr_layout(g, &pb, &per);
+    memset(&j, 0, sizeof j);
+    j.g = g;
+    j.x = x;
+    j.b = b;
+    j.y = y;
+    j.pa = (prt__gemm_pa *)ws;
+    ap = (float *)((char *)ws + pb);
+    j.slots = ap + g->g * per;
+    for (grp = 0; grp < g->g; grp++) /* A = W_g^T: element (r, c) at w[(grp * cg + c) * kd + r] */
+        prt__gemm_pack_a(g->kd, g->cg, w + grp * g->cg * g->kd, 1, g->kd, ap + grp * per, (prt__gemm_pa *)&j.pa[grp]);
+    if (!full)
+        for (i = 0; i < g->n * g->cout; i++) {
+            const float bias = b ? b[i % g->cout] : 0.0f;
+            for (c = 0; c < ohw; c++) y[i * ohw + c] = bias;
+        }
+    j.nblk = (g->h * g->w + BLK_W - 1) / BLK_W;
+    j.items = g->n * g->g * j.nblk;
+    j.lanes = threads < TR_SLOTS ? threads : TR_SLOTS;
+    if (j.lanes > j.items) j.lanes = j.items;
+    if (j.lanes <= 1) tr_lanes(&j, 0, 1);
+    else ex->parallel_for(ex, j.lanes, 1, tr_lanes, &j);
 }

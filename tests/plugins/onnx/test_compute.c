@@ -184,17 +184,40 @@ static void conv_case_geo(const conv_case *c, int64_t *oh, int64_t *ow, int64_t 
     if (c->one_d) *oh = 1;
 }
 
+/* op v1 with fields f on inputs in, on 1 and on 2 threads: output dims d,
+ * within 1e-5 of the float64 reference's magnitude, the same bits. */
+static void run_on_1_and_2_threads(const char *op, const prt_field *f, int nf, const ot_tensor *in, int nin, prt_dims d,
+                                   const double *ref, const double *mag, const char *what)
+{
+    ot_tensor y[2];
+    const int64_t n = prt_dims_volume(&d);
+    char msg[512];
+    int t;
+    for (t = 0; t < 2; t++) {
+        prt_status st = ot_run(op, "1", f, nf, in, nin, &y[t], 1, t + 1, msg, sizeof msg);
+        CHECK_MSG(st == PRT_OK, "%s, %d thread(s): %s", what, t + 1, msg);
+        if (st != PRT_OK) {
+            y[t].data = NULL;
+            continue;
+        }
+        expect_dims(&y[t], d);
+        CHECK_MSG(compare_mag(&y[t], ref, mag, n, op) == 0, "%s, %d thread(s)", what, t + 1);
+    }
+    if (y[0].data && y[1].data)
+        CHECK_MSG(!memcmp(y[0].data, y[1].data, (size_t)n * sizeof(float)), "%s: 1 and 2 threads differ", what);
+    for (t = 0; t < 2; t++) ot_free(&y[t]);
+}
+
 /* Run case c (seeded by `seed`) on 1 and on 2 threads: both within 1e-5 of
  * the float64 reference's magnitude and bit for bit the same. */
 static void check_conv_case(const conv_case *c, uint32_t seed, const char *what)
 {
-    ot_tensor in[3], y[2];
+    ot_tensor in[3];
     prt_field f[5];
     int nf = 0, t;
     int64_t oh, ow, ph, pw, n;
     const int64_t pads1[2] = {c->pads[1], c->pads[3]}, group = c->group;
     double *ref, *mag;
-    char msg[512];
     in[0] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->n, c->cin, c->w) : ot_dims(4, c->n, c->cin, c->h, c->w),
                     -1, 1, seed);
     in[1] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->cout, c->cin / c->group, c->kw)
@@ -217,22 +240,10 @@ static void check_conv_case(const conv_case *c, uint32_t seed, const char *what)
     ref = malloc((size_t)n * sizeof *ref);
     mag = malloc((size_t)n * sizeof *mag);
     conv_ref(c, &in[0], &in[1], c->bias ? &in[2] : NULL, oh, ow, ph, pw, ref, mag);
-    for (t = 0; t < 2; t++) {
-        prt_status st = ot_run("Conv", "1", f, nf, in, c->bias ? 3 : 2, &y[t], 1, t + 1, msg, sizeof msg);
-        CHECK_MSG(st == PRT_OK, "%s, %d thread(s): %s", what, t + 1, msg);
-        if (st != PRT_OK) {
-            y[t].data = NULL;
-            continue;
-        }
-        if (c->one_d) expect_dims(&y[t], ot_dims(3, c->n, c->cout, ow));
-        else expect_dims(&y[t], ot_dims(4, c->n, c->cout, oh, ow));
-        CHECK_MSG(compare_mag(&y[t], ref, mag, n, "Conv") == 0, "%s, %d thread(s)", what, t + 1);
-    }
-    if (y[0].data && y[1].data)
-        CHECK_MSG(!memcmp(y[0].data, y[1].data, (size_t)n * sizeof(float)), "%s: 1 and 2 threads differ", what);
+    run_on_1_and_2_threads("Conv", f, nf, in, c->bias ? 3 : 2,
+                           c->one_d ? ot_dims(3, c->n, c->cout, ow) : ot_dims(4, c->n, c->cout, oh, ow), ref, mag, what);
     free(ref);
     free(mag);
-    for (t = 0; t < 2; t++) ot_free(&y[t]);
     for (t = 0; t < 3; t++) ot_free(&in[t]);
 }
 
@@ -895,6 +906,92 @@ TEST(conv_transpose_matches_onnxruntime)
     }
     ot_free(&in[0]);
     ot_free(&in[1]);
+}
+
+/* ConvTranspose by its definition in float64: every input pixel adds its
+ * kernel, scaled, at oy = iy * s - pad + i * d. */
+typedef struct ct_case {
+    int64_t n, cin, h, w, cout, kh, kw, group;
+    int64_t stride[2], dil[2], pads[4], outpad[2];
+    int one_d, bias;
+} ct_case;
+
+static void check_ct_case(const ct_case *c, uint32_t seed, const char *what)
+{
+    const int64_t cg = c->cin / c->group, coutg = c->cout / c->group;
+    const int64_t oh = c->one_d ? 1 : (c->h - 1) * c->stride[0] + c->outpad[0] + (c->kh - 1) * c->dil[0] + 1 - c->pads[0] - c->pads[2];
+    const int64_t ow = (c->w - 1) * c->stride[1] + c->outpad[1] + (c->kw - 1) * c->dil[1] + 1 - c->pads[1] - c->pads[3];
+    const int64_t pads1[2] = {c->pads[1], c->pads[3]}, group = c->group, n = c->n * c->cout * oh * ow;
+    ot_tensor in[3];
+    prt_field f[5];
+    int nf = 0, t;
+    int64_t img, ci, iy, ix, i, j, o;
+    double *ref = calloc((size_t)n, sizeof *ref), *mag = calloc((size_t)n, sizeof *mag);
+    in[0] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->n, c->cin, c->w) : ot_dims(4, c->n, c->cin, c->h, c->w), -1,
+                    1, seed);
+    in[1] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->cin, coutg, c->kw) : ot_dims(4, c->cin, coutg, c->kh, c->kw),
+                    -1, 1, seed + 1);
+    in[2] = ot_rand(PRT_DTYPE_F32, ot_dims(1, c->cout), -1, 1, seed + 2);
+    if (c->one_d) {
+        f[nf++] = ot_i64("strides", &c->stride[1], 1);
+        f[nf++] = ot_i64("dilations", &c->dil[1], 1);
+        f[nf++] = ot_i64("pads", pads1, 2);
+        f[nf++] = ot_i64("output_padding", &c->outpad[1], 1);
+    } else {
+        f[nf++] = ot_i64("strides", c->stride, 2);
+        f[nf++] = ot_i64("dilations", c->dil, 2);
+        f[nf++] = ot_i64("pads", c->pads, 4);
+        f[nf++] = ot_i64("output_padding", c->outpad, 2);
+    }
+    f[nf++] = ot_i64("group", &group, 1);
+    for (img = 0; img < c->n; img++)
+        for (o = 0; o < c->cout; o++)
+            for (i = 0; i < oh * ow; i++) ref[(img * c->cout + o) * oh * ow + i] = c->bias ? ot_get(&in[2], o) : 0;
+    for (i = 0; i < n; i++) mag[i] = fabs(ref[i]);
+    for (img = 0; img < c->n; img++)
+        for (ci = 0; ci < c->cin; ci++)
+            for (iy = 0; iy < (c->one_d ? 1 : c->h); iy++)
+                for (ix = 0; ix < c->w; ix++)
+                    for (o = 0; o < coutg; o++)
+                        for (i = 0; i < (c->one_d ? 1 : c->kh); i++)
+                            for (j = 0; j < c->kw; j++) {
+                                const int64_t oy = c->one_d ? 0 : iy * c->stride[0] - c->pads[0] + i * c->dil[0];
+                                const int64_t ox = ix * c->stride[1] - c->pads[1] + j * c->dil[1];
+                                const int64_t co = ci / cg * coutg + o;
+                                double p;
+                                if (oy < 0 || oy >= oh || ox < 0 || ox >= ow) continue;
+                                p = ot_get(&in[0], ((img * c->cin + ci) * (c->one_d ? 1 : c->h) + iy) * c->w + ix) *
+                                    ot_get(&in[1], ((ci * coutg + o) * (c->one_d ? 1 : c->kh) + i) * c->kw + j);
+                                ref[((img * c->cout + co) * oh + oy) * ow + ox] += p;
+                                mag[((img * c->cout + co) * oh + oy) * ow + ox] += fabs(p);
+                            }
+    run_on_1_and_2_threads("ConvTranspose", f, nf, in, c->bias ? 3 : 2,
+                           c->one_d ? ot_dims(3, c->n, c->cout, ow) : ot_dims(4, c->n, c->cout, oh, ow), ref, mag, what);
+    free(ref);
+    free(mag);
+    for (t = 0; t < 3; t++) ot_free(&in[t]);
+}
+
+/* Taps that never overlap (stride >= the dilated kernel: the blocked path,
+ * full coverage or with gaps, pads, output_padding, groups) and that do
+ * (col2im), against float64, on 1 and 2 threads with the same bits. */
+TEST(conv_transpose_blocked_and_overlapping_match_float64)
+{
+    static const ct_case cases[] = {
+        {1, 24, 9, 17, 24, 2, 2, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, {0, 0}, 0, 1},   /* the detection head */
+        {1, 24, 23, 37, 1, 2, 2, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, {0, 0}, 0, 1},   /* one output channel */
+        {2, 6, 5, 7, 4, 2, 3, 2, {3, 3}, {1, 1}, {1, 0, 0, 2}, {1, 0}, 0, 1},      /* gaps, pads, groups */
+        {1, 4, 6, 5, 3, 2, 2, 1, {3, 3}, {2, 1}, {0, 0, 0, 0}, {0, 2}, 0, 0},      /* dilation, no bias */
+        {1, 20, 40, 45, 16, 2, 2, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, {0, 0}, 0, 1},  /* threaded */
+        {2, 3, 1, 300, 5, 1, 4, 1, {1, 4}, {1, 1}, {0, 1, 0, 1}, {0, 0}, 1, 1},    /* 1-D */
+        {1, 4, 6, 5, 3, 3, 3, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0, 1},      /* overlapping */
+    };
+    size_t ci;
+    char what[64];
+    for (ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        snprintf(what, sizeof what, "ConvTranspose case %d", (int)ci);
+        check_ct_case(&cases[ci], (uint32_t)(400 + ci), what);
+    }
 }
 
 TEST(rms_normalization_and_lp_pools)
