@@ -65,8 +65,16 @@ typedef enum prt__ew_op {
     PRT__EW_SOFTPLUS = 24,    /* log(1 + exp(a)), overflow-safe */
     PRT__EW_GELU = 25,        /* 0.5 a (1 + erf(a / sqrt 2)) */
     PRT__EW_SQUARE = 26,      /* a * a */
-    PRT__EW_NB_OPS = 27
+    PRT__EW_PRELU = 27,       /* a < 0 ? a * b : a (binary: the slope is a value) */
+    PRT__EW_NB_OPS = 28
 } prt__ew_op;
+
+/* The op's name as in ONNX ("Add", "HardSigmoid"; "Square" for a * a), or
+ * NULL for an unknown opcode; its operand count (1 or 2, 0 when unknown) and
+ * the number of constants it reads from consts[p]. */
+const char *prt__ew_op_name(int32_t op);
+int32_t prt__ew_op_arity(int32_t op);
+int32_t prt__ew_op_nb_params(int32_t op);
 
 typedef struct prt__ew_instr {
     int32_t op, a, b, p;
@@ -113,5 +121,11 @@ void prt__ew_range(const prt__ew_prog *p, const prt__ew_bcast *bc, const float *
 
 /* The whole output, split over ex's threads (ex may be NULL: serial). */
 void prt__ew_run(const prt__ew_prog *p, const prt__ew_bcast *bc, const float *const *x, float *y, prt_exec *ex);
+
+/* Whether the single ONNX ops (Add, Relu, Clip, ...) take their f32 path
+ * through this engine (1, the default) or the generic one that computes in
+ * double (0): tests compare the two. Set it before running anything. */
+void prt__ew_set_fast_paths(int on);
+int prt__ew_fast_paths(void);
 
 #endif /* PLUGRT_ONNX_EW_PROG_H */

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../common/ew_prog.h"
 #include "../common/onnx_op.h"
 #include "../common/onnx_tensor.h"
 
@@ -32,6 +33,7 @@ typedef struct brow {
     btypes types;
     int variadic;   /* Sum Mean Max Min: fold inputs left to right */
     int mean;       /* Mean: divide by the input count at the end */
+    int ew;         /* 1 + the prt__ew_op that runs it in f32; 0: none */
 } brow;
 
 #define BD(fname, expr)                                                                            \
@@ -125,11 +127,12 @@ BI(i_bor, u | v)
 BI(i_bxor, u ^ v)
 BI(i_prelu, u < 0 ? (int64_t)((uint64_t)u * (uint64_t)v) : u)
 
-static const brow r_add = {.fd = d_add, .fi = i_add};
-static const brow r_sub = {.fd = d_sub, .fi = i_sub};
-static const brow r_mul = {.fd = d_mul, .fi = i_mul};
-static const brow r_div = {.fd = d_div, .fi = i_div};
-static const brow r_pow = {.fd = d_pow, .types = BT_POW};
+#define EWOP(op) .ew = 1 + (op)
+static const brow r_add = {.fd = d_add, .fi = i_add, EWOP(PRT__EW_ADD)};
+static const brow r_sub = {.fd = d_sub, .fi = i_sub, EWOP(PRT__EW_SUB)};
+static const brow r_mul = {.fd = d_mul, .fi = i_mul, EWOP(PRT__EW_MUL)};
+static const brow r_div = {.fd = d_div, .fi = i_div, EWOP(PRT__EW_DIV)};
+static const brow r_pow = {.fd = d_pow, .types = BT_POW, EWOP(PRT__EW_POW)};
 static const brow r_mod = {.fd = d_mod, .fi = i_mod};
 static const brow r_eq = {.fd = d_eq, .fi = i_eq, .out = BOUT_BOOL};
 static const brow r_gt = {.fd = d_gt, .fi = i_gt, .out = BOUT_BOOL};
@@ -141,11 +144,11 @@ static const brow r_or = {.fi = i_or, .out = BOUT_BOOL};
 static const brow r_xor = {.fi = i_xor, .out = BOUT_BOOL};
 static const brow r_shift = {.fi = i_shift};
 static const brow r_band = {.fi = i_band}, r_bor = {.fi = i_bor}, r_bxor = {.fi = i_bxor};
-static const brow r_prelu = {.fd = d_prelu, .fi = i_prelu, .types = BT_PRELU};
-static const brow r_sum = {.fd = d_add, .fi = i_add, .variadic = 1};
-static const brow r_mean = {.fd = d_add, .variadic = 1, .mean = 1};
-static const brow r_max = {.fd = d_max, .fi = i_max, .variadic = 1};
-static const brow r_min = {.fd = d_min, .fi = i_min, .variadic = 1};
+static const brow r_prelu = {.fd = d_prelu, .fi = i_prelu, .types = BT_PRELU, EWOP(PRT__EW_PRELU)};
+static const brow r_sum = {.fd = d_add, .fi = i_add, .variadic = 1, EWOP(PRT__EW_ADD)};
+static const brow r_mean = {.fd = d_add, .variadic = 1, .mean = 1, EWOP(PRT__EW_ADD)};
+static const brow r_max = {.fd = d_max, .fi = i_max, .variadic = 1, EWOP(PRT__EW_MAX)};
+static const brow r_min = {.fd = d_min, .fi = i_min, .variadic = 1, EWOP(PRT__EW_MIN)};
 
 /* ---- callbacks -------------------------------------------------------------------- */
 
@@ -256,6 +259,46 @@ static void b_scale(void *ctx, int64_t o, const int64_t *off, const int64_t *st,
     prt__onnx_scatter_f64(j->y, j->t, o, v, n);
 }
 
+/* Every input and the output f32, at most PRT__EW_MAX_IN inputs? */
+static int b_all_f32(const prt_tensor_desc *in, int32_t nb_in, const prt_tensor_desc *out)
+{
+    int32_t k;
+    if (nb_in > PRT__EW_MAX_IN || out[0].dtype != PRT_DTYPE_F32) return 0;
+    for (k = 0; k < nb_in; k++)
+        if (in[k].dtype != PRT_DTYPE_F32) return 0;
+    return 1;
+}
+
+/* f32: one program over every input, folded left to right (one input: a
+ * copy, the program without instructions); Mean divides by the count last. */
+static prt_status b_run_f32(const brow *r, const prt_tensor_desc *in, int32_t nb_in, const prt_tensor_desc *out,
+                            const void *const *x, void *const *y, prt_exec *ex, prt_msg *err)
+{
+    prt__ew_instr ins[PRT__EW_MAX_IN];
+    const float count = (float)nb_in;
+    prt__ew_prog prog = {ins, 0, &count, 1, nb_in};
+    prt_dims dims[PRT__EW_MAX_IN];
+    const float *xs[PRT__EW_MAX_IN];
+    prt__ew_bcast bc;
+    prt_status st;
+    int32_t k;
+    for (k = 0; k < nb_in; k++) {
+        dims[k] = in[k].dims;
+        xs[k] = x[k];
+    }
+    for (k = 1; k < nb_in; k++) {
+        prt__ew_instr t = {r->ew - 1, k == 1 ? 0 : nb_in + k - 2, k, 0};
+        ins[prog.nb_ins++] = t;
+    }
+    if (r->mean && nb_in > 1) {
+        prt__ew_instr t = {PRT__EW_DIV, nb_in + prog.nb_ins - 1, -1, 0};
+        ins[prog.nb_ins++] = t;
+    }
+    if ((st = prt__ew_plan(&bc, nb_in, dims, &out[0].dims, err)) != PRT_OK) return st;
+    prt__ew_run(&prog, &bc, xs, y[0], ex);
+    return PRT_OK;
+}
+
 static prt_status b_run(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
                         const prt_tensor_desc *out, const void *const *x, void *const *y, void *ws, prt_exec *ex,
                         prt_msg *err)
@@ -267,6 +310,8 @@ static prt_status b_run(const prt__onnx_node *n, const prt_tensor_desc *in, int3
     prt_status st;
     int32_t k;
     (void)ws;
+    if (r->ew && b_all_f32(in, nb_in, out) && prt__ew_fast_paths())
+        return b_run_f32(r, in, nb_in, out, x, y, ex, err);
     memset(&j, 0, sizeof j);
     j.r = r;
     j.t = PRT__ONNX_STATE(n, battr);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../common/ew_prog.h"
 #include "../common/onnx_op.h"
 #include "../common/onnx_tensor.h"
 
@@ -26,6 +27,8 @@ typedef struct urow {
     ufn_i fi;     /* integer and bool dtypes; NULL: through fd */
     int out_bool; /* output is bool */
     int clip_inputs; /* Clip v11+: min / max may come as inputs 1 and 2 */
+    int ew;       /* 1 + the prt__ew_op that runs it in f32; 0: none */
+    int copy;     /* Identity: the bytes as they are */
 } urow;
 
 #define UD(fname, expr)                                                                            \
@@ -51,6 +54,7 @@ typedef struct urow {
 
 static double sigmoid(double v) { return v >= 0 ? 1.0 / (1.0 + exp(-v)) : exp(v) / (1.0 + exp(v)); }
 static double softplus(double v) { return v > 0 ? v + log1p(exp(-v)) : log1p(exp(v)); }
+static double clamp01(double v) { return v < 0 ? 0.0 : v > 1 ? 1.0 : v; } /* NaN stays NaN */
 static double round_even(double v) { return nearbyint(v); } /* default rounding mode: half to even */
 static double gelu(double v, int tanh_form)
 {
@@ -86,8 +90,8 @@ UD(d_relu, v > 0 ? v : (v != v ? v : 0.0))
 UD(d_softplus, softplus(v))
 UD(d_softsign, v / (1.0 + fabs(v)))
 UD(d_mish, v * tanh(softplus(v)))
-UD(d_hardswish, v * fmax(0.0, fmin(1.0, v / 6.0 + 0.5)))
-UD(d_hardsigmoid, fmax(0.0, fmin(1.0, a->alpha * v + a->beta)))
+UD(d_hardswish, v * clamp01(v / 6.0 + 0.5))
+UD(d_hardsigmoid, clamp01(a->alpha * v + a->beta))
 UD(d_leakyrelu, v >= 0 ? v : a->alpha * v)
 UD(d_elu, v >= 0 ? v : a->alpha * (exp(v) - 1.0))
 UD(d_celu, fmax(0.0, v) + fmin(0.0, a->alpha * (exp(v / a->alpha) - 1.0)))
@@ -113,15 +117,16 @@ UI(i_shrink, (double)v < -a->lambd ? (int64_t)((double)v + a->bias)
              : (double)v > a->lambd ? (int64_t)((double)v - a->bias) : 0)
 
 #define R(nm, d, i) static const urow nm = {.fd = d, .fi = i}
-R(r_abs, d_abs, i_abs);
-R(r_neg, d_neg, i_neg);
-R(r_ceil, d_ceil, NULL);
-R(r_floor, d_floor, NULL);
+#define RE(nm, d, i, op) static const urow nm = {.fd = d, .fi = i, .ew = 1 + (op)}
+RE(r_abs, d_abs, i_abs, PRT__EW_ABS);
+RE(r_neg, d_neg, i_neg, PRT__EW_NEG);
+RE(r_ceil, d_ceil, NULL, PRT__EW_CEIL);
+RE(r_floor, d_floor, NULL, PRT__EW_FLOOR);
 R(r_round, d_round, NULL);
-R(r_sqrt, d_sqrt, NULL);
-R(r_exp, d_exp, NULL);
-R(r_log, d_log, NULL);
-R(r_recip, d_recip, NULL);
+RE(r_sqrt, d_sqrt, NULL, PRT__EW_SQRT);
+RE(r_exp, d_exp, NULL, PRT__EW_EXP);
+RE(r_log, d_log, NULL, PRT__EW_LOG);
+RE(r_recip, d_recip, NULL, PRT__EW_RECIPROCAL);
 R(r_sin, d_sin, NULL);
 R(r_cos, d_cos, NULL);
 R(r_tan, d_tan, NULL);
@@ -134,27 +139,27 @@ R(r_asinh, d_asinh, NULL);
 R(r_acosh, d_acosh, NULL);
 R(r_atanh, d_atanh, NULL);
 R(r_sign, d_sign, i_sign);
-R(r_erf, d_erf, NULL);
-R(r_sigmoid, d_sigmoid, NULL);
-R(r_tanh, d_tanh, NULL);
-R(r_relu, d_relu, i_relu);
-R(r_softplus, d_softplus, NULL);
+RE(r_erf, d_erf, NULL, PRT__EW_ERF);
+RE(r_sigmoid, d_sigmoid, NULL, PRT__EW_SIGMOID);
+RE(r_tanh, d_tanh, NULL, PRT__EW_TANH);
+RE(r_relu, d_relu, i_relu, PRT__EW_RELU);
+RE(r_softplus, d_softplus, NULL, PRT__EW_SOFTPLUS);
 R(r_softsign, d_softsign, NULL);
 R(r_mish, d_mish, NULL);
-R(r_hardswish, d_hardswish, NULL);
-R(r_hardsigmoid, d_hardsigmoid, NULL);
-R(r_leakyrelu, d_leakyrelu, NULL);
-R(r_elu, d_elu, NULL);
+RE(r_hardswish, d_hardswish, NULL, PRT__EW_HARDSWISH);
+RE(r_hardsigmoid, d_hardsigmoid, NULL, PRT__EW_HARDSIGMOID);
+RE(r_leakyrelu, d_leakyrelu, NULL, PRT__EW_LEAKYRELU);
+RE(r_elu, d_elu, NULL, PRT__EW_ELU);
 R(r_celu, d_celu, NULL);
 R(r_selu, d_selu, NULL);
 R(r_thresholdedrelu, d_thresholdedrelu, NULL);
 R(r_shrink, d_shrink, i_shrink);
-R(r_gelu, d_gelu, NULL);
+RE(r_gelu, d_gelu, NULL, PRT__EW_GELU); /* approximate="none" only */
 R(r_not, NULL, i_not);
 R(r_bnot, NULL, i_bnot);
-R(r_identity, d_copy, i_copy);
-R(r_clip6, d_clip, i_clip);
-static const urow r_clip11 = {.fd = d_clip, .fi = i_clip, .clip_inputs = 1};
+static const urow r_identity = {.fd = d_copy, .fi = i_copy, .copy = 1};
+RE(r_clip6, d_clip, i_clip, PRT__EW_CLIP);
+static const urow r_clip11 = {.fd = d_clip, .fi = i_clip, .clip_inputs = 1, .ew = 1 + PRT__EW_CLIP};
 static const urow r_isnan = {.fd = d_isnan, .out_bool = 1};
 static const urow r_isinf = {.fd = d_isinf, .out_bool = 1};
 
@@ -259,6 +264,24 @@ static void u_range(void *arg, int64_t begin, int64_t end)
     }
 }
 
+/* f32 in and out: the op as a program of one instruction; its parameters,
+ * if any, are consts[0] and consts[1]. */
+static prt_status u_run_f32(const urow *r, const uattr *a, const prt_tensor_desc *in, const prt_tensor_desc *out,
+                            const void *const *x, void *const *y, prt_exec *ex, prt_msg *err)
+{
+    const prt__ew_instr ins = {r->ew - 1, 0, 0, 0};
+    const float consts[2] = {
+        (float)(r->ew - 1 == PRT__EW_CLIP ? a->lo : a->alpha),
+        (float)(r->ew - 1 == PRT__EW_CLIP ? a->hi : a->beta),
+    };
+    const prt__ew_prog prog = {&ins, 1, consts, 2, 1};
+    const float *xs[1] = {x[0]};
+    prt__ew_bcast bc;
+    prt_status st = prt__ew_plan(&bc, 1, &in[0].dims, &out[0].dims, err);
+    if (st == PRT_OK) prt__ew_run(&prog, &bc, xs, y[0], ex);
+    return st;
+}
+
 static prt_status u_run(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
                         const prt_tensor_desc *out, const void *const *x, void *const *y, void *ws, prt_exec *ex,
                         prt_msg *err)
@@ -270,6 +293,13 @@ static prt_status u_run(const prt__onnx_node *n, const prt_tensor_desc *in, int3
     prt_status st;
     (void)ws;
     if (r->clip_inputs && (st = u_clip_bounds(n, in, nb_in, x, &a, err)) != PRT_OK) return st;
+    if (r->copy) {
+        if (vol > 0 && x[0] != y[0]) memcpy(y[0], x[0], (size_t)vol * prt_dtype_size(in[0].dtype));
+        return PRT_OK;
+    }
+    if (r->ew && in[0].dtype == PRT_DTYPE_F32 && out[0].dtype == PRT_DTYPE_F32 && !a.gelu_tanh &&
+        prt__ew_fast_paths())
+        return u_run_f32(r, &a, in, out, x, y, ex, err);
     j.use_int = r->fi && (!prt__onnx_is_float(in[0].dtype) || !r->fd);
     if (vol <= 0) return PRT_OK;
     if (vol <= 16384)

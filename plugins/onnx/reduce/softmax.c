@@ -86,6 +86,32 @@ typedef struct sjob {
     int64_t len, inner; /* vectors of `len` elements, `inner` apart */
 } sjob;
 
+/* Softmax / LogSoftmax of one contiguous f32 vector: the max and the values
+ * read as they are, exp in fp32 once per element (kept in y), the sum and
+ * the final scale in double. */
+static void s_softmax_f32(const sjob *j, int64_t base)
+{
+    const float *x = (const float *)j->x + base;
+    float *y = (float *)j->y + base;
+    float m = x[0];
+    double sum = 0, inv, lse;
+    int64_t k;
+    for (k = 1; k < j->len; k++)
+        if (x[k] > m) m = x[k]; /* a NaN first stays the max: every output NaN, as the double path */
+    for (k = 0; k < j->len; k++) {
+        const float e = expf(x[k] - m);
+        sum += e;
+        if (j->kind == SK_SOFTMAX) y[k] = e;
+    }
+    if (j->kind == SK_SOFTMAX) {
+        inv = 1.0 / sum;
+        for (k = 0; k < j->len; k++) y[k] = (float)((double)y[k] * inv);
+        return;
+    }
+    lse = log(sum);
+    for (k = 0; k < j->len; k++) y[k] = (float)((double)x[k] - (double)m - lse);
+}
+
 static void s_range(void *arg, int64_t begin, int64_t end)
 {
     const sjob *j = arg;
@@ -116,6 +142,10 @@ static void s_range(void *arg, int64_t begin, int64_t end)
                 run = next;
                 prt__onnx_scatter_f64(j->y, j->t, o, &w, 1);
             }
+            continue;
+        }
+        if (j->t == PRT_DTYPE_F32 && j->inner == 1 && (j->kind == SK_SOFTMAX || j->kind == SK_LOGSOFTMAX)) {
+            s_softmax_f32(j, base);
             continue;
         }
         for (k = 0; k < j->len; k++) {

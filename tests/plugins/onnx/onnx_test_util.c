@@ -16,6 +16,30 @@ prt_dims ot_dims(int nb, ...)
     return d;
 }
 
+prt_dims ot_dims_of(int nb, const int64_t *d)
+{
+    prt_dims r = ot_dims(0);
+    r.nb = nb;
+    if (nb > 0) memcpy(r.d, d, (size_t)nb * sizeof *d);
+    return r;
+}
+
+int64_t ot_bcast_index(const prt_dims *in, const prt_dims *out, int64_t o)
+{
+    int64_t idx = 0, stride = 1;
+    int32_t i;
+    for (i = out->nb - 1; i >= 0; i--) {
+        int64_t c = o % out->d[i];
+        int32_t j = i - (out->nb - in->nb);
+        o /= out->d[i];
+        if (j >= 0) {
+            if (in->d[j] != 1) idx += c * stride;
+            stride *= in->d[j];
+        }
+    }
+    return idx;
+}
+
 int64_t ot_vol(const ot_tensor *x)
 {
     return prt_dims_volume(&x->d);
@@ -103,6 +127,13 @@ prt_field ot_str(const char *name, const char *s)
 prt_status ot_run(const char *name, const char *ver, const prt_field *f, int32_t nf, const ot_tensor *in,
                   int32_t nin, ot_tensor *out, int32_t nout, int32_t threads, char *msg, size_t cap)
 {
+    return ot_run_ns("", name, ver, f, nf, in, nin, out, nout, threads, msg, cap);
+}
+
+prt_status ot_run_ns(const char *ns, const char *name, const char *ver, const prt_field *f, int32_t nf,
+                     const ot_tensor *in, int32_t nin, ot_tensor *out, int32_t nout, int32_t threads, char *msg,
+                     size_t cap)
+{
     prt_fields fc = {f, nf, 0};
     prt_op *op = NULL;
     prt_tensor_desc td[16];
@@ -113,7 +144,7 @@ prt_status ot_run(const char *name, const char *ver, const prt_field *f, int32_t
     int32_t i;
     if (msg && cap) msg[0] = 0;
     for (i = 0; i < nout; i++) out[i].data = NULL;
-    s = prt_op_create(prt_registry_global(), name, ver, "", &fc, &op);
+    s = prt_op_create(prt_registry_global(), name, ver, ns, &fc, &op);
     if (s != PRT_OK) {
         if (msg) snprintf(msg, cap, "%s", prt_op_last_error(NULL));
         return s;

@@ -200,6 +200,9 @@ static const smoke smokes[] = {
     {.name = "Upsample", .version = "9", .fields = {{"input:1", (const float[]){1, 2}, PRT_FIELD_FLOAT32, 0, 2}},
      .nb_fields = 1},
     {.name = "Expand", .fields = {F64("input:1", 2, 1, 3)}, .nb_fields = 1},
+    /* plugrt::Elementwise: tanh(x0 + x1) * 0.5 */
+    {.name = "Elementwise", .nb_in = 2, .fields = {F64("program", 0, 0, 1, 0, 11, 2, 0, 0, 2, 3, -1, 0),
+     {"consts", (const float[]){0.5f}, PRT_FIELD_FLOAT32, 0, 1}}, .nb_fields = 2},
 };
 
 static prt_dtype first_type(uint32_t mask)
@@ -234,7 +237,8 @@ static prt_status smoke_run(int32_t i, long fail_after, char *msg, size_t cap)
                         0.1, 0.9, (uint32_t)k);
     msg[0] = 0;
     if (fail_after >= 0) prt__alloc_fail_after(fail_after);
-    st = ot_run(d->name, d->version, s ? s->fields : NULL, s ? s->nb_fields : 0, in, nin, out, nout, 2, msg, cap);
+    st = ot_run_ns(d->ns ? d->ns : "", d->name, d->version, s ? s->fields : NULL, s ? s->nb_fields : 0, in, nin,
+                   out, nout, 2, msg, cap);
     prt__alloc_fail_after(-1);
     for (k = 0; st == PRT_OK && k < nout; k++) ot_free(&out[k]);
     for (k = 0; k < nin; k++) ot_free(&in[k]);

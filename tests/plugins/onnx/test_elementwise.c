@@ -290,23 +290,6 @@ static double bref(const char *op, double a, double b)
     return NAN;
 }
 
-/* Broadcast reference: out index -> input index for numpy rules. */
-static int64_t bidx(const prt_dims *in, const prt_dims *out, int64_t o)
-{
-    int64_t idx = 0, stride = 1;
-    int32_t i;
-    for (i = out->nb - 1; i >= 0; i--) {
-        int64_t c = o % out->d[i];
-        int32_t j = i - (out->nb - in->nb);
-        o /= out->d[i];
-        if (j >= 0) {
-            if (in->d[j] != 1) idx += c * stride;
-            stride *= in->d[j];
-        }
-    }
-    return idx;
-}
-
 TEST(binary_ops_broadcast_like_numpy)
 {
     static const char *const ops[] = {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Greater", "Less",
@@ -331,14 +314,14 @@ TEST(binary_ops_broadcast_like_numpy)
             prt_status st;
             in[0] = ot_rand(PRT_DTYPE_F32, shapes[s][0], 0.5, 3, (uint32_t)(o * 7 + s));
             in[1] = ot_rand(PRT_DTYPE_F32, shapes[s][1], 0.5, 3, (uint32_t)(o * 7 + s + 100));
-            if (ot_vol(&in[0]) > 2) ((float *)in[0].data)[1] = ((float *)in[1].data)[bidx(&shapes[s][1], &shapes[s][2], 1)];
+            if (ot_vol(&in[0]) > 2) ((float *)in[0].data)[1] = ((float *)in[1].data)[ot_bcast_index(&shapes[s][1], &shapes[s][2], 1)];
             st = ot_run(ops[o], vers[o], NULL, 0, in, 2, &y, 1, 2, msg, sizeof msg);
             CHECK_MSG(st == PRT_OK, "%s: %s", ops[o], msg);
             if (st == PRT_OK) {
                 CHECK_MSG(prt_dims_equal(&y.d, &shapes[s][2]), "%s shape case %d", ops[o], (int)s);
                 for (i = 0; i < n; i++)
-                    ref[i] = bref(ops[o], ot_get(&in[0], bidx(&shapes[s][0], &shapes[s][2], i)),
-                                  ot_get(&in[1], bidx(&shapes[s][1], &shapes[s][2], i)));
+                    ref[i] = bref(ops[o], ot_get(&in[0], ot_bcast_index(&shapes[s][0], &shapes[s][2], i)),
+                                  ot_get(&in[1], ot_bcast_index(&shapes[s][1], &shapes[s][2], i)));
                 CHECK_EQ_INT(ot_compare(&y, ref, n, RTOL, 1e-30, ops[o]), 0);
                 ot_free(&y);
             }

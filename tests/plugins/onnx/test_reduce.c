@@ -242,6 +242,30 @@ TEST(softmax_family_versions_1_and_13)
     ot_free(&x);
 }
 
+/* f32 along the last axis (its own path): long rows of wide logits, -inf
+ * entries, a NaN, in place. */
+TEST(softmax_f32_last_axis_wide_logits_nan_and_inf)
+{
+    static const char *const ops[] = {"Softmax", "LogSoftmax"};
+    const int64_t len = 6625, rows = 4, n = rows * len;
+    ot_tensor x = ot_rand(PRT_DTYPE_F32, ot_dims(2, rows, len), -40, 40, 5), y;
+    double *ref = malloc((size_t)n * sizeof *ref);
+    char msg[256];
+    int k;
+    ((float *)x.data)[3] = -INFINITY;
+    ((float *)x.data)[len + 7] = INFINITY; /* a row with +inf: inf - inf */
+    ((float *)x.data)[2 * len + 100] = NAN;
+    for (k = 0; k < 2; k++) {
+        CHECK_OK(ot_run(ops[k], "13", NULL, 0, &x, 1, &y, 1, 2, msg, sizeof msg));
+        softmax_ref(&x, rows, len, 1, k, ref);
+        CHECK(isnan(ot_get(&y, 2 * len)) && isnan(ot_get(&y, 3 * len - 1))); /* the NaN row */
+        CHECK_EQ_INT(ot_compare(&y, ref, n, 1e-5, 1e-30, ops[k]), 0);
+        ot_free(&y);
+    }
+    free(ref);
+    ot_free(&x);
+}
+
 TEST(cumsum_exclusive_reverse_axis_as_input_or_field)
 {
     ot_tensor in[2], y;
