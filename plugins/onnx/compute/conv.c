@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../common/cpu_gemm.h"
+#include "../common/ew_prog.h"
 #include "../common/onnx_op.h"
 #include "../common/onnx_tensor.h"
 #include "conv.h"
@@ -507,15 +508,133 @@ static prt_status ci_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
     return PRT_OK;
 }
 
+/* ---- plugrt::FusedConv ------------------------------------------------------------ */
+
+/* Conv's state first (the cv_ callbacks read it), then the epilogue program
+ * as decoded for PRT__EW_MAX_IN values (the layer's count is checked in
+ * fc_types). */
+typedef struct fcstate {
+    cstate cv;
+    prt__ew_instr ins[PRT__EW_MAX_INS];
+    float consts[PRT__EW_MAX_CONSTS];
+    prt__ew_prog prog;
+} fcstate;
+
+#define FC_FIXED_IN 3 /* X, W, B; the program's value 0 is their convolution, values 1.. the inputs after */
+
+/* The program for a layer of nb_in inputs, checked. */
+static prt_status fc_prog(const prt__onnx_node *n, int32_t nb_in, prt__ew_prog *out, prt_msg *err)
+{
+    *out = PRT__ONNX_STATE(n, fcstate)->prog;
+    out->nb_in = nb_in - FC_FIXED_IN + 1;
+    return prt__ew_check(out, err);
+}
+
+static prt_status fc_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
+{
+    fcstate *s = PRT__ONNX_STATE(n, fcstate);
+    char buf[400];
+    prt_msg m = {buf, sizeof buf};
+    prt_status st = cv_init(n, fc, err);
+    if (st != PRT_OK) return st;
+    buf[0] = 0;
+    st = prt__ew_decode(fc, PRT__EW_MAX_IN, s->ins, s->consts, &s->prog, &m);
+    if (st != PRT_OK) prt_msg_set(err, "%s v%s: %s", n->def->name, n->def->version, buf);
+    return st;
+}
+
+static prt_status fc_types(const prt__onnx_node *n, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
+                           prt_msg *err)
+{
+    prt__ew_prog p;
+    prt_status st = cv_types(n, in, nb_in, out, err);
+    if (st != PRT_OK) return st;
+    return fc_prog(n, nb_in, &p, err);
+}
+
+/* Conv's output; each input after B must broadcast to it (extents known now are checked now). */
+static prt_status fc_shapes(const prt__onnx_node *n, const prt_dims_expr *in, int32_t nb_in, prt_dims_expr *out,
+                            prt_expr_builder *eb, prt_msg *err)
+{
+    prt_status st = cv_shapes(n, in, FC_FIXED_IN, out, eb, err);
+    int32_t k, i;
+    if (st != PRT_OK) return st;
+    for (k = FC_FIXED_IN; k < nb_in; k++) {
+        if (in[k].nb > out->nb) {
+            prt_msg_set(err, "input %d has rank %d; the epilogue's inputs broadcast to the output (rank %d)", (int)k,
+                        (int)in[k].nb, (int)out->nb);
+            return PRT_STATUS_SHAPE_MISMATCH;
+        }
+        for (i = 0; i < in[k].nb; i++) {
+            const int64_t e = prt__onnx_known(eb, in[k].d[i]), o = prt__onnx_known(eb, out->d[out->nb - in[k].nb + i]);
+            if (e >= 0 && e != 1 && o >= 0 && e != o) {
+                prt_msg_set(err, "input %d: extent %lld of axis %d does not broadcast to the output's %lld", (int)k,
+                            (long long)e, (int)i, (long long)o);
+                return PRT_STATUS_SHAPE_MISMATCH;
+            }
+        }
+    }
+    return PRT_OK;
+}
+
+typedef struct fc_epi {
+    prt__ew_prog prog;
+    prt__ew_bcast bc;
+    const float *xs[PRT__EW_MAX_IN]; /* xs[0]: the output itself (the program runs in place) */
+} fc_epi;
+
+static void fc_epilogue(const void *arg, float *y, int64_t begin, int64_t end)
+{
+    const fc_epi *e = arg;
+    prt__ew_range(&e->prog, &e->bc, e->xs, y, begin, end);
+}
+
+static prt_status fc_run(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
+                         const prt_tensor_desc *out, const void *const *x, void *const *y, void *ws, prt_exec *ex,
+                         prt_msg *err)
+{
+    prt_dims dims[PRT__EW_MAX_IN];
+    prt__conv_epi epi = {fc_epilogue, NULL};
+    fc_epi e;
+    cgeo g;
+    const float *b;
+    int32_t k;
+    prt_status st;
+    if ((st = cv_prepare(n, in, FC_FIXED_IN, out, x, cv_geo, &g, &b, err)) != PRT_OK ||
+        (st = fc_prog(n, nb_in, &e.prog, err)) != PRT_OK)
+        return st;
+    dims[0] = out[0].dims;
+    e.xs[0] = y[0];
+    for (k = 1; k < e.prog.nb_in; k++) {
+        dims[k] = in[FC_FIXED_IN - 1 + k].dims;
+        e.xs[k] = x[FC_FIXED_IN - 1 + k];
+    }
+    if ((st = prt__ew_plan(&e.bc, e.prog.nb_in, dims, &out[0].dims, err)) != PRT_OK) return st;
+    if (g.n * g.cout * g.oh * g.ow <= 0) return PRT_OK;
+    epi.arg = &e;
+    if (g.depthwise) prt__conv_dw_run(&g, x[0], x[1], b, y[0], ws, e.prog.nb_ins ? &epi : NULL, ex);
+    else prt__conv_blk_run(&g, x[0], x[1], b, y[0], ws, e.prog.nb_ins ? &epi : NULL, ex);
+    return PRT_OK;
+}
+
+#define CONV_FIELDS                                                                                      \
+    PRT__ONNX_STR("auto_pad", "NOTSET", "NOTSET (use pads), SAME_UPPER, SAME_LOWER or VALID"),               \
+    PRT__ONNX_OPT("dilations", PRT_FIELD_INT64, "per spatial axis; absent: 1"),                               \
+    PRT__ONNX_I64("group", 1, "input and output channels split into this many groups"),                     \
+    PRT__ONNX_OPT("kernel_shape", PRT_FIELD_INT64, "per spatial axis; absent: W's"),                          \
+    PRT__ONNX_OPT("pads", PRT_FIELD_INT64, "begins then ends per spatial axis; absent: 0"),                   \
+    PRT__ONNX_OPT("strides", PRT_FIELD_INT64, "per spatial axis; absent: 1")
 static const prt_field_schema s_conv[] = {
-    PRT__ONNX_STR("auto_pad", "NOTSET", "NOTSET (use pads), SAME_UPPER, SAME_LOWER or VALID"),
-    PRT__ONNX_OPT("dilations", PRT_FIELD_INT64, "per spatial axis; absent: 1"),
-    PRT__ONNX_I64("group", 1, "input and output channels split into this many groups"),
-    PRT__ONNX_OPT("kernel_shape", PRT_FIELD_INT64, "per spatial axis; absent: W's"),
-    PRT__ONNX_OPT("pads", PRT_FIELD_INT64, "begins then ends per spatial axis; absent: 0"),
-    PRT__ONNX_OPT("strides", PRT_FIELD_INT64, "per spatial axis; absent: 1"),
+    CONV_FIELDS,
     PRT__ONNX_OPT("output_padding", PRT_FIELD_INT64, "ConvTranspose: added at the end of each axis"),
     PRT__ONNX_OPT("output_shape", PRT_FIELD_INT64, "ConvTranspose: the spatial output extents"),
+};
+static const prt_field_schema s_fused_conv[] = {
+    CONV_FIELDS,
+    PRT__ONNX_REQ_LIST("program", PRT_FIELD_INT64,
+                       "the epilogue, 4 entries per instruction (opcode, a, b, p; ew_prog.h): value 0 is the "
+                       "convolution with its bias, values 1.. the inputs after B"),
+    PRT__ONNX_OPT("consts", PRT_FIELD_FLOAT32, "the epilogue's scalar constants: operand -1 - k is consts[k]"),
 };
 
 static const prt__onnx_def conv_defs[] = {
@@ -531,5 +650,11 @@ static const prt__onnx_def conv_defs[] = {
      .in_mask = PRT__ONNX_T(PRT_DTYPE_U8) | PRT__ONNX_T(PRT_DTYPE_I8), .schema = s_conv,
      .nb_fields = PRT__ONNX_NFIELDS(s_conv) - 2, .state_size = sizeof(cstate), .init = cv_init, .types = ci_types,
      .shapes = cv_shapes, .run = ci_run, .doc = "ONNX ConvInteger (1-D, 2-D), exact int32"},
+    {.name = "FusedConv", .version = "1", .ns = "plugrt", .min_in = FC_FIXED_IN,
+     .max_in = FC_FIXED_IN + PRT__EW_MAX_IN - 1, .nb_out = 1, .in_mask = PRT__ONNX_T(PRT_DTYPE_F32),
+     .schema = s_fused_conv, .nb_fields = PRT__ONNX_NFIELDS(s_fused_conv), .state_size = sizeof(fcstate),
+     .init = fc_init, .types = fc_types, .shapes = fc_shapes, .run = fc_run, .workspace = cv_workspace,
+     .doc = "plugrt FusedConv: Conv (X, W, B) followed by an fp32 elementwise epilogue (\"program\", \"consts\") "
+            "over the output and up to 7 more broadcast inputs, applied to each block while in cache"},
 };
 PRT__ONNX_REGISTER_TABLE(conv_defs)

@@ -994,6 +994,145 @@ TEST(conv_transpose_blocked_and_overlapping_match_float64)
     }
 }
 
+/* y = op(a, b) (b NULL: unary), freeing nothing; CHECKs the run. */
+static ot_tensor run_op(const char *op, const char *ver, const ot_tensor *a, const ot_tensor *b, const ot_tensor *c)
+{
+    ot_tensor in[3], y;
+    char msg[512];
+    int n = 1;
+    in[0] = *a;
+    if (b) in[n++] = *b;
+    if (c) in[n++] = *c;
+    CHECK_MSG(ot_run(op, ver, NULL, 0, in, n, &y, 1, 2, msg, sizeof msg) == PRT_OK, "%s: %s", op, msg);
+    return y;
+}
+
+/* plugrt::FusedConv against Conv and then the ONNX ops one by one: a Relu,
+ * the HardSwish chain of the OCR models (Add 3, Clip 0 6, Div 6, Mul by the
+ * convolution), a residual input and an SE scale, on the blocked and the
+ * depthwise engines; 1 and 2 threads give the same bits. */
+TEST(fused_conv_epilogues_match_conv_then_the_ops)
+{
+    static const conv_case convs[] = {
+        {2, 8, 17, 19, 12, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},   /* blocked 3x3 */
+        {2, 16, 15, 18, 20, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},  /* 1x1 direct */
+        {2, 6, 13, 21, 6, 3, 3, 6, {2, 2}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},    /* depthwise 3x3 s2 */
+        {1, 4, 9, 40, 4, 5, 5, 4, {1, 1}, {1, 1}, {2, 2, 2, 2}, NULL, 0, 1},     /* depthwise 5x5 */
+        {1, 24, 40, 50, 24, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},  /* threaded */
+    };
+    static const int64_t p_relu[] = {9, 0, 0, 0};
+    static const int64_t p_hswish[] = {0, 0, -1, 0, 19, 1, 0, 1, 3, 2, -4, 0, 2, 3, 0, 0};
+    static const int64_t p_resid[] = {0, 0, 1, 0, 9, 2, 0, 0};
+    static const int64_t p_se[] = {2, 0, 1, 0};
+    static const float k_hswish[] = {3, 0, 6, 6};
+    ot_tensor three = ot_make(PRT_DTYPE_F32, ot_dims(0), D(3)), zero = ot_make(PRT_DTYPE_F32, ot_dims(0), D(0));
+    ot_tensor six = ot_make(PRT_DTYPE_F32, ot_dims(0), D(6));
+    size_t ci;
+    int e, t;
+    char msg[512];
+    for (ci = 0; ci < sizeof convs / sizeof convs[0]; ci++) {
+        const conv_case *c = &convs[ci];
+        const int64_t group = c->group;
+        int64_t oh, ow, ph, pw;
+        ot_tensor in[4], yc, ex = {0};
+        prt_field f[7];
+        int nf = 0;
+        conv_case_geo(c, &oh, &ow, &ph, &pw);
+        in[0] = ot_rand(PRT_DTYPE_F32, ot_dims(4, c->n, c->cin, c->h, c->w), -1, 1, (uint32_t)(500 + ci));
+        in[1] = ot_rand(PRT_DTYPE_F32, ot_dims(4, c->cout, c->cin / c->group, c->kh, c->kw), -1, 1, (uint32_t)(510 + ci));
+        in[2] = ot_rand(PRT_DTYPE_F32, ot_dims(1, c->cout), -1, 1, (uint32_t)(520 + ci));
+        f[nf++] = ot_i64("strides", c->stride, 2);
+        f[nf++] = ot_i64("dilations", c->dil, 2);
+        f[nf++] = ot_i64("pads", c->pads, 4);
+        f[nf++] = ot_i64("group", &group, 1);
+        CHECK_OK(ot_run("Conv", "1", f, nf, in, 3, &yc, 1, 1, msg, sizeof msg));
+        for (e = 0; e < 4; e++) {
+            ot_tensor ref, y[2], t1, t2, t3;
+            int nin = 3;
+            if (e == 2) ex = ot_rand(PRT_DTYPE_F32, ot_dims(4, c->n, c->cout, oh, ow), -1, 1, (uint32_t)(530 + ci));
+            if (e == 3) ex = ot_rand(PRT_DTYPE_F32, ot_dims(4, c->n, c->cout, (int64_t)1, (int64_t)1), 0, 1,
+                                     (uint32_t)(540 + ci));
+            if (e >= 2) in[nin++] = ex;
+            switch (e) {
+            case 0:
+                f[nf] = ot_i64("program", p_relu, 4);
+                ref = run_op("Relu", "6", &yc, NULL, NULL);
+                break;
+            case 1:
+                f[nf] = ot_i64("program", p_hswish, 16);
+                t1 = run_op("Add", "7", &yc, &three, NULL);
+                t2 = run_op("Clip", "11", &t1, &zero, &six);
+                t3 = run_op("Div", "7", &t2, &six, NULL);
+                ref = run_op("Mul", "7", &t3, &yc, NULL);
+                ot_free(&t1);
+                ot_free(&t2);
+                ot_free(&t3);
+                break;
+            case 2:
+                f[nf] = ot_i64("program", p_resid, 8);
+                t1 = run_op("Add", "7", &yc, &ex, NULL);
+                ref = run_op("Relu", "6", &t1, NULL, NULL);
+                ot_free(&t1);
+                break;
+            default:
+                f[nf] = ot_i64("program", p_se, 4);
+                ref = run_op("Mul", "7", &yc, &ex, NULL);
+                break;
+            }
+            f[nf + 1] = ot_f32("consts", k_hswish, 4);
+            for (t = 0; t < 2; t++) {
+                prt_status st = ot_run_ns("plugrt", "FusedConv", "1", f, nf + (e == 1 ? 2 : 1), in, nin, &y[t], 1,
+                                          t + 1, msg, sizeof msg);
+                CHECK_MSG(st == PRT_OK, "conv %d epilogue %d: %s", (int)ci, e, msg);
+                if (st != PRT_OK) {
+                    y[t].data = NULL;
+                    continue;
+                }
+                expect_dims(&y[t], yc.d);
+                {
+                    double *r = malloc((size_t)ot_vol(&ref) * sizeof *r);
+                    int64_t i;
+                    for (i = 0; i < ot_vol(&ref); i++) r[i] = ot_get(&ref, i);
+                    CHECK_MSG(ot_compare(&y[t], r, ot_vol(&ref), 1e-6, 1e-7, "FusedConv") == 0,
+                              "conv %d epilogue %d, %d thread(s)", (int)ci, e, t + 1);
+                    free(r);
+                }
+            }
+            if (y[0].data && y[1].data)
+                CHECK_MSG(!memcmp(y[0].data, y[1].data, (size_t)ot_vol(&ref) * sizeof(float)),
+                          "conv %d epilogue %d: 1 and 2 threads differ", (int)ci, e);
+            ot_free(&y[0]);
+            ot_free(&y[1]);
+            ot_free(&ref);
+            if (e >= 2) ot_free(&ex);
+        }
+        ot_free(&yc);
+        for (e = 0; e < 3; e++) ot_free(&in[e]);
+    }
+    ot_free(&three);
+    ot_free(&zero);
+    ot_free(&six);
+}
+
+TEST(fused_conv_refuses_bad_programs_and_inputs)
+{
+    static const int64_t p_two[] = {0, 0, 1, 0}; /* value 1: an input after B */
+    ot_tensor in[4], y;
+    char msg[512];
+    prt_field f = ot_i64("program", p_two, 4);
+    in[0] = ot_rand(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)2, (int64_t)5, (int64_t)5), -1, 1, 1);
+    in[1] = ot_rand(PRT_DTYPE_F32, ot_dims(4, (int64_t)3, (int64_t)2, (int64_t)3, (int64_t)3), -1, 1, 2);
+    in[2] = ot_rand(PRT_DTYPE_F32, ot_dims(1, (int64_t)3), -1, 1, 3);
+    in[3] = ot_rand(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)4, (int64_t)1, (int64_t)1), -1, 1, 4);
+    CHECK(ot_run_ns("plugrt", "FusedConv", "1", &f, 1, in, 3, &y, 1, 1, msg, sizeof msg) != PRT_OK);
+    CHECK_STR_CONTAINS(msg, "instruction 0");
+    CHECK(ot_run_ns("plugrt", "FusedConv", "1", &f, 1, in, 4, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "does not broadcast");
+    CHECK(ot_run_ns("plugrt", "FusedConv", "1", NULL, 0, in, 3, &y, 1, 1, msg, sizeof msg) != PRT_OK);
+    CHECK_STR_CONTAINS(msg, "program");
+    for (f.count = 0; f.count < 4; f.count++) ot_free(&in[f.count]);
+}
+
 TEST(rms_normalization_and_lp_pools)
 {
     ot_tensor in[2], y;
