@@ -225,23 +225,50 @@ typedef struct gemm_job {
 #define GEMM_MAX_MR 32
 #define GEMM_MAX_NR 14
 
+/* C rows [0, rows) of a 32-column panel = bias[row], before the first chunk. */
+#ifdef GEMM_HAVE_X86
+static GEMM_AVX512 void gemm_fill_512(float *c, int64_t ldc, int64_t rows, const float *bias)
+{
+    int64_t r;
+    for (r = 0; r < rows; r++) {
+        const __m512 v = _mm512_set1_ps(bias[r]);
+        _mm512_storeu_ps(c + r * ldc, v);
+        _mm512_storeu_ps(c + r * ldc + 16, v);
+    }
+}
+#endif
+
 /* One nr x mr tile of C at c (mh rows and nw columns of it real) gets the
  * product of a packed B chunk bp [kc][mr] and nr packed A rows ap (rows
- * PRT_GEMM_KC apart). The first chunk replaces C (beta 0) or scales it by
- * beta; later chunks add. */
+ * PRT_GEMM_KC apart). The first chunk replaces C (beta 0), scales it by
+ * beta, or (bias not NULL, beta 0) starts row r from bias[r]; later chunks
+ * add. */
 static void gemm_tile(const gemm_kset *ks, int64_t kc, const float *bp, const float *ap, float *c, int64_t ldc,
-                      int64_t mh, int64_t nw, int first, float beta)
+                      int64_t mh, int64_t nw, int first, float beta, const float *bias)
 {
     float tile[GEMM_MAX_NR * GEMM_MAX_MR];
     const int64_t mr = ks->mr, nr = ks->nr;
     int64_t r, i;
     if (nw == mr && (!first || beta == 0) && (mh == nr || ks->rows)) {
+        if (first && bias) {
+#ifdef GEMM_HAVE_X86
+            if (mr == 32) gemm_fill_512(c, ldc, mh, bias);
+            else
+#endif
+                for (r = 0; r < mh; r++)
+                    for (i = 0; i < mr; i++) c[r * ldc + i] = bias[r];
+            first = 0;
+        }
         (mh == nr ? ks->kern : ks->rows[mh])(kc, bp, ap, c, ldc, first);
         return;
     }
     for (r = 0; r < nr; r++)
         for (i = 0; i < mr; i++)
-            tile[r * mr + i] = r < mh && i < nw && (!first || beta != 0) ? (first ? beta : 1.0f) * c[r * ldc + i] : 0.0f;
+            tile[r * mr + i] = r >= mh || i >= nw ? 0.0f
+                               : !first          ? c[r * ldc + i]
+                               : bias            ? bias[r]
+                               : beta != 0       ? beta * c[r * ldc + i]
+                                                 : 0.0f;
     ks->kern(kc, bp, ap, tile, mr, 0);
     for (r = 0; r < mh; r++) memcpy(c + r * ldc, tile + r * mr, (size_t)nw * sizeof(float));
 }
@@ -286,7 +313,7 @@ static void gemm_panel(const gemm_job *j, int64_t n0)
                     for (i = 0; i < nw; i++) cdst[r * j->ldc + i] = j->beta == 0 ? 0 : j->beta * cdst[r * j->ldc + i];
                 continue;
             }
-            gemm_tile(&j->ks, kc, bp, ap, cdst, j->ldc, mh, nw, first, j->beta);
+            gemm_tile(&j->ks, kc, bp, ap, cdst, j->ldc, mh, nw, first, j->beta, NULL);
         }
         if (j->K == 0) break;
     }
@@ -374,14 +401,16 @@ void prt__gemm_pack_a(int64_t M, int64_t K, const float *a, int64_t a_m, int64_t
         }
 }
 
-void prt__gemm_packed(const prt__gemm_pa *pa, int64_t N, prt__gemm_bpack_fn pack, void *arg, float *c, int64_t ldc)
+void prt__gemm_packed(const prt__gemm_pa *pa, int64_t N, prt__gemm_bpack_fn pack, void *arg, const float *bias,
+                      float *c, int64_t ldc)
 {
     float bp[PRT_GEMM_KC * GEMM_MAX_MR];
     const gemm_kset ks = {pa->nr, pa->mr, pa->kern, pa->rows};
     int64_t n0, kb, m0, r;
     if (pa->M <= 0 || N <= 0) return;
     if (pa->K <= 0) {
-        for (r = 0; r < pa->M; r++) memset(c + r * ldc, 0, (size_t)N * sizeof(float));
+        for (r = 0; r < pa->M; r++)
+            for (n0 = 0; n0 < N; n0++) c[r * ldc + n0] = bias ? bias[r] : 0.0f;
         return;
     }
     for (n0 = 0; n0 < N; n0 += ks.mr) {
@@ -392,7 +421,7 @@ void prt__gemm_packed(const prt__gemm_pa *pa, int64_t N, prt__gemm_bpack_fn pack
             for (m0 = 0; m0 < pa->M; m0 += pa->rb) {
                 const int64_t mh = pa->M - m0 < pa->rb ? pa->M - m0 : pa->rb;
                 const float *ablk = pa->p + ((m0 / pa->rb) * pa->nkc + kb) * ks.nr * PRT_GEMM_KC;
-                gemm_tile(&ks, kc, bp, ablk, c + m0 * ldc + n0, ldc, mh, nw, kb == 0, 0.0f);
+                gemm_tile(&ks, kc, bp, ablk, c + m0 * ldc + n0, ldc, mh, nw, kb == 0, 0.0f, bias ? bias + m0 : NULL);
             }
         }
     }

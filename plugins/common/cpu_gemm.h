@@ -49,12 +49,14 @@ void prt__sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *a, in
  * for the micro-kernels of the current level: blocks of rb <= nr rows per K
  * chunk in slots of nr rows PRT_GEMM_KC floats apart, missing rows zero. dst holds
  * prt__gemm_pack_a_floats(M, K) floats (a bound over every kernel level).
- * prt__gemm_packed then computes C[M][N] = A B (beta 0, rows of C ldc
- * floats apart) one panel of mr columns at a time; for each panel and K
+ * prt__gemm_packed then computes C[M][N] = A B (rows of C ldc floats apart;
+ * bias not NULL: C[m][n] = bias[m] + A B, the sum started from the bias)
+ * one panel of mr columns at a time; for each panel and K
  * chunk it asks pack() for that chunk of B: dst[kk * mr + q] = B[k0 + kk][n0
  * + q] for kk < kc, q < nw, and 0 for nw <= q < mr. Serial; every element of
- * C is summed in the same order as prt__sgemm sums it, whatever N and the
- * column offset, so splitting the columns over calls changes no bit. */
+ * C is summed in the same order as prt__sgemm sums it (without a bias),
+ * whatever N and the column offset, so splitting the columns over calls
+ * changes no bit. */
 typedef struct prt__gemm_pa {
     prt__gemm_kern_fn kern;
     const prt__gemm_kern_fn *rows; /* kernels for fewer rows, by count; NULL: none */
@@ -69,6 +71,7 @@ typedef void (*prt__gemm_bpack_fn)(void *arg, int64_t k0, int64_t kc, int64_t n0
 
 size_t prt__gemm_pack_a_floats(int64_t M, int64_t K);
 void prt__gemm_pack_a(int64_t M, int64_t K, const float *a, int64_t a_m, int64_t a_k, float *dst, prt__gemm_pa *out);
-void prt__gemm_packed(const prt__gemm_pa *pa, int64_t N, prt__gemm_bpack_fn pack, void *arg, float *c, int64_t ldc);
+void prt__gemm_packed(const prt__gemm_pa *pa, int64_t N, prt__gemm_bpack_fn pack, void *arg, const float *bias,
+                      float *c, int64_t ldc);
 
 #endif

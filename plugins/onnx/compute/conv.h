@@ -42,8 +42,8 @@ void prt__conv_dw_run(const prt__conv_geo *g, const float *x, const float *w, co
 
 /* Every other convolution: per (image, group, block of output columns),
  * im2col of the block straight into the GEMM's packed panels, the GEMM
- * against weights packed once per run, the bias, then the epilogue on each
- * output channel's segment of the block. */
+ * against weights packed once per run with each sum started from the bias,
+ * then the epilogue on each output channel's segment of the block. */
 size_t prt__conv_blk_workspace(const prt__conv_geo *g);
 void prt__conv_blk_run(const prt__conv_geo *g, const float *x, const float *w, const float *b, float *y, void *ws,
                        const prt__conv_epi *epi, prt_exec *ex);

@@ -10,7 +10,7 @@
  * into its packed buffer (L1-sized; no im2col matrix exists in memory); a 1x1
  * stride-1 unpadded kernel copies the input rows instead. After the GEMM the
  * block gets its bias and the epilogue, one output channel's segment at a
- * time, while it is still in cache.
+ * time, while it is still in cache (the GEMM starts each sum from the bias).
  */
 #include <string.h>
 
@@ -97,20 +97,16 @@ static void blk_range(void *arg, int64_t begin, int64_t end)
     const blk_job *j = arg;
     const prt__conv_geo *g = j->g;
     const int64_t hw = g->oh * g->ow;
-    int64_t t, m, i;
+    int64_t t, m;
     for (t = begin; t < end; t++) {
         const int64_t img = t / (g->g * j->nblk), grp = t / j->nblk % g->g, c0 = t % j->nblk * j->bw;
         const int64_t nb = hw - c0 < j->bw ? hw - c0 : j->bw;
         const blk_item it = {j, j->x + (img * g->cin + grp * g->cg) * g->h * g->w, c0};
         float *yb = j->y + (img * g->cout + grp * g->coutg) * hw + c0;
-        prt__gemm_packed(&j->pa[grp], nb, blk_pack, (void *)&it, yb, hw);
-        for (m = 0; m < g->coutg; m++) {
-            float *row = yb + m * hw;
-            if (j->b) {
-                const float bias = j->b[grp * g->coutg + m];
-                for (i = 0; i < nb; i++) row[i] += bias;
-            }
-            if (j->epi && j->epi->fn) j->epi->fn(j->epi->arg, j->y, row - j->y, row - j->y + nb);
+        prt__gemm_packed(&j->pa[grp], nb, blk_pack, (void *)&it, j->b ? j->b + grp * g->coutg : NULL, yb, hw);
+        for (m = 0; j->epi && j->epi->fn && m < g->coutg; m++) {
+            const int64_t row = yb + m * hw - j->y;
+            j->epi->fn(j->epi->arg, j->y, row, row + nb);
         }
     }
 }
@@ -248,7 +244,7 @@ static void tr_lanes(void *arg, int64_t begin, int64_t end)
             const int64_t img = t / (g->g * j->nblk), grp = t / j->nblk % g->g, c0 = t % j->nblk * BLK_W;
             const int64_t nb = hw - c0 < BLK_W ? hw - c0 : BLK_W;
             const tr_item it = {j->x + (img * g->cin + grp * g->cg) * hw, hw, c0};
-            prt__gemm_packed(&j->pa[grp], nb, tr_pack, (void *)&it, col, nb);
+            prt__gemm_packed(&j->pa[grp], nb, tr_pack, (void *)&it, NULL, col, nb);
             tr_scatter(j, col, img, grp, c0, nb);
         }
     }

@@ -103,7 +103,8 @@ static void pack_b(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, in
 }
 
 /* Packed A and B panels from a callback: the same bits as prt__sgemm
- * (alpha 1, beta 0), whichever way the columns are split over calls. */
+ * (alpha 1, beta 0), whichever way the columns are split over calls; with
+ * a bias, float64's result within 1e-5 and the same bits over splits. */
 TEST(packed_gemm_matches_sgemm_bit_for_bit_over_any_column_split)
 {
     static const int64_t sizes[][3] = {{1, 1, 1}, {5, 17, 3}, {14, 32, 256}, {15, 33, 257}, {29, 70, 600},
@@ -130,10 +131,37 @@ TEST(packed_gemm_matches_sgemm_bit_for_bit_over_any_column_split)
                 memset(c1, 0xA5, (size_t)(M * N) * 4);
                 for (n0 = 0; n0 < N; n0 += step) {
                     bsrc src = {b, N, n0};
-                    prt__gemm_packed(&pa, N - n0 < step ? N - n0 : step, pack_b, &src, c1 + n0, N);
+                    prt__gemm_packed(&pa, N - n0 < step ? N - n0 : step, pack_b, &src, NULL, c1 + n0, N);
                 }
                 CHECK_MSG(!memcmp(c0, c1, (size_t)(M * N) * 4), "M %lld N %lld K %lld, columns %lld at a time (%s)",
                           (long long)M, (long long)N, (long long)K, (long long)step, caps[c] ? caps[c] : "best");
+            }
+            /* with a bias: within 1e-5 of float64, and the same bits over any split */
+            {
+                float *bias = malloc((size_t)M * 4), *c2 = malloc((size_t)(M * N) * 4);
+                bsrc all = {b, N, 0};
+                int64_t m, q, k, bad = 0;
+                for (m = 0; m < M; m++) bias[m] = rnd(&s);
+                prt__gemm_packed(&pa, N, pack_b, &all, bias, c2, N);
+                for (m = 0; m < M; m++)
+                    for (q = 0; q < N; q++) {
+                        double acc = bias[m], mag = fabs(bias[m]);
+                        for (k = 0; k < K; k++) {
+                            acc += (double)a[m * K + k] * b[k * N + q];
+                            mag += fabs((double)a[m * K + k] * b[k * N + q]);
+                        }
+                        if (fabs(c2[m * N + q] - acc) > 1e-5 * mag + 1e-30) bad++;
+                    }
+                CHECK_MSG(bad == 0, "bias: M %lld N %lld K %lld: %lld off", (long long)M, (long long)N, (long long)K,
+                          (long long)bad);
+                for (n0 = 0; n0 < N; n0 += 7) {
+                    bsrc src = {b, N, n0};
+                    prt__gemm_packed(&pa, N - n0 < 7 ? N - n0 : 7, pack_b, &src, bias, c1 + n0, N);
+                }
+                CHECK_MSG(!memcmp(c1, c2, (size_t)(M * N) * 4), "bias: M %lld N %lld K %lld split by 7",
+                          (long long)M, (long long)N, (long long)K);
+                free(bias);
+                free(c2);
             }
             free(a);
             free(b);
