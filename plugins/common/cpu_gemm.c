@@ -85,10 +85,12 @@ __attribute__((target("avx2,fma"))) void prt__gemm_avx2_16x6(int64_t kc, const f
 #define GEMM_AVX512 __attribute__((target("avx512f,fma")))
 
 /* 32 x r for r <= 14 rows of C: r = 14 is the full kernel; fewer rows (the
- * blocks M does not fill) keep fewer accumulators, one function per r. */
+ * blocks M does not fill) keep fewer accumulators, one function per r.
+ * With ind (the indirect kernels), row k of the B panel is the 32 floats at
+ * ind[k] instead of a + 32 k: B read where it lies, without packing. */
 static inline __attribute__((always_inline)) GEMM_AVX512 void
-gemm_avx512_32xr(int r, int64_t kc, const float *restrict a, const float *restrict b, float *restrict c, int64_t ldc,
-                 int first)
+gemm_avx512_32xr(int r, int64_t kc, const float *restrict a, const float *const *ind, const float *restrict b,
+                 float *restrict c, int64_t ldc, int first)
 {
 #define D5(j) __m512 c##j##a = _mm512_setzero_ps(), c##j##b = _mm512_setzero_ps();
 #define I5(j)                                                                                                    \
@@ -111,9 +113,11 @@ gemm_avx512_32xr(int r, int64_t kc, const float *restrict a, const float *restri
     GEMM_R14(D5)
     GEMM_R14(I5)
     for (k = 0; k < kc; k++) {
-        const __m512 va = _mm512_loadu_ps(a + 32 * k), vc = _mm512_loadu_ps(a + 32 * k + 16);
-        _mm_prefetch((const char *)(a + 32 * (k + GEMM_PF_K)), _MM_HINT_T0);
-        _mm_prefetch((const char *)(a + 32 * (k + GEMM_PF_K) + 16), _MM_HINT_T0);
+        const float *ak = ind ? ind[k] : a + 32 * k;
+        const float *pf = ind ? ind[k + GEMM_PF_K < kc ? k + GEMM_PF_K : kc - 1] : a + 32 * (k + GEMM_PF_K);
+        const __m512 va = _mm512_loadu_ps(ak), vc = _mm512_loadu_ps(ak + 16);
+        _mm_prefetch((const char *)pf, _MM_HINT_T0);
+        _mm_prefetch((const char *)(pf + 16), _MM_HINT_T0);
         GEMM_R14(F5)
     }
     GEMM_R14(S5)
@@ -126,7 +130,7 @@ gemm_avx512_32xr(int r, int64_t kc, const float *restrict a, const float *restri
 GEMM_AVX512 void prt__gemm_avx512_32x14(int64_t kc, const float *restrict a, const float *restrict b,
                                          float *restrict c, int64_t ldc, int first)
 {
-    gemm_avx512_32xr(14, kc, a, b, c, ldc, first);
+    gemm_avx512_32xr(14, kc, a, NULL, b, c, ldc, first);
 }
 
 GEMM_AVX512 void prt__gemm_avx512_16x14(int64_t kc, const float *restrict a, const float *restrict b,
@@ -155,11 +159,27 @@ GEMM_AVX512 void prt__gemm_avx512_16x14(int64_t kc, const float *restrict a, con
     static GEMM_AVX512 void gemm_avx512_32x##r(int64_t kc, const float *restrict a, const float *restrict b,      \
                                                float *restrict c, int64_t ldc, int first)                        \
     {                                                                                                            \
-        gemm_avx512_32xr(r, kc, a, b, c, ldc, first);                                                            \
+        gemm_avx512_32xr(r, kc, a, NULL, b, c, ldc, first);                                                      \
     }
-GEMM_ROWS(1) GEMM_ROWS(2) GEMM_ROWS(3) GEMM_ROWS(4) GEMM_ROWS(5) GEMM_ROWS(6) GEMM_ROWS(7)
-GEMM_ROWS(8) GEMM_ROWS(9) GEMM_ROWS(10) GEMM_ROWS(11) GEMM_ROWS(12) GEMM_ROWS(13)
+#define GEMM_IND(r)                                                                                              \
+    static GEMM_AVX512 void gemm_avx512_ind_32x##r(int64_t kc, const float *const *ind, const float *restrict b,  \
+                                                   float *restrict c, int64_t ldc, int first)                    \
+    {                                                                                                            \
+        gemm_avx512_32xr(r, kc, NULL, ind, b, c, ldc, first);                                                    \
+    }
+#define GEMM_R13(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
+GEMM_R13(GEMM_ROWS)
+GEMM_R13(GEMM_IND)
+GEMM_IND(14)
 #undef GEMM_ROWS
+#undef GEMM_IND
+
+static const prt__gemm_kern_ind_fn gemm_avx512_ind_rows[15] = {
+    NULL, gemm_avx512_ind_32x1, gemm_avx512_ind_32x2, gemm_avx512_ind_32x3, gemm_avx512_ind_32x4,
+    gemm_avx512_ind_32x5, gemm_avx512_ind_32x6, gemm_avx512_ind_32x7, gemm_avx512_ind_32x8, gemm_avx512_ind_32x9,
+    gemm_avx512_ind_32x10, gemm_avx512_ind_32x11, gemm_avx512_ind_32x12, gemm_avx512_ind_32x13,
+    gemm_avx512_ind_32x14,
+};
 
 /* By row count: [r] computes r rows (index 0 unused; 14 is the full kernel). */
 static const prt__gemm_kern_fn gemm_avx512_rows[15] = {
@@ -198,14 +218,21 @@ typedef struct gemm_kset {
     int64_t nr, mr; /* rows of C per micro-tile (the kernel's nr); columns (the kernel's mr) */
     prt__gemm_kern_fn kern;
     const prt__gemm_kern_fn *rows; /* kernels for fewer rows, by count (NULL: none) */
+    const prt__gemm_kern_ind_fn *ind; /* indirect kernels by row count 1..nr (NULL: none) */
 } gemm_kset;
 
 static gemm_kset gemm_pick(void)
 {
-    gemm_kset k = {PRT_GEMM_C_NR, 16, prt__gemm_c_16x4, NULL};
+    gemm_kset k = {PRT_GEMM_C_NR, 16, prt__gemm_c_16x4, NULL, NULL};
 #ifdef GEMM_HAVE_X86
     switch (prt__gemm_level()) {
-    case 2: k.nr = 14; k.mr = 32; k.kern = prt__gemm_avx512_32x14; k.rows = gemm_avx512_rows; break;
+    case 2:
+        k.nr = 14;
+        k.mr = 32;
+        k.kern = prt__gemm_avx512_32x14;
+        k.rows = gemm_avx512_rows;
+        k.ind = gemm_avx512_ind_rows;
+        break;
     case 1: k.nr = 6; k.mr = 16; k.kern = prt__gemm_avx2_16x6; break;
     default: break;
     }
@@ -238,6 +265,21 @@ static GEMM_AVX512 void gemm_fill_512(float *c, int64_t ldc, int64_t rows, const
 }
 #endif
 
+/* C rows [0, rows) of a full panel = bias[row]; returns 0 (the kernel's first flag). */
+static int gemm_fill(const gemm_kset *ks, float *c, int64_t ldc, int64_t rows, const float *bias)
+{
+    int64_t r, i;
+#ifdef GEMM_HAVE_X86
+    if (ks->mr == 32) {
+        gemm_fill_512(c, ldc, rows, bias);
+        return 0;
+    }
+#endif
+    for (r = 0; r < rows; r++)
+        for (i = 0; i < ks->mr; i++) c[r * ldc + i] = bias[r];
+    return 0;
+}
+
 /* One nr x mr tile of C at c (mh rows and nw columns of it real) gets the
  * product of a packed B chunk bp [kc][mr] and nr packed A rows ap (rows
  * PRT_GEMM_KC apart). The first chunk replaces C (beta 0), scales it by
@@ -250,15 +292,7 @@ static void gemm_tile(const gemm_kset *ks, int64_t kc, const float *bp, const fl
     const int64_t mr = ks->mr, nr = ks->nr;
     int64_t r, i;
     if (nw == mr && (!first || beta == 0) && (mh == nr || ks->rows)) {
-        if (first && bias) {
-#ifdef GEMM_HAVE_X86
-            if (mr == 32) gemm_fill_512(c, ldc, mh, bias);
-            else
-#endif
-                for (r = 0; r < mh; r++)
-                    for (i = 0; i < mr; i++) c[r * ldc + i] = bias[r];
-            first = 0;
-        }
+        if (first && bias) first = gemm_fill(ks, c, ldc, mh, bias);
         (mh == nr ? ks->kern : ks->rows[mh])(kc, bp, ap, c, ldc, first);
         return;
     }
@@ -377,6 +411,7 @@ void prt__gemm_pack_a(int64_t M, int64_t K, const float *a, int64_t a_m, int64_t
     const int64_t nblk = M > 0 ? (M + ks.nr - 1) / ks.nr : 1, rb = ks.rows ? (M + nblk - 1) / nblk : ks.nr;
     out->kern = ks.kern;
     out->rows = ks.rows;
+    out->ind = ks.ind;
     out->mr = ks.mr;
     out->nr = ks.nr;
     out->rb = rb > 0 ? rb : 1;
@@ -405,7 +440,8 @@ void prt__gemm_packed(const prt__gemm_pa *pa, int64_t N, prt__gemm_bpack_fn pack
                       float *c, int64_t ldc)
 {
     float bp[PRT_GEMM_KC * GEMM_MAX_MR];
-    const gemm_kset ks = {pa->nr, pa->mr, pa->kern, pa->rows};
+    const float *ptrs[PRT_GEMM_KC];
+    const gemm_kset ks = {pa->nr, pa->mr, pa->kern, pa->rows, pa->ind};
     int64_t n0, kb, m0, r;
     if (pa->M <= 0 || N <= 0) return;
     if (pa->K <= 0) {
@@ -417,11 +453,17 @@ void prt__gemm_packed(const prt__gemm_pa *pa, int64_t N, prt__gemm_bpack_fn pack
         const int64_t nw = N - n0 < ks.mr ? N - n0 : ks.mr;
         for (kb = 0; kb < pa->nkc; kb++) {
             const int64_t k0 = kb * PRT_GEMM_KC, kc = pa->K - k0 < PRT_GEMM_KC ? pa->K - k0 : PRT_GEMM_KC;
-            pack(arg, k0, kc, n0, nw, ks.mr, bp);
+            const int ind = pack(arg, k0, kc, n0, nw, ks.mr, bp, ks.ind && nw == ks.mr ? ptrs : NULL);
             for (m0 = 0; m0 < pa->M; m0 += pa->rb) {
                 const int64_t mh = pa->M - m0 < pa->rb ? pa->M - m0 : pa->rb;
                 const float *ablk = pa->p + ((m0 / pa->rb) * pa->nkc + kb) * ks.nr * PRT_GEMM_KC;
-                gemm_tile(&ks, kc, bp, ablk, c + m0 * ldc + n0, ldc, mh, nw, kb == 0, 0.0f, bias ? bias + m0 : NULL);
+                float *ct = c + m0 * ldc + n0;
+                if (ind) {
+                    const int first = kb == 0 && bias ? gemm_fill(&ks, ct, ldc, mh, bias + m0) : kb == 0;
+                    ks.ind[mh](kc, ptrs, ablk, ct, ldc, first);
+                } else {
+                    gemm_tile(&ks, kc, bp, ablk, ct, ldc, mh, nw, kb == 0, 0.0f, bias ? bias + m0 : NULL);
+                }
             }
         }
     }

@@ -19,6 +19,9 @@
 #define PRT_GEMM_C_NR 4  /* nr of the portable kernel (AVX2: 6, AVX-512: 14) */
 
 typedef void (*prt__gemm_kern_fn)(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int first);
+/* The same with row k of the a panel at ind[k] (mr floats) instead of a + mr k. */
+typedef void (*prt__gemm_kern_ind_fn)(int64_t kc, const float *const *ind, const float *b, float *c, int64_t ldc,
+                                      int first);
 
 void prt__gemm_c_16x4(int64_t kc, const float *restrict a, const float *restrict b, float *restrict c,
                       int64_t ldc, int first);
@@ -53,21 +56,25 @@ void prt__sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *a, in
  * bias not NULL: C[m][n] = bias[m] + A B, the sum started from the bias)
  * one panel of mr columns at a time; for each panel and K
  * chunk it asks pack() for that chunk of B: dst[kk * mr + q] = B[k0 + kk][n0
- * + q] for kk < kc, q < nw, and 0 for nw <= q < mr. Serial; every element of
+ * + q] for kk < kc, q < nw, and 0 for nw <= q < mr, and returns 0. Where
+ * ptrs is not NULL (a full panel, and kernels that read B in place) it may
+ * instead set ptrs[kk] to mr floats holding those values (the input itself,
+ * or zeros) and return 1. Serial; every element of
  * C is summed in the same order as prt__sgemm sums it (without a bias),
  * whatever N and the column offset, so splitting the columns over calls
  * changes no bit. */
 typedef struct prt__gemm_pa {
     prt__gemm_kern_fn kern;
     const prt__gemm_kern_fn *rows; /* kernels for fewer rows, by count; NULL: none */
+    const prt__gemm_kern_ind_fn *ind; /* indirect kernels by row count 1..nr; NULL: none */
     int64_t mr, nr;    /* the kernel's panel width (columns of C) and rows of C */
     int64_t rb;        /* rows of C per block (<= nr; M is shared evenly where `rows` exists) */
     int64_t M, K, nkc; /* nkc: K chunks */
     const float *p;
 } prt__gemm_pa;
 
-typedef void (*prt__gemm_bpack_fn)(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, int64_t mr,
-                                   float *dst);
+typedef int (*prt__gemm_bpack_fn)(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, int64_t mr,
+                                  float *dst, const float **ptrs);
 
 size_t prt__gemm_pack_a_floats(int64_t M, int64_t K);
 void prt__gemm_pack_a(int64_t M, int64_t K, const float *a, int64_t a_m, int64_t a_k, float *dst, prt__gemm_pa *out);

@@ -33,6 +33,7 @@ typedef struct blk_job {
     const blk_tap *taps;
     const prt__conv_epi *epi;
     int64_t bw, nblk;       /* block width; blocks per (image, group) */
+    int64_t in_lo, in_hi;   /* output columns whose every tap reads inside the input row */
 } blk_job;
 
 typedef struct blk_item {
@@ -43,14 +44,43 @@ typedef struct blk_item {
 
 static int64_t blk_align(int64_t bytes) { return (bytes + 63) / 64 * 64; }
 
-/* dst[kk * mr + q] = col[k0 + kk][c0 + n0 + q], zero past nw. */
-static void blk_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, int64_t mr, float *dst)
+static const float blk_zeros[32]; /* an im2col row of a kernel row outside the input, read in place */
+
+/* dst[kk * mr + q] = col[k0 + kk][c0 + n0 + q], zero past nw; or, for a full
+ * panel of a 1x1 direct or stride-1 convolution inside one output row with
+ * every tap inside the input row, ptrs[kk] = where that row of col lies in
+ * the input (1 returned). */
+static int blk_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, int64_t mr, float *dst,
+                    const float **ptrs)
 {
     const blk_item *it = arg;
     const prt__conv_geo *g = it->j->g;
     const int64_t p0 = it->c0 + n0, hw = g->oh * g->ow;
     const int64_t oy0 = p0 / g->ow, ox0 = p0 % g->ow;
     int64_t kk, q, o;
+    /* read in place, the panel after next fetched into L2 as the copies below do */
+    if (ptrs && mr <= 32 && g->direct_1x1) {
+        for (kk = 0; kk < kc; kk++) {
+            ptrs[kk] = it->xg + (k0 + kk) * hw + p0;
+            __builtin_prefetch(ptrs[kk] + 2 * mr, 0, 2);
+            __builtin_prefetch(ptrs[kk] + 2 * mr + 16, 0, 2);
+        }
+        return 1;
+    }
+    if (ptrs && mr <= 32 && g->sw == 1 && ox0 >= it->j->in_lo && ox0 + mr <= it->j->in_hi) {
+        for (kk = 0; kk < kc; kk++) {
+            const blk_tap *t = &it->j->taps[k0 + kk];
+            const int64_t iy = oy0 * g->sh + t->dy;
+            if (iy >= 0 && iy < g->h) {
+                const float *row = it->xg + t->xoff + iy * g->w;
+                ptrs[kk] = row + ox0 + t->dx;
+                __builtin_prefetch(row + (ox0 + t->dx + 2 * mr < g->w ? ox0 + t->dx + 2 * mr : g->w - 1), 0, 2);
+            } else {
+                ptrs[kk] = blk_zeros;
+            }
+        }
+        return 1;
+    }
     for (kk = 0; kk < kc; kk++) {
         float *d = dst + kk * mr;
         if (g->direct_1x1) {
@@ -90,6 +120,7 @@ static void blk_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, 
         }
         for (q = nw; q < mr; q++) d[q] = 0;
     }
+    return 0;
 }
 
 static void blk_range(void *arg, int64_t begin, int64_t end)
@@ -138,6 +169,7 @@ void prt__conv_blk_run(const prt__conv_geo *g, const float *x, const float *w, c
     blk_layout(g, &tb, &pb, &per);
     pa = (prt__gemm_pa *)((char *)ws + tb);
     ap = (float *)((char *)ws + tb + pb);
+    memset(&j, 0, sizeof j);
     for (k = 0; k < g->kd; k++) {
         const int64_t c = k / (g->kh * g->kw), i = k / g->kw % g->kh, jj = k % g->kw;
         blk_tap *t = &taps[k];
@@ -149,9 +181,14 @@ void prt__conv_blk_run(const prt__conv_geo *g, const float *x, const float *w, c
         if (t->oxlo > g->ow) t->oxlo = g->ow;
         if (t->oxhi > g->ow) t->oxhi = g->ow;
     }
+    j.in_lo = 0;
+    j.in_hi = g->ow;
+    for (k = 0; k < g->kd; k++) {
+        if (taps[k].oxlo > j.in_lo) j.in_lo = taps[k].oxlo;
+        if (taps[k].oxhi < j.in_hi) j.in_hi = taps[k].oxhi;
+    }
     for (grp = 0; grp < g->g; grp++)
         prt__gemm_pack_a(g->coutg, g->kd, w + grp * g->coutg * g->kd, g->kd, 1, ap + grp * per, &pa[grp]);
-    memset(&j, 0, sizeof j);
     j.g = g;
     j.x = x;
     j.b = b;
@@ -189,11 +226,19 @@ typedef struct tr_item {
     int64_t hw, c0;
 } tr_item;
 
-/* dst[kk * mr + q] = X_g[k0 + kk][c0 + n0 + q]. */
-static void tr_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, int64_t mr, float *dst)
+/* dst[kk * mr + q] = X_g[k0 + kk][c0 + n0 + q], or ptrs[kk] = that row of X_g (1 returned). */
+static int tr_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, int64_t mr, float *dst,
+                   const float **ptrs)
 {
     const tr_item *it = arg;
     int64_t kk, q;
+    if (ptrs) {
+        for (kk = 0; kk < kc; kk++) {
+            ptrs[kk] = it->xg + (k0 + kk) * it->hw + it->c0 + n0;
+            __builtin_prefetch(ptrs[kk] + 2 * mr, 0, 2);
+        }
+        return 1;
+    }
     for (kk = 0; kk < kc; kk++) {
         const float *src = it->xg + (k0 + kk) * it->hw + it->c0 + n0;
         if (nw == 32) memcpy(dst + kk * mr, src, 32 * sizeof(float));
@@ -201,6 +246,7 @@ static void tr_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, i
         __builtin_prefetch(src + 2 * mr, 0, 2);
         for (q = nw; q < mr; q++) dst[kk * mr + q] = 0;
     }
+    return 0;
 }
 
 /* Each input pixel's kh x kw taps land on distinct output pixels no other input pixel reaches: write them. */

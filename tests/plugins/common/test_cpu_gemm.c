@@ -88,23 +88,32 @@ TEST(sgemm_matches_float64_at_every_kernel_level)
     prt__threadpool_destroy(pe.tp);
 }
 
-/* B [K][N] row-major, handed out panel by panel (columns from `col0`). */
+/* B [K][N] row-major, handed out panel by panel (columns from `col0`),
+ * packed or, where the driver allows and `in_place` is set, pointed at. */
 typedef struct bsrc {
     const float *b;
     int64_t N, col0;
+    int in_place;
 } bsrc;
 
-static void pack_b(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, int64_t mr, float *dst)
+static int pack_b(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, int64_t mr, float *dst,
+                  const float **ptrs)
 {
     const bsrc *s = arg;
     int64_t k, q;
+    if (ptrs && s->in_place) {
+        for (k = 0; k < kc; k++) ptrs[k] = s->b + (k0 + k) * s->N + s->col0 + n0;
+        return 1;
+    }
     for (k = 0; k < kc; k++)
         for (q = 0; q < mr; q++) dst[k * mr + q] = q < nw ? s->b[(k0 + k) * s->N + s->col0 + n0 + q] : 0.0f;
+    return 0;
 }
 
-/* Packed A and B panels from a callback: the same bits as prt__sgemm
- * (alpha 1, beta 0), whichever way the columns are split over calls; with
- * a bias, float64's result within 1e-5 and the same bits over splits. */
+/* Packed A and B panels from a callback (packed or read in place): the same
+ * bits as prt__sgemm (alpha 1, beta 0), whichever way the columns are split
+ * over calls; with a bias, float64's result within 1e-5 and the same bits
+ * over splits. */
 TEST(packed_gemm_matches_sgemm_bit_for_bit_over_any_column_split)
 {
     static const int64_t sizes[][3] = {{1, 1, 1}, {5, 17, 3}, {14, 32, 256}, {15, 33, 257}, {29, 70, 600},
@@ -127,10 +136,10 @@ TEST(packed_gemm_matches_sgemm_bit_for_bit_over_any_column_split)
             for (j = 0; j < K * N; j++) b[j] = rnd(&s);
             prt__sgemm(M, N, K, 1.0f, a, K, 1, b, N, 1, 0.0f, c0, N, NULL);
             prt__gemm_pack_a(M, K, a, K, 1, ap, &pa);
-            for (step = 1; step <= N; step = step * 3 + 4) {
+            for (step = 1; step <= 2 * N; step = step * 3 + 4) { /* steps past N: B read in place */
                 memset(c1, 0xA5, (size_t)(M * N) * 4);
                 for (n0 = 0; n0 < N; n0 += step) {
-                    bsrc src = {b, N, n0};
+                    bsrc src = {b, N, n0, step > N};
                     prt__gemm_packed(&pa, N - n0 < step ? N - n0 : step, pack_b, &src, NULL, c1 + n0, N);
                 }
                 CHECK_MSG(!memcmp(c0, c1, (size_t)(M * N) * 4), "M %lld N %lld K %lld, columns %lld at a time (%s)",
@@ -139,7 +148,7 @@ TEST(packed_gemm_matches_sgemm_bit_for_bit_over_any_column_split)
             /* with a bias: within 1e-5 of float64, and the same bits over any split */
             {
                 float *bias = malloc((size_t)M * 4), *c2 = malloc((size_t)(M * N) * 4);
-                bsrc all = {b, N, 0};
+                bsrc all = {b, N, 0, 1};
                 int64_t m, q, k, bad = 0;
                 for (m = 0; m < M; m++) bias[m] = rnd(&s);
                 prt__gemm_packed(&pa, N, pack_b, &all, bias, c2, N);
@@ -155,7 +164,7 @@ TEST(packed_gemm_matches_sgemm_bit_for_bit_over_any_column_split)
                 CHECK_MSG(bad == 0, "bias: M %lld N %lld K %lld: %lld off", (long long)M, (long long)N, (long long)K,
                           (long long)bad);
                 for (n0 = 0; n0 < N; n0 += 7) {
-                    bsrc src = {b, N, n0};
+                    bsrc src = {b, N, n0, 0};
                     prt__gemm_packed(&pa, N - n0 < 7 ? N - n0 : 7, pack_b, &src, bias, c1 + n0, N);
                 }
                 CHECK_MSG(!memcmp(c1, c2, (size_t)(M * N) * 4), "bias: M %lld N %lld K %lld split by 7",

@@ -334,6 +334,10 @@ TEST(conv_blocked_gemm_edges_groups_and_thread_counts)
         {1, 3, 37, 70, 16, 3, 3, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},    /* first layer of the OCR models */
         {1, 16, 40, 50, 33, 3, 3, 1, {1, 1}, {2, 1}, {2, 1, 2, 1}, NULL, 0, 1},   /* threaded, dilation */
         {2, 4, 1, 300, 3, 1, 3, 1, {1, 2}, {1, 1}, {0, 1, 0, 1}, NULL, 1, 0},     /* 1-D */
+        /* wide rows: panels inside a row with every tap inside read the input in place */
+        {1, 12, 7, 100, 24, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},   /* the OCR heads' 3x3, M 24 */
+        {1, 10, 9, 90, 17, 3, 3, 1, {2, 1}, {2, 2}, {2, 2, 2, 2}, NULL, 0, 1},    /* strides (2, 1), dilation 2 */
+        {2, 8, 5, 70, 12, 3, 3, 2, {1, 1}, {1, 1}, {0, 1, 0, 1}, NULL, 0, 0},     /* groups, pads on W only */
     };
     check_conv_cases(cases, sizeof cases / sizeof cases[0], 200, "blocked");
 }
