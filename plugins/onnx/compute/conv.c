@@ -1,16 +1,18 @@
 /*
  * onnx/compute/conv.c - Conv and ConvTranspose (1-D and 2-D; groups,
- * dilations, pads, auto_pad) on the shared sgemm. Conv: im2col into the
- * workspace, or the input itself for 1x1 kernels with stride 1 and no
- * padding; depthwise convolutions run a direct loop. ConvTranspose: the GEMM
- * of W^T and X into the workspace, then col2im adds it into Y. fp32.
+ * dilations, pads, auto_pad), fp32. Conv runs on the engines of conv.h:
+ * a direct kernel for depthwise convolutions (conv_dw.c), otherwise blocks
+ * of output columns through im2col + GEMM (conv_blk.c). ConvTranspose: the
+ * GEMM of W^T and X into the workspace, then col2im adds it into Y.
  * ConvInteger: a direct loop with exact integer accumulation.
  */
 #include <string.h>
 
 #include "../../common/cpu_gemm.h"
+#include "../common/ew_prog.h"
 #include "../common/onnx_op.h"
 #include "../common/onnx_tensor.h"
+#include "conv.h"
 
 typedef enum apad { AP_NOTSET, AP_SAME_UPPER, AP_SAME_LOWER, AP_VALID } apad;
 
@@ -166,11 +168,7 @@ static prt_status cv_shapes(const prt__onnx_node *n, const prt_dims_expr *in, in
     return PRT_OK;
 }
 
-/* Geometry of one run, 1-D as 2-D with H = 1. */
-typedef struct cgeo {
-    int64_t n, cin, h, w, cout, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw, g, cg, coutg, kd;
-    int direct_1x1, depthwise;
-} cgeo;
+typedef prt__conv_geo cgeo;
 
 static prt_status cv_geo(const prt__onnx_node *n, const prt_tensor_desc *in, const prt_tensor_desc *out, cgeo *g,
                          prt_msg *err)
@@ -221,7 +219,7 @@ static prt_status cv_geo(const prt__onnx_node *n, const prt_tensor_desc *in, con
         return PRT_STATUS_INTERNAL;
     }
     g->direct_1x1 = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
-    g->depthwise = g->cg == 1 && g->coutg == 1;
+    g->depthwise = g->cg == 1 && g->kh <= PRT__CONV_DW_MAXKH;
     return PRT_OK;
 }
 
@@ -232,70 +230,8 @@ static size_t cv_workspace(const prt__onnx_node *n, const prt_tensor_desc *in, i
     char buf[128];
     prt_msg m = {buf, sizeof buf};
     (void)nb_in;
-    if (cv_geo(n, in, out, &g, &m) != PRT_OK || g.direct_1x1 || g.depthwise) return 0;
-    return (size_t)g.kd * (size_t)(g.oh * g.ow) * sizeof(float);
-}
-
-typedef struct im2col_job {
-    const cgeo *g;
-    const float *x; /* this image and group's first channel */
-    float *col;
-} im2col_job;
-
-static void im2col_range(void *arg, int64_t begin, int64_t end)
-{
-    const im2col_job *j = arg;
-    const cgeo *g = j->g;
-    int64_t r, oy, ox;
-    for (r = begin; r < end; r++) { /* r = (c * kh + i) * kw + jj */
-        const int64_t c = r / (g->kh * g->kw), i = (r / g->kw) % g->kh, jj = r % g->kw;
-        const float *xc = j->x + c * g->h * g->w;
-        float *dst = j->col + r * g->oh * g->ow;
-        for (oy = 0; oy < g->oh; oy++) {
-            const int64_t iy = oy * g->sh - g->ph + i * g->dh;
-            float *d = dst + oy * g->ow;
-            if (iy < 0 || iy >= g->h) {
-                memset(d, 0, (size_t)g->ow * sizeof(float));
-                continue;
-            }
-            for (ox = 0; ox < g->ow; ox++) {
-                const int64_t ix = ox * g->sw - g->pw + jj * g->dw;
-                d[ox] = ix >= 0 && ix < g->w ? xc[iy * g->w + ix] : 0.0f;
-            }
-        }
-    }
-}
-
-typedef struct dw_job {
-    const cgeo *g;
-    const float *x, *w, *b;
-    float *y;
-} dw_job;
-
-static void dw_range(void *arg, int64_t begin, int64_t end)
-{
-    const dw_job *j = arg;
-    const cgeo *g = j->g;
-    int64_t t, oy, ox, i, jj;
-    for (t = begin; t < end; t++) { /* t = n * cout + c */
-        const int64_t c = t % g->cout;
-        const float *xc = j->x + t * g->h * g->w, *wc = j->w + c * g->kh * g->kw;
-        float *yc = j->y + t * g->oh * g->ow;
-        const float bias = j->b ? j->b[c] : 0.0f;
-        for (oy = 0; oy < g->oh; oy++)
-            for (ox = 0; ox < g->ow; ox++) {
-                float acc = 0.0f;
-                for (i = 0; i < g->kh; i++) {
-                    const int64_t iy = oy * g->sh - g->ph + i * g->dh;
-                    if (iy < 0 || iy >= g->h) continue;
-                    for (jj = 0; jj < g->kw; jj++) {
-                        const int64_t ix = ox * g->sw - g->pw + jj * g->dw;
-                        if (ix >= 0 && ix < g->w) acc += xc[iy * g->w + ix] * wc[i * g->kw + jj];
-                    }
-                }
-                yc[oy * g->ow + ox] = acc + bias;
-            }
-    }
+    if (cv_geo(n, in, out, &g, &m) != PRT_OK) return 0;
+    return g.depthwise ? prt__conv_dw_workspace(&g) : prt__conv_blk_workspace(&g);
 }
 
 typedef prt_status (*cv_geo_fn)(const prt__onnx_node *n, const prt_tensor_desc *in, const prt_tensor_desc *out,
@@ -327,35 +263,11 @@ static prt_status cv_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
 {
     cgeo g;
     const float *b;
-    int64_t img, grp, hw, i, c;
-    float *yy = y[0];
     prt_status st;
     if ((st = cv_prepare(n, in, nb_in, out, x, cv_geo, &g, &b, err)) != PRT_OK) return st;
-    hw = g.oh * g.ow;
-    if (g.n * g.cout * hw <= 0) return PRT_OK;
-    if (g.depthwise) {
-        dw_job j = {&g, x[0], x[1], b, yy};
-        if (g.n * g.cout * hw * g.kh * g.kw < 65536) dw_range(&j, 0, g.n * g.cout);
-        else ex->parallel_for(ex, g.n * g.cout, 1, dw_range, &j);
-        return PRT_OK;
-    }
-    for (img = 0; img < g.n; img++)
-        for (grp = 0; grp < g.g; grp++) {
-            const float *xg = (const float *)x[0] + (img * g.cin + grp * g.cg) * g.h * g.w;
-            const float *wg = (const float *)x[1] + grp * g.coutg * g.kd;
-            float *yg = yy + (img * g.cout + grp * g.coutg) * hw;
-            const float *col = xg;
-            if (!g.direct_1x1) {
-                im2col_job j = {&g, xg, ws};
-                if (g.kd * hw < 65536) im2col_range(&j, 0, g.kd);
-                else ex->parallel_for(ex, g.kd, 1, im2col_range, &j);
-                col = ws;
-            }
-            prt__sgemm(g.coutg, hw, g.kd, 1.0f, wg, g.kd, 1, col, hw, 1, 0.0f, yg, hw, ex);
-            if (b)
-                for (c = 0; c < g.coutg; c++)
-                    for (i = 0; i < hw; i++) yg[c * hw + i] += b[grp * g.coutg + c];
-        }
+    if (g.n * g.cout * g.oh * g.ow <= 0) return PRT_OK;
+    if (g.depthwise) prt__conv_dw_run(&g, x[0], x[1], b, y[0], ws, NULL, ex);
+    else prt__conv_blk_run(&g, x[0], x[1], b, y[0], ws, NULL, ex);
     return PRT_OK;
 }
 
@@ -486,6 +398,7 @@ static size_t ct_workspace(const prt__onnx_node *n, const prt_tensor_desc *in, i
     prt_msg m = {buf, sizeof buf};
     (void)nb_in;
     if (ct_geo(n, in, out, &g, &m) != PRT_OK) return 0;
+    if (prt__conv_tr_applies(&g)) return prt__conv_tr_workspace(&g);
     return (size_t)g.kd * (size_t)(g.h * g.w) * sizeof(float);
 }
 
@@ -521,6 +434,10 @@ static prt_status ct_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
     hw = g.h * g.w;
     ohw = g.oh * g.ow;
     if (g.n * g.cout * ohw <= 0) return PRT_OK;
+    if (prt__conv_tr_applies(&g) && hw > 0) {
+        prt__conv_tr_run(&g, x[0], x[1], b, yy, ws, ex);
+        return PRT_OK;
+    }
     memset(yy, 0, (size_t)(g.n * g.cout * ohw) * sizeof(float));
     for (img = 0; img < g.n; img++)
         for (grp = 0; grp < g.g; grp++) {
@@ -591,15 +508,133 @@ static prt_status ci_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
     return PRT_OK;
 }
 
+/* ---- plugrt::FusedConv ------------------------------------------------------------ */
+
+/* Conv's state first (the cv_ callbacks read it), then the epilogue program
+ * as decoded for PRT__EW_MAX_IN values (the layer's count is checked in
+ * fc_types). */
+typedef struct fcstate {
+    cstate cv;
+    prt__ew_instr ins[PRT__EW_MAX_INS];
+    float consts[PRT__EW_MAX_CONSTS];
+    prt__ew_prog prog;
+} fcstate;
+
+#define FC_FIXED_IN 3 /* X, W, B; the program's value 0 is their convolution, values 1.. the inputs after */
+
+/* The program for a layer of nb_in inputs, checked. */
+static prt_status fc_prog(const prt__onnx_node *n, int32_t nb_in, prt__ew_prog *out, prt_msg *err)
+{
+    *out = PRT__ONNX_STATE(n, fcstate)->prog;
+    out->nb_in = nb_in - FC_FIXED_IN + 1;
+    return prt__ew_check(out, err);
+}
+
+static prt_status fc_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
+{
+    fcstate *s = PRT__ONNX_STATE(n, fcstate);
+    char buf[400];
+    prt_msg m = {buf, sizeof buf};
+    prt_status st = cv_init(n, fc, err);
+    if (st != PRT_OK) return st;
+    buf[0] = 0;
+    st = prt__ew_decode(fc, PRT__EW_MAX_IN, s->ins, s->consts, &s->prog, &m);
+    if (st != PRT_OK) prt_msg_set(err, "%s v%s: %s", n->def->name, n->def->version, buf);
+    return st;
+}
+
+static prt_status fc_types(const prt__onnx_node *n, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
+                           prt_msg *err)
+{
+    prt__ew_prog p;
+    prt_status st = cv_types(n, in, nb_in, out, err);
+    if (st != PRT_OK) return st;
+    return fc_prog(n, nb_in, &p, err);
+}
+
+/* Conv's output; each input after B must broadcast to it (extents known now are checked now). */
+static prt_status fc_shapes(const prt__onnx_node *n, const prt_dims_expr *in, int32_t nb_in, prt_dims_expr *out,
+                            prt_expr_builder *eb, prt_msg *err)
+{
+    prt_status st = cv_shapes(n, in, FC_FIXED_IN, out, eb, err);
+    int32_t k, i;
+    if (st != PRT_OK) return st;
+    for (k = FC_FIXED_IN; k < nb_in; k++) {
+        if (in[k].nb > out->nb) {
+            prt_msg_set(err, "input %d has rank %d; the epilogue's inputs broadcast to the output (rank %d)", (int)k,
+                        (int)in[k].nb, (int)out->nb);
+            return PRT_STATUS_SHAPE_MISMATCH;
+        }
+        for (i = 0; i < in[k].nb; i++) {
+            const int64_t e = prt__onnx_known(eb, in[k].d[i]), o = prt__onnx_known(eb, out->d[out->nb - in[k].nb + i]);
+            if (e >= 0 && e != 1 && o >= 0 && e != o) {
+                prt_msg_set(err, "input %d: extent %lld of axis %d does not broadcast to the output's %lld", (int)k,
+                            (long long)e, (int)i, (long long)o);
+                return PRT_STATUS_SHAPE_MISMATCH;
+            }
+        }
+    }
+    return PRT_OK;
+}
+
+typedef struct fc_epi {
+    prt__ew_prog prog;
+    prt__ew_bcast bc;
+    const float *xs[PRT__EW_MAX_IN]; /* xs[0]: the output itself (the program runs in place) */
+} fc_epi;
+
+static void fc_epilogue(const void *arg, float *y, int64_t begin, int64_t end)
+{
+    const fc_epi *e = arg;
+    prt__ew_range(&e->prog, &e->bc, e->xs, y, begin, end);
+}
+
+static prt_status fc_run(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
+                         const prt_tensor_desc *out, const void *const *x, void *const *y, void *ws, prt_exec *ex,
+                         prt_msg *err)
+{
+    prt_dims dims[PRT__EW_MAX_IN];
+    prt__conv_epi epi = {fc_epilogue, NULL};
+    fc_epi e;
+    cgeo g;
+    const float *b;
+    int32_t k;
+    prt_status st;
+    if ((st = cv_prepare(n, in, FC_FIXED_IN, out, x, cv_geo, &g, &b, err)) != PRT_OK ||
+        (st = fc_prog(n, nb_in, &e.prog, err)) != PRT_OK)
+        return st;
+    dims[0] = out[0].dims;
+    e.xs[0] = y[0];
+    for (k = 1; k < e.prog.nb_in; k++) {
+        dims[k] = in[FC_FIXED_IN - 1 + k].dims;
+        e.xs[k] = x[FC_FIXED_IN - 1 + k];
+    }
+    if ((st = prt__ew_plan(&e.bc, e.prog.nb_in, dims, &out[0].dims, err)) != PRT_OK) return st;
+    if (g.n * g.cout * g.oh * g.ow <= 0) return PRT_OK;
+    epi.arg = &e;
+    if (g.depthwise) prt__conv_dw_run(&g, x[0], x[1], b, y[0], ws, e.prog.nb_ins ? &epi : NULL, ex);
+    else prt__conv_blk_run(&g, x[0], x[1], b, y[0], ws, e.prog.nb_ins ? &epi : NULL, ex);
+    return PRT_OK;
+}
+
+#define CONV_FIELDS                                                                                      \
+    PRT__ONNX_STR("auto_pad", "NOTSET", "NOTSET (use pads), SAME_UPPER, SAME_LOWER or VALID"),               \
+    PRT__ONNX_OPT("dilations", PRT_FIELD_INT64, "per spatial axis; absent: 1"),                               \
+    PRT__ONNX_I64("group", 1, "input and output channels split into this many groups"),                     \
+    PRT__ONNX_OPT("kernel_shape", PRT_FIELD_INT64, "per spatial axis; absent: W's"),                          \
+    PRT__ONNX_OPT("pads", PRT_FIELD_INT64, "begins then ends per spatial axis; absent: 0"),                   \
+    PRT__ONNX_OPT("strides", PRT_FIELD_INT64, "per spatial axis; absent: 1")
 static const prt_field_schema s_conv[] = {
-    PRT__ONNX_STR("auto_pad", "NOTSET", "NOTSET (use pads), SAME_UPPER, SAME_LOWER or VALID"),
-    PRT__ONNX_OPT("dilations", PRT_FIELD_INT64, "per spatial axis; absent: 1"),
-    PRT__ONNX_I64("group", 1, "input and output channels split into this many groups"),
-    PRT__ONNX_OPT("kernel_shape", PRT_FIELD_INT64, "per spatial axis; absent: W's"),
-    PRT__ONNX_OPT("pads", PRT_FIELD_INT64, "begins then ends per spatial axis; absent: 0"),
-    PRT__ONNX_OPT("strides", PRT_FIELD_INT64, "per spatial axis; absent: 1"),
+    CONV_FIELDS,
     PRT__ONNX_OPT("output_padding", PRT_FIELD_INT64, "ConvTranspose: added at the end of each axis"),
     PRT__ONNX_OPT("output_shape", PRT_FIELD_INT64, "ConvTranspose: the spatial output extents"),
+};
+static const prt_field_schema s_fused_conv[] = {
+    CONV_FIELDS,
+    PRT__ONNX_REQ_LIST("program", PRT_FIELD_INT64,
+                       "the epilogue, 4 entries per instruction (opcode, a, b, p; ew_prog.h): value 0 is the "
+                       "convolution with its bias, values 1.. the inputs after B"),
+    PRT__ONNX_OPT("consts", PRT_FIELD_FLOAT32, "the epilogue's scalar constants: operand -1 - k is consts[k]"),
 };
 
 static const prt__onnx_def conv_defs[] = {
@@ -615,5 +650,11 @@ static const prt__onnx_def conv_defs[] = {
      .in_mask = PRT__ONNX_T(PRT_DTYPE_U8) | PRT__ONNX_T(PRT_DTYPE_I8), .schema = s_conv,
      .nb_fields = PRT__ONNX_NFIELDS(s_conv) - 2, .state_size = sizeof(cstate), .init = cv_init, .types = ci_types,
      .shapes = cv_shapes, .run = ci_run, .doc = "ONNX ConvInteger (1-D, 2-D), exact int32"},
+    {.name = "FusedConv", .version = "1", .ns = "plugrt", .min_in = FC_FIXED_IN,
+     .max_in = FC_FIXED_IN + PRT__EW_MAX_IN - 1, .nb_out = 1, .in_mask = PRT__ONNX_T(PRT_DTYPE_F32),
+     .schema = s_fused_conv, .nb_fields = PRT__ONNX_NFIELDS(s_fused_conv), .state_size = sizeof(fcstate),
+     .init = fc_init, .types = fc_types, .shapes = fc_shapes, .run = fc_run, .workspace = cv_workspace,
+     .doc = "plugrt FusedConv: Conv (X, W, B) followed by an fp32 elementwise epilogue (\"program\", \"consts\") "
+            "over the output and up to 7 more broadcast inputs, applied to each block while in cache"},
 };
 PRT__ONNX_REGISTER_TABLE(conv_defs)

@@ -166,6 +166,47 @@ static void norm_rows(void *arg, int64_t begin, int64_t end)
     }
 }
 
+/* BatchNormalization: per channel c, ws[2c] = scale / sqrt(var + eps) and
+ * ws[2c + 1] = B - mean * ws[2c] (double), once per run. */
+static void bn_params(const nstate *s, const prt_tensor_desc *in, const void *const *x, int64_t C, double *ws)
+{
+    int64_t c;
+    for (c = 0; c < C; c++) {
+        double sc = gv(x[1], in[1].dtype, c) / sqrt(gv(x[4], in[4].dtype, c) + s->eps);
+        ws[2 * c] = sc;
+        ws[2 * c + 1] = gv(x[2], in[2].dtype, c) - gv(x[3], in[3].dtype, c) * sc;
+    }
+}
+
+typedef struct bn_job {
+    const float *x;
+    float *y;
+    const double *p; /* bn_params */
+    int64_t C, sp;
+} bn_job;
+
+/* f32 planes [begin, end) of (image, channel): y = x * scale + shift in double, rounded once. */
+static void bn_range(void *arg, int64_t begin, int64_t end)
+{
+    const bn_job *j = arg;
+    int64_t t, k;
+    for (t = begin; t < end; t++) {
+        const double sc = j->p[2 * (t % j->C)], b = j->p[2 * (t % j->C) + 1];
+        const float *restrict xp = j->x + t * j->sp;
+        float *restrict yp = j->y + t * j->sp;
+        for (k = 0; k < j->sp; k++) yp[k] = (float)((double)xp[k] * sc + b);
+    }
+}
+
+static size_t nm_workspace(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
+                           const prt_tensor_desc *out)
+{
+    const nrow *r = n->def->row;
+    (void)nb_in; (void)out;
+    if (r->kind != NK_BATCH || in[0].dims.nb < 2) return 0;
+    return (size_t)(in[0].dims.d[1] > 0 ? in[0].dims.d[1] : 1) * 2 * sizeof(double);
+}
+
 static prt_status nm_run(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
                          const prt_tensor_desc *out, const void *const *x, void *const *y, void *ws, prt_exec *ex,
                          prt_msg *err)
@@ -178,7 +219,6 @@ static prt_status nm_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
     int32_t a;
     prt_status st;
     njob j = {n, in, out, x, y, 1, 1, 1, 0, 0};
-    (void)ws;
     for (i = 2; i < d->nb; i++) sp *= d->d[i];
     if (vol <= 0) return PRT_OK;
     switch (r->kind) {
@@ -186,9 +226,15 @@ static prt_status nm_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
         for (i = 1; i < 5; i++)
             if ((st = need(in, (int32_t)i, i == 1 ? "scale" : i == 2 ? "B" : i == 3 ? "mean" : "var", C, err)) != PRT_OK)
                 return st;
+        bn_params(s, in, x, C, ws);
+        if (t == PRT_DTYPE_F32 && out[0].dtype == PRT_DTYPE_F32) {
+            bn_job bj = {x[0], y[0], ws, C, sp};
+            if (vol <= 65536) bn_range(&bj, 0, N * C);
+            else ex->parallel_for(ex, N * C, 1 + 16384 / sp, bn_range, &bj);
+            return PRT_OK;
+        }
         for (c = 0; c < C; c++) {
-            double sc = gv(x[1], in[1].dtype, c) / sqrt(gv(x[4], in[4].dtype, c) + s->eps);
-            double b = gv(x[2], in[2].dtype, c) - gv(x[3], in[3].dtype, c) * sc;
+            const double sc = ((const double *)ws)[2 * c], b = ((const double *)ws)[2 * c + 1];
             for (i = 0; i < N; i++)
                 for (k = 0; k < sp; k++) {
                     int64_t o = (i * C + c) * sp + k;
@@ -308,8 +354,10 @@ static const prt_field_schema s_lrn[] = {
     PRT__ONNX_REQ_I64("size", "channels in the window"),
 };
 
-#define NM(op, ver, rw, sch, nf, minin, maxin, nout) \
-    PRT__ONNX_DEF(op, ver, rw, sch, nf, minin, maxin, nout, PRT__ONNX_FLOATS, nstate, nm)
+#define NM(op, ver, rw, sch, nf, minin, maxin, nout)                                                     \
+    {.name = op, .version = ver, .min_in = minin, .max_in = maxin, .nb_out = nout, .in_mask = PRT__ONNX_FLOATS, \
+     .schema = sch, .nb_fields = nf, .state_size = sizeof(nstate), .row = &(rw), .init = nm_init,            \
+     .types = nm_types, .shapes = nm_shapes, .run = nm_run, .workspace = nm_workspace, .doc = "ONNX " op}
 
 static const prt__onnx_def norm_defs[] = {
     NM("BatchNormalization", "7", r_batch, s_bn7, 3, 5, 5, 1),

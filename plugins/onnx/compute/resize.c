@@ -331,6 +331,120 @@ static void rs_range(void *arg, int64_t begin, int64_t end)
     }
 }
 
+/* ---- f32 fast path: nearest and linear over the last two axes ---------------------- *
+ *
+ * When only the last two axes change (every other one keeps its extent with
+ * scale 1), the taps of each output row and column are tabled once per run
+ * in the workspace with rs_taps itself, and rows are filled from the tables
+ * with no per-element coordinate arithmetic. Linear sums the same products
+ * in the same order, in double, as rs_range (so the results are the same
+ * bits); nearest copies the input value (rs_range's double round trip turns
+ * a -0 into +0; here it stays -0), and an output row that reads the same
+ * input row as the one above it is a copy of that row. */
+
+typedef struct rs_tap2 {
+    int64_t i0, i1, cnt; /* input indices; cnt 1: i0 alone */
+    double w0, w1;
+} rs_tap2;
+
+typedef struct rs_fast {
+    const float *x;
+    float *y;
+    int64_t ih, iw, oh, ow;
+    const rs_tap2 *ty, *tx;
+    int linear;
+} rs_fast;
+
+static size_t rs_fast_ws(int64_t oh, int64_t ow) { return (size_t)(oh + ow) * sizeof(rs_tap2); }
+
+static size_t rs_workspace(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
+                           const prt_tensor_desc *out)
+{
+    const prt_dims *d = &out[0].dims;
+    (void)n; (void)in; (void)nb_in;
+    return d->nb >= 2 ? rs_fast_ws(d->d[d->nb - 2], d->d[d->nb - 1]) : 0;
+}
+
+/* Axis a's taps for every output coordinate, as rs_range finds them. */
+static void rs_fast_table(const rjob *j, int32_t a, rs_tap2 *t)
+{
+    int64_t o, idx[4];
+    double w[4];
+    for (o = 0; o < j->od[a]; o++) {
+        if (j->id[a] == j->od[a] && j->scale[a] == 1) {
+            idx[0] = o;
+            w[0] = 1;
+            t[o].cnt = 1;
+        } else {
+            t[o].cnt = rs_taps(j->s, j->roi[a], o, j->id[a], j->od[a], j->scale[a], idx, w);
+        }
+        t[o].i0 = idx[0];
+        t[o].w0 = w[0];
+        t[o].i1 = t[o].cnt > 1 ? idx[1] : idx[0];
+        t[o].w1 = t[o].cnt > 1 ? w[1] : 0;
+    }
+}
+
+static void rs_fast_range(void *arg, int64_t begin, int64_t end)
+{
+    const rs_fast *f = arg;
+    int64_t r, ox;
+    for (r = begin; r < end; r++) { /* r = plane * oh + oy */
+        const int64_t oy = r % f->oh;
+        const rs_tap2 *ty = &f->ty[oy];
+        const float *xp = f->x + r / f->oh * f->ih * f->iw, *r0 = xp + ty->i0 * f->iw, *r1 = xp + ty->i1 * f->iw;
+        float *yr = f->y + r * f->ow;
+        if (!f->linear) {
+            if (r > begin && oy > 0 && f->ty[oy - 1].i0 == ty->i0) {
+                memcpy(yr, yr - f->ow, (size_t)f->ow * sizeof(float));
+                continue;
+            }
+            for (ox = 0; ox < f->ow; ox++) yr[ox] = r0[f->tx[ox].i0];
+            continue;
+        }
+        for (ox = 0; ox < f->ow; ox++) {
+            const rs_tap2 *tx = &f->tx[ox];
+            double acc = 0, wt = ty->w0 * tx->w0;
+            if (wt != 0) acc += wt * r0[tx->i0];
+            if (tx->cnt > 1 && (wt = ty->w0 * tx->w1) != 0) acc += wt * r0[tx->i1];
+            if (ty->cnt > 1) {
+                if ((wt = ty->w1 * tx->w0) != 0) acc += wt * r1[tx->i0];
+                if (tx->cnt > 1 && (wt = ty->w1 * tx->w1) != 0) acc += wt * r1[tx->i1];
+            }
+            yr[ox] = (float)acc;
+        }
+    }
+}
+
+/* The fast path when it applies (1: done). */
+static int rs_fast_run(const rjob *j, void *ws, prt_exec *ex)
+{
+    rs_fast f;
+    const int32_t r = j->rank;
+    int64_t rows = 1;
+    int32_t i;
+    if (j->t != PRT_DTYPE_F32 || r < 2 || j->s->coord == RC_TF_CROP || j->s->mode == RM_CUBIC || !ws) return 0;
+    for (i = 0; i < r - 2; i++) {
+        if (j->id[i] != j->od[i] || j->scale[i] != 1) return 0;
+        rows *= j->od[i];
+    }
+    f.x = j->x;
+    f.y = j->y;
+    f.ih = j->id[r - 2];
+    f.iw = j->id[r - 1];
+    f.oh = j->od[r - 2];
+    f.ow = j->od[r - 1];
+    f.linear = j->s->mode == RM_LINEAR;
+    f.ty = ws;
+    f.tx = f.ty + f.oh;
+    rs_fast_table(j, r - 2, (rs_tap2 *)f.ty);
+    rs_fast_table(j, r - 1, (rs_tap2 *)f.tx);
+    rows *= f.oh;
+    if (rows * f.ow <= 16384) rs_fast_range(&f, 0, rows);
+    else ex->parallel_for(ex, rows, (4096 + f.ow - 1) / f.ow, rs_fast_range, &f);
+    return 1;
+}
+
 static prt_status rs_run(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
                          const prt_tensor_desc *out, const void *const *x, void *const *y, void *ws, prt_exec *ex,
                          prt_msg *err)
@@ -339,7 +453,7 @@ static prt_status rs_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
     int64_t o[PRT_MAX_DIMS], vout = prt_dims_volume(&out[0].dims);
     int32_t i;
     prt_status st;
-    (void)nb_in; (void)ws;
+    (void)nb_in;
     memset(&j, 0, sizeof j);
     j.s = PRT__ONNX_STATE(n, rstate);
     j.x = x[0];
@@ -376,7 +490,7 @@ static prt_status rs_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
             j.roi[a][1] = s->roi[q + na];
         }
     }
-    if (vout <= 0) return PRT_OK;
+    if (vout <= 0 || rs_fast_run(&j, ws, ex)) return PRT_OK;
     if (vout <= 4096) rs_range(&j, 0, vout);
     else ex->parallel_for(ex, vout, 4096, rs_range, &j);
     return PRT_OK;
@@ -412,7 +526,9 @@ static const prt_field_schema s_upsample9[] = {
 };
 
 #define RS(nm, ver, rw, sch, nf, maxin) \
-    PRT__ONNX_DEF(nm, ver, rw, sch, nf, 1, maxin, 1, PRT__ONNX_FLOATS, rstate, rs)
+    {.name = nm, .version = ver, .min_in = 1, .max_in = maxin, .nb_out = 1, .in_mask = PRT__ONNX_FLOATS, \
+     .schema = sch, .nb_fields = nf, .state_size = sizeof(rstate), .row = &(rw), .init = rs_init, \
+     .types = rs_types, .shapes = rs_shapes, .run = rs_run, .workspace = rs_workspace, .doc = "ONNX " nm}
 
 static const prt__onnx_def resize_defs[] = {
     RS("Resize", "10", r_resize10, s_resize, 2, 2),

@@ -200,6 +200,9 @@ static const smoke smokes[] = {
     {.name = "Upsample", .version = "9", .fields = {{"input:1", (const float[]){1, 2}, PRT_FIELD_FLOAT32, 0, 2}},
      .nb_fields = 1},
     {.name = "Expand", .fields = {F64("input:1", 2, 1, 3)}, .nb_fields = 1},
+    /* plugrt::FusedConv: relu(conv(x, w) + b) on [1, 1, 3, 3] by a 3x3 kernel */
+    {.name = "FusedConv", .nb_in = 3, .shape = {4, 0, {1, 1, 3, 3}}, .shape2 = {1, 0, {1}}, .set_shape2 = 1,
+     .fields = {F64("program", 9, 0, 0, 0)}, .nb_fields = 1},
     /* plugrt::Elementwise: tanh(x0 + x1) * 0.5 */
     {.name = "Elementwise", .nb_in = 2, .fields = {F64("program", 0, 0, 1, 0, 11, 2, 0, 0, 2, 3, -1, 0),
      {"consts", (const float[]){0.5f}, PRT_FIELD_FLOAT32, 0, 1}}, .nb_fields = 2},

@@ -162,6 +162,107 @@ static void conv_ref(const conv_case *c, const ot_tensor *x, const ot_tensor *wt
                 }
 }
 
+/* Output extents and begin pads of a case (as ONNX defines them). */
+static void conv_case_geo(const conv_case *c, int64_t *oh, int64_t *ow, int64_t *ph, int64_t *pw)
+{
+    int64_t tot;
+    *ph = c->pads[0];
+    *pw = c->pads[1];
+    if (c->auto_pad && c->auto_pad[0] == 'S') {
+        *oh = (c->h + c->stride[0] - 1) / c->stride[0];
+        *ow = (c->w + c->stride[1] - 1) / c->stride[1];
+        tot = (*oh - 1) * c->stride[0] + (c->kh - 1) * c->dil[0] + 1 - c->h;
+        *ph = c->auto_pad[5] == 'U' ? tot / 2 : tot - tot / 2;
+        tot = (*ow - 1) * c->stride[1] + (c->kw - 1) * c->dil[1] + 1 - c->w;
+        *pw = c->auto_pad[5] == 'U' ? tot / 2 : tot - tot / 2;
+    } else {
+        int64_t pe_h = c->pads[2], pe_w = c->pads[3];
+        if (c->auto_pad) *ph = *pw = pe_h = pe_w = 0;
+        *oh = (c->h + *ph + pe_h - (c->kh - 1) * c->dil[0] - 1) / c->stride[0] + 1;
+        *ow = (c->w + *pw + pe_w - (c->kw - 1) * c->dil[1] - 1) / c->stride[1] + 1;
+    }
+    if (c->one_d) *oh = 1;
+}
+
+/* op v1 with fields f on inputs in, on 1 and on 2 threads: output dims d,
+ * within 1e-5 of the float64 reference's magnitude, the same bits. */
+static void run_on_1_and_2_threads(const char *op, const prt_field *f, int nf, const ot_tensor *in, int nin, prt_dims d,
+                                   const double *ref, const double *mag, const char *what)
+{
+    ot_tensor y[2];
+    const int64_t n = prt_dims_volume(&d);
+    char msg[512];
+    int t;
+    for (t = 0; t < 2; t++) {
+        prt_status st = ot_run(op, "1", f, nf, in, nin, &y[t], 1, t + 1, msg, sizeof msg);
+        CHECK_MSG(st == PRT_OK, "%s, %d thread(s): %s", what, t + 1, msg);
+        if (st != PRT_OK) {
+            y[t].data = NULL;
+            continue;
+        }
+        expect_dims(&y[t], d);
+        CHECK_MSG(compare_mag(&y[t], ref, mag, n, op) == 0, "%s, %d thread(s)", what, t + 1);
+    }
+    if (y[0].data && y[1].data)
+        CHECK_MSG(!memcmp(y[0].data, y[1].data, (size_t)n * sizeof(float)), "%s: 1 and 2 threads differ", what);
+    for (t = 0; t < 2; t++) ot_free(&y[t]);
+}
+
+/* Run case c (seeded by `seed`) on 1 and on 2 threads: both within 1e-5 of
+ * the float64 reference's magnitude and bit for bit the same. */
+static void check_conv_case(const conv_case *c, uint32_t seed, const char *what)
+{
+    ot_tensor in[3];
+    prt_field f[5];
+    int nf = 0, t;
+    int64_t oh, ow, ph, pw, n;
+    const int64_t pads1[2] = {c->pads[1], c->pads[3]}, group = c->group;
+    double *ref, *mag;
+    in[0] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->n, c->cin, c->w) : ot_dims(4, c->n, c->cin, c->h, c->w),
+                    -1, 1, seed);
+    in[1] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->cout, c->cin / c->group, c->kw)
+                                            : ot_dims(4, c->cout, c->cin / c->group, c->kh, c->kw),
+                    -1, 1, seed + 9);
+    in[2] = ot_rand(PRT_DTYPE_F32, ot_dims(1, c->cout), -1, 1, seed + 19);
+    if (c->one_d) {
+        f[nf++] = ot_i64("strides", &c->stride[1], 1);
+        f[nf++] = ot_i64("dilations", &c->dil[1], 1);
+        f[nf++] = ot_i64("pads", pads1, 2);
+    } else {
+        f[nf++] = ot_i64("strides", c->stride, 2);
+        f[nf++] = ot_i64("dilations", c->dil, 2);
+        if (c->auto_pad) f[nf++] = ot_str("auto_pad", c->auto_pad);
+        else f[nf++] = ot_i64("pads", c->pads, 4);
+    }
+    f[nf++] = ot_i64("group", &group, 1);
+    conv_case_geo(c, &oh, &ow, &ph, &pw);
+    n = c->n * c->cout * oh * ow;
+    ref = malloc((size_t)n * sizeof *ref);
+    mag = malloc((size_t)n * sizeof *mag);
+    conv_ref(c, &in[0], &in[1], c->bias ? &in[2] : NULL, oh, ow, ph, pw, ref, mag);
+    run_on_1_and_2_threads("Conv", f, nf, in, c->bias ? 3 : 2,
+                           c->one_d ? ot_dims(3, c->n, c->cout, ow) : ot_dims(4, c->n, c->cout, oh, ow), ref, mag, what);
+    free(ref);
+    free(mag);
+    for (t = 0; t < 3; t++) ot_free(&in[t]);
+}
+
+/* Every case with the best kernels this CPU has, then with the portable ones. */
+static void check_conv_cases(const conv_case *cases, size_t n, uint32_t seed, const char *label)
+{
+    size_t ci;
+    int isa;
+    char what[64];
+    for (isa = 0; isa < 2; isa++) {
+        if (isa) setenv("PRT_DCN_CPU_ISA", "c", 1);
+        for (ci = 0; ci < n; ci++) {
+            snprintf(what, sizeof what, "%s case %d%s", label, (int)ci, isa ? " (portable)" : "");
+            check_conv_case(&cases[ci], seed + (uint32_t)ci, what);
+        }
+    }
+    unsetenv("PRT_DCN_CPU_ISA");
+}
+
 TEST(conv_im2col_1x1_depthwise_groups_pads_auto_pad_and_1d)
 {
     static const conv_case cases[] = {
@@ -176,62 +277,69 @@ TEST(conv_im2col_1x1_depthwise_groups_pads_auto_pad_and_1d)
         {2, 3, 1, 17, 5, 1, 4, 1, {1, 3}, {1, 2}, {0, 2, 0, 1}, NULL, 1, 1},    /* 1-D */
     };
     size_t ci;
-    char msg[512];
+    char what[32];
     for (ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
-        const conv_case *c = &cases[ci];
-        ot_tensor in[3], y;
-        prt_field f[5];
-        int nf = 0;
-        int64_t oh, ow, ph = c->pads[0], pw = c->pads[1], n, tot;
-        double *ref, *mag;
-        in[0] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->n, c->cin, c->w) : ot_dims(4, c->n, c->cin, c->h, c->w),
-                        -1, 1, (uint32_t)ci);
-        in[1] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->cout, c->cin / c->group, c->kw)
-                                                : ot_dims(4, c->cout, c->cin / c->group, c->kh, c->kw),
-                        -1, 1, (uint32_t)ci + 9);
-        in[2] = ot_rand(PRT_DTYPE_F32, ot_dims(1, c->cout), -1, 1, (uint32_t)ci + 19);
-        const int64_t pads1[2] = {c->pads[1], c->pads[3]}, group = c->group;
-        if (c->one_d) { /* field data must outlive this block: no compound literals here */
-            f[nf++] = ot_i64("strides", &c->stride[1], 1);
-            f[nf++] = ot_i64("dilations", &c->dil[1], 1);
-            f[nf++] = ot_i64("pads", pads1, 2);
-        } else {
-            f[nf++] = ot_i64("strides", c->stride, 2);
-            f[nf++] = ot_i64("dilations", c->dil, 2);
-            if (c->auto_pad) f[nf++] = ot_str("auto_pad", c->auto_pad);
-            else f[nf++] = ot_i64("pads", c->pads, 4);
-        }
-        f[nf++] = ot_i64("group", &group, 1);
-        CHECK_MSG(ot_run("Conv", "1", f, nf, in, c->bias ? 3 : 2, &y, 1, 2, msg, sizeof msg) == PRT_OK, "case %d: %s",
-                  (int)ci, msg);
-        /* reference geometry */
-        if (c->auto_pad && c->auto_pad[0] == 'S') {
-            oh = (c->h + c->stride[0] - 1) / c->stride[0];
-            ow = (c->w + c->stride[1] - 1) / c->stride[1];
-            tot = (oh - 1) * c->stride[0] + (c->kh - 1) * c->dil[0] + 1 - c->h;
-            ph = c->auto_pad[5] == 'U' ? tot / 2 : tot - tot / 2;
-            tot = (ow - 1) * c->stride[1] + (c->kw - 1) * c->dil[1] + 1 - c->w;
-            pw = c->auto_pad[5] == 'U' ? tot / 2 : tot - tot / 2;
-        } else {
-            int64_t pe_h = c->pads[2], pe_w = c->pads[3];
-            if (c->auto_pad) ph = pw = pe_h = pe_w = 0;
-            oh = (c->h + ph + pe_h - (c->kh - 1) * c->dil[0] - 1) / c->stride[0] + 1;
-            ow = (c->w + pw + pe_w - (c->kw - 1) * c->dil[1] - 1) / c->stride[1] + 1;
-        }
-        if (c->one_d) expect_dims(&y, ot_dims(3, c->n, c->cout, ow));
-        else expect_dims(&y, ot_dims(4, c->n, c->cout, oh, ow));
-        n = c->n * c->cout * oh * ow;
-        ref = malloc((size_t)n * sizeof *ref);
-        mag = malloc((size_t)n * sizeof *mag);
-        conv_ref(c, &in[0], &in[1], c->bias ? &in[2] : NULL, oh, ow, ph, pw, ref, mag);
-        CHECK_MSG(compare_mag(&y, ref, mag, n, "Conv") == 0, "case %d", (int)ci);
-        free(ref);
-        free(mag);
-        ot_free(&y);
-        ot_free(&in[0]);
-        ot_free(&in[1]);
-        ot_free(&in[2]);
+        snprintf(what, sizeof what, "case %d", (int)ci);
+        check_conv_case(&cases[ci], (uint32_t)ci, what);
     }
+}
+
+/* Depthwise shapes of the OCR models (3x3 and 5x5 at strides 1, 2, (2, 1),
+ * (1, 2)) and around them: dilations, asymmetric pads, odd extents, images
+ * smaller than the kernel, a channel multiplier, other kernel sizes and
+ * strides, few planes (rows split over threads); with the AVX-512 interior
+ * where the CPU has it and with the portable one. */
+TEST(conv_depthwise_kernels_match_float64)
+{
+    static const conv_case cases[] = {
+        {1, 1, 1, 1, 1, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},       /* 1x1 image */
+        {2, 3, 7, 37, 3, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},      /* 3x3 s1 */
+        {1, 4, 9, 35, 4, 3, 3, 4, {2, 2}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},      /* 3x3 s2 */
+        {1, 2, 6, 21, 2, 5, 5, 2, {1, 1}, {1, 1}, {2, 2, 2, 2}, NULL, 0, 0},      /* 5x5 s1, no bias */
+        {2, 3, 11, 40, 3, 5, 5, 3, {2, 2}, {1, 1}, {2, 2, 2, 2}, NULL, 0, 1},     /* 5x5 s2 */
+        {1, 2, 8, 19, 2, 3, 3, 2, {1, 1}, {2, 2}, {2, 2, 2, 2}, NULL, 0, 1},      /* dilation 2 */
+        {1, 3, 13, 33, 3, 5, 5, 3, {2, 2}, {2, 2}, {1, 3, 2, 0}, NULL, 0, 1},     /* 5x5 s2 d2, asymmetric pads */
+        {1, 2, 9, 50, 2, 3, 3, 2, {2, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},      /* strides (2, 1) */
+        {1, 2, 9, 51, 2, 5, 5, 2, {1, 2}, {1, 1}, {2, 2, 2, 2}, NULL, 0, 1},      /* strides (1, 2) */
+        {1, 2, 2, 2, 2, 5, 5, 2, {1, 1}, {1, 1}, {2, 2, 2, 2}, NULL, 0, 1},       /* output inside the borders */
+        {1, 2, 3, 4, 2, 5, 5, 2, {2, 2}, {1, 1}, {0, 0, 2, 1}, NULL, 0, 1},       /* no interior, stride 2 */
+        {1, 3, 8, 20, 6, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},      /* channel multiplier 2 */
+        {1, 2, 7, 29, 2, 3, 5, 2, {1, 1}, {1, 1}, {1, 2, 1, 2}, NULL, 0, 1},      /* 3x5 */
+        {1, 2, 7, 29, 2, 7, 7, 2, {2, 2}, {1, 1}, {3, 3, 3, 3}, NULL, 0, 1},      /* 7x7 s2 */
+        {1, 2, 10, 31, 2, 3, 3, 2, {3, 3}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},     /* stride 3 */
+        {1, 2, 64, 70, 2, 3, 3, 2, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},     /* 2 planes, rows split */
+        {1, 2, 6, 22, 2, 3, 3, 2, {1, 1}, {1, 1}, {0, 0, 0, 0}, "SAME_UPPER", 0, 1},
+        {2, 3, 1, 45, 3, 1, 5, 3, {1, 2}, {1, 1}, {0, 2, 0, 2}, NULL, 1, 1},      /* 1-D, stride 2 */
+    };
+    check_conv_cases(cases, sizeof cases / sizeof cases[0], 100, "depthwise");
+}
+
+/* The blocked im2col + GEMM at sizes around its block (256 columns), panel
+ * (32 columns) and K-chunk (256) edges, row counts around the micro-tile's,
+ * groups, 1x1 direct and not, with and without bias, one and many images. */
+TEST(conv_blocked_gemm_edges_groups_and_thread_counts)
+{
+    static const conv_case cases[] = {
+        {1, 5, 17, 19, 7, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},     /* hw 323 */
+        {1, 20, 16, 16, 30, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 0},   /* 1x1 direct, hw 256 */
+        {2, 20, 15, 18, 29, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},   /* 1x1 direct, hw 270 */
+        {1, 8, 9, 9, 9, 1, 1, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},       /* 1x1 stride 2 */
+        {1, 8, 9, 9, 9, 1, 1, 1, {1, 1}, {1, 1}, {1, 0, 0, 1}, NULL, 0, 0},       /* 1x1 padded */
+        {1, 6, 13, 11, 10, 3, 3, 2, {2, 2}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},    /* 2 groups */
+        {1, 12, 9, 14, 12, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 0},    /* 3 groups */
+        {1, 40, 10, 10, 20, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},   /* K 360: two chunks */
+        {1, 60, 1, 33, 15, 1, 3, 1, {1, 1}, {1, 1}, {0, 1, 0, 1}, NULL, 0, 1},    /* K 180, 1 x 3 */
+        {3, 16, 1, 1, 20, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},     /* hw 1 */
+        {1, 3, 3, 3, 4, 3, 3, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},       /* one output pixel */
+        {1, 3, 37, 70, 16, 3, 3, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},    /* first layer of the OCR models */
+        {1, 16, 40, 50, 33, 3, 3, 1, {1, 1}, {2, 1}, {2, 1, 2, 1}, NULL, 0, 1},   /* threaded, dilation */
+        {2, 4, 1, 300, 3, 1, 3, 1, {1, 2}, {1, 1}, {0, 1, 0, 1}, NULL, 1, 0},     /* 1-D */
+        /* wide rows: panels inside a row with every tap inside read the input in place */
+        {1, 12, 7, 100, 24, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},   /* the OCR heads' 3x3, M 24 */
+        {1, 10, 9, 90, 17, 3, 3, 1, {2, 1}, {2, 2}, {2, 2, 2, 2}, NULL, 0, 1},    /* strides (2, 1), dilation 2 */
+        {2, 8, 5, 70, 12, 3, 3, 2, {1, 1}, {1, 1}, {0, 1, 0, 1}, NULL, 0, 0},     /* groups, pads on W only */
+    };
+    check_conv_cases(cases, sizeof cases / sizeof cases[0], 200, "blocked");
 }
 
 TEST(conv_refuses_bad_shapes_and_fields)
@@ -522,6 +630,169 @@ TEST(resize_matches_the_onnx_reference_evaluator)
     ot_free(&x);
 }
 
+/* Source coordinate of output o on an axis (in, scale; out extent `out`). */
+static double rz_coord(const char *mode, int64_t o, int64_t in, int64_t out, double scale)
+{
+    double len = (double)in * scale;
+    (void)out;
+    if (!strcmp(mode, "half_pixel")) return (o + 0.5) / scale - 0.5;
+    if (!strcmp(mode, "pytorch_half_pixel")) return len > 1 ? (o + 0.5) / scale - 0.5 : 0;
+    if (!strcmp(mode, "align_corners")) return len > 1 ? (double)o * (double)(in - 1) / (len - 1) : 0;
+    return o / scale; /* asymmetric */
+}
+
+/* Taps of output o: nearest (one) or linear (two, clamped), as the ONNX operator defines them. */
+static int rz_ref_taps(int linear, const char *coord, const char *near, int64_t o, int64_t in, int64_t out,
+                       double scale, int64_t *idx, double *w)
+{
+    double x = rz_coord(coord, o, in, out, scale), f;
+    int64_t i;
+    if (!linear) {
+        f = floor(x);
+        if (!strcmp(near, "floor")) i = (int64_t)f;
+        else if (!strcmp(near, "ceil")) i = (int64_t)ceil(x);
+        else if (!strcmp(near, "round_prefer_ceil")) i = (int64_t)(x - f >= 0.5 ? f + 1 : f);
+        else i = (int64_t)(x - f > 0.5 ? f + 1 : f);
+        idx[0] = i < 0 ? 0 : i >= in ? in - 1 : i;
+        w[0] = 1;
+        return 1;
+    }
+    if (x < 0) x = 0;
+    if (x > in - 1) x = (double)(in - 1);
+    i = (int64_t)floor(x);
+    idx[0] = i;
+    idx[1] = i + 1 < in ? i + 1 : in - 1;
+    w[1] = x - (double)i;
+    w[0] = 1 - w[1];
+    return 2;
+}
+
+/* The f32 fast path of Resize (nearest and linear over the last two axes,
+ * the coordinate modes of the OCR and detection models) against a float64
+ * evaluation of the operator's definition. */
+TEST(resize_fast_paths_match_float64)
+{
+    static const struct {
+        int linear;
+        const char *coord, *near;
+        int rank;
+        int64_t in[4];
+        double sc[2];   /* scales of the last two axes, or 0 */
+        int64_t sz[2];  /* else sizes */
+    } cases[] = {
+        {0, "asymmetric", "floor", 4, {2, 3, 7, 9}, {2, 2}, {0, 0}},         /* the detection model */
+        {0, "asymmetric", "floor", 4, {1, 2, 3, 4}, {8, 8}, {0, 0}},
+        {0, "half_pixel", "round_prefer_floor", 4, {2, 3, 7, 9}, {0, 0}, {5, 13}},
+        {0, "align_corners", "round_prefer_ceil", 4, {1, 2, 7, 9}, {0, 0}, {11, 4}},
+        {0, "pytorch_half_pixel", "ceil", 4, {1, 2, 7, 9}, {0.5, 3}, {0, 0}},
+        {1, "half_pixel", "", 4, {2, 3, 7, 9}, {2, 2}, {0, 0}},
+        {1, "align_corners", "", 4, {1, 2, 7, 9}, {0, 0}, {13, 5}},
+        {1, "asymmetric", "", 4, {1, 2, 7, 9}, {1.5, 0.5}, {0, 0}},
+        {1, "pytorch_half_pixel", "", 4, {1, 2, 7, 9}, {0, 0}, {1, 17}},
+        {1, "half_pixel", "", 4, {1, 3, 6, 9}, {1, 2.5}, {0, 0}},             /* H kept */
+        {1, "half_pixel", "", 3, {2, 5, 9, 0}, {1, 2}, {0, 0}},               /* rank 3 */
+        {0, "asymmetric", "floor", 4, {1, 8, 92, 184}, {2, 2}, {0, 0}},       /* threaded */
+        {1, "half_pixel", "", 4, {1, 8, 46, 92}, {2, 2}, {0, 0}},             /* threaded */
+    };
+    size_t c;
+    char msg[512];
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int r = cases[c].rank;
+        float scales[4] = {1, 1, 1, 1};
+        int64_t sizes[4], od[4], k, a, n, i, oy, ox, ty, tx;
+        prt_dims d;
+        prt_field f[4];
+        int nf = 0;
+        ot_tensor x, y;
+        double *ref, scale[2];
+        memset(&d, 0, sizeof d);
+        d.nb = r;
+        for (k = 0; k < r; k++) d.d[k] = sizes[k] = od[k] = cases[c].in[k];
+        for (a = 0; a < 2; a++) {
+            if (cases[c].sc[0] > 0) {
+                scales[r - 2 + a] = (float)cases[c].sc[a];
+                scale[a] = (double)scales[r - 2 + a];
+                od[r - 2 + a] = (int64_t)floor((double)d.d[r - 2 + a] * scale[a] + 1e-9);
+            } else {
+                sizes[r - 2 + a] = od[r - 2 + a] = cases[c].sz[a];
+                scale[a] = (double)cases[c].sz[a] / (double)d.d[r - 2 + a];
+            }
+        }
+        f[nf++] = ot_str("mode", cases[c].linear ? "linear" : "nearest");
+        f[nf++] = ot_str("coordinate_transformation_mode", cases[c].coord);
+        if (!cases[c].linear) f[nf++] = ot_str("nearest_mode", cases[c].near);
+        if (cases[c].sc[0] > 0) f[nf++] = ot_f32("input:2", scales, r);
+        else f[nf++] = ot_i64("input:3", sizes, r);
+        x = ot_rand(PRT_DTYPE_F32, d, -2, 2, (uint32_t)(300 + c));
+        CHECK_MSG(ot_run("Resize", "18", f, nf, &x, 1, &y, 1, 2, msg, sizeof msg) == PRT_OK, "case %d: %s", (int)c,
+                  msg);
+        {
+            const int64_t ih = d.d[r - 2], iw = d.d[r - 1], oh = od[r - 2], ow = od[r - 1];
+            const int64_t planes = ot_vol(&x) / (ih * iw);
+            prt_dims e = d;
+            e.d[r - 2] = oh;
+            e.d[r - 1] = ow;
+            expect_dims(&y, e);
+            n = planes * oh * ow;
+            ref = calloc((size_t)n, sizeof *ref);
+            for (i = 0; i < planes; i++)
+                for (oy = 0; oy < oh; oy++)
+                    for (ox = 0; ox < ow; ox++) {
+                        int64_t iy[2], ix[2];
+                        double wy[2], wx[2], acc = 0;
+                        int cy = rz_ref_taps(cases[c].linear, cases[c].coord, cases[c].near, oy, ih, oh, scale[0], iy,
+                                             wy);
+                        int cx = rz_ref_taps(cases[c].linear, cases[c].coord, cases[c].near, ox, iw, ow, scale[1], ix,
+                                             wx);
+                        if (oh == ih && scale[0] == 1) cy = 1, iy[0] = oy, wy[0] = 1;
+                        for (ty = 0; ty < cy; ty++)
+                            for (tx = 0; tx < cx; tx++)
+                                acc += wy[ty] * wx[tx] * ot_get(&x, (i * ih + iy[ty]) * iw + ix[tx]);
+                        ref[(i * oh + oy) * ow + ox] = acc;
+                    }
+            CHECK_MSG(ot_compare(&y, ref, n, 1e-6, 1e-7, "Resize") == 0, "case %d (%s %s %s)", (int)c,
+                      cases[c].linear ? "linear" : "nearest", cases[c].coord, cases[c].near);
+            free(ref);
+        }
+        ot_free(&y);
+        ot_free(&x);
+    }
+}
+
+/* BatchNormalization in one pass over f32 planes (threaded past 64k values)
+ * and through the generic path for f16, against float64. */
+TEST(batch_normalization_fast_path_matches_float64)
+{
+    const int64_t N = 3, C = 5, H = 70, W = 90, sp = H * W;
+    int pass;
+    char msg[512];
+    for (pass = 0; pass < 2; pass++) {
+        const prt_dtype t = pass ? PRT_DTYPE_F16 : PRT_DTYPE_F32;
+        ot_tensor in[5], y;
+        double *ref = malloc((size_t)(N * C * sp) * sizeof *ref);
+        float eps = 1e-2f;
+        prt_field f = ot_f32("epsilon", &eps, 1);
+        int64_t n, c, k;
+        in[0] = ot_rand(t, ot_dims(4, N, C, H, W), -3, 3, 31);
+        in[1] = ot_rand(t, ot_dims(1, C), 0.5, 2, 32);
+        in[2] = ot_rand(t, ot_dims(1, C), -1, 1, 33);
+        in[3] = ot_rand(t, ot_dims(1, C), -1, 1, 34);
+        in[4] = ot_rand(t, ot_dims(1, C), 0.1, 2, 35);
+        CHECK_OK(ot_run("BatchNormalization", pass ? "9" : "14", &f, 1, in, 5, &y, 1, 2, msg, sizeof msg));
+        for (n = 0; n < N; n++)
+            for (c = 0; c < C; c++)
+                for (k = 0; k < sp; k++) {
+                    int64_t o = (n * C + c) * sp + k;
+                    ref[o] = (ot_get(&in[0], o) - ot_get(&in[3], c)) / sqrt(ot_get(&in[4], c) + (double)eps) *
+                                 ot_get(&in[1], c) + ot_get(&in[2], c);
+                }
+        CHECK_EQ_INT(ot_compare(&y, ref, N * C * sp, pass ? 1e-3 : 1e-6, pass ? 1e-3 : 1e-6, "BatchNormalization"), 0);
+        ot_free(&y);
+        for (k = 0; k < 5; k++) ot_free(&in[k]);
+        free(ref);
+    }
+}
+
 TEST(qlinear_matmul_requantizes_with_ties_to_even)
 {
     /* (a - 12) b as in MatMulInteger's case, times 0.5 * 1 / 2, plus 128: -9.5 -> -10, -24.5 -> -24, ... */
@@ -639,6 +910,231 @@ TEST(conv_transpose_matches_onnxruntime)
     }
     ot_free(&in[0]);
     ot_free(&in[1]);
+}
+
+/* ConvTranspose by its definition in float64: every input pixel adds its
+ * kernel, scaled, at oy = iy * s - pad + i * d. */
+typedef struct ct_case {
+    int64_t n, cin, h, w, cout, kh, kw, group;
+    int64_t stride[2], dil[2], pads[4], outpad[2];
+    int one_d, bias;
+} ct_case;
+
+static void check_ct_case(const ct_case *c, uint32_t seed, const char *what)
+{
+    const int64_t cg = c->cin / c->group, coutg = c->cout / c->group;
+    const int64_t oh = c->one_d ? 1 : (c->h - 1) * c->stride[0] + c->outpad[0] + (c->kh - 1) * c->dil[0] + 1 - c->pads[0] - c->pads[2];
+    const int64_t ow = (c->w - 1) * c->stride[1] + c->outpad[1] + (c->kw - 1) * c->dil[1] + 1 - c->pads[1] - c->pads[3];
+    const int64_t pads1[2] = {c->pads[1], c->pads[3]}, group = c->group, n = c->n * c->cout * oh * ow;
+    ot_tensor in[3];
+    prt_field f[5];
+    int nf = 0, t;
+    int64_t img, ci, iy, ix, i, j, o;
+    double *ref = calloc((size_t)n, sizeof *ref), *mag = calloc((size_t)n, sizeof *mag);
+    in[0] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->n, c->cin, c->w) : ot_dims(4, c->n, c->cin, c->h, c->w), -1,
+                    1, seed);
+    in[1] = ot_rand(PRT_DTYPE_F32, c->one_d ? ot_dims(3, c->cin, coutg, c->kw) : ot_dims(4, c->cin, coutg, c->kh, c->kw),
+                    -1, 1, seed + 1);
+    in[2] = ot_rand(PRT_DTYPE_F32, ot_dims(1, c->cout), -1, 1, seed + 2);
+    if (c->one_d) {
+        f[nf++] = ot_i64("strides", &c->stride[1], 1);
+        f[nf++] = ot_i64("dilations", &c->dil[1], 1);
+        f[nf++] = ot_i64("pads", pads1, 2);
+        f[nf++] = ot_i64("output_padding", &c->outpad[1], 1);
+    } else {
+        f[nf++] = ot_i64("strides", c->stride, 2);
+        f[nf++] = ot_i64("dilations", c->dil, 2);
+        f[nf++] = ot_i64("pads", c->pads, 4);
+        f[nf++] = ot_i64("output_padding", c->outpad, 2);
+    }
+    f[nf++] = ot_i64("group", &group, 1);
+    for (img = 0; img < c->n; img++)
+        for (o = 0; o < c->cout; o++)
+            for (i = 0; i < oh * ow; i++) ref[(img * c->cout + o) * oh * ow + i] = c->bias ? ot_get(&in[2], o) : 0;
+    for (i = 0; i < n; i++) mag[i] = fabs(ref[i]);
+    for (img = 0; img < c->n; img++)
+        for (ci = 0; ci < c->cin; ci++)
+            for (iy = 0; iy < (c->one_d ? 1 : c->h); iy++)
+                for (ix = 0; ix < c->w; ix++)
+                    for (o = 0; o < coutg; o++)
+                        for (i = 0; i < (c->one_d ? 1 : c->kh); i++)
+                            for (j = 0; j < c->kw; j++) {
+                                const int64_t oy = c->one_d ? 0 : iy * c->stride[0] - c->pads[0] + i * c->dil[0];
+                                const int64_t ox = ix * c->stride[1] - c->pads[1] + j * c->dil[1];
+                                const int64_t co = ci / cg * coutg + o;
+                                double p;
+                                if (oy < 0 || oy >= oh || ox < 0 || ox >= ow) continue;
+                                p = ot_get(&in[0], ((img * c->cin + ci) * (c->one_d ? 1 : c->h) + iy) * c->w + ix) *
+                                    ot_get(&in[1], ((ci * coutg + o) * (c->one_d ? 1 : c->kh) + i) * c->kw + j);
+                                ref[((img * c->cout + co) * oh + oy) * ow + ox] += p;
+                                mag[((img * c->cout + co) * oh + oy) * ow + ox] += fabs(p);
+                            }
+    run_on_1_and_2_threads("ConvTranspose", f, nf, in, c->bias ? 3 : 2,
+                           c->one_d ? ot_dims(3, c->n, c->cout, ow) : ot_dims(4, c->n, c->cout, oh, ow), ref, mag, what);
+    free(ref);
+    free(mag);
+    for (t = 0; t < 3; t++) ot_free(&in[t]);
+}
+
+/* Taps that never overlap (stride >= the dilated kernel: the blocked path,
+ * full coverage or with gaps, pads, output_padding, groups) and that do
+ * (col2im), against float64, on 1 and 2 threads with the same bits. */
+TEST(conv_transpose_blocked_and_overlapping_match_float64)
+{
+    static const ct_case cases[] = {
+        {1, 24, 9, 17, 24, 2, 2, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, {0, 0}, 0, 1},   /* the detection head */
+        {1, 24, 23, 37, 1, 2, 2, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, {0, 0}, 0, 1},   /* one output channel */
+        {2, 6, 5, 7, 4, 2, 3, 2, {3, 3}, {1, 1}, {1, 0, 0, 2}, {1, 0}, 0, 1},      /* gaps, pads, groups */
+        {1, 4, 6, 5, 3, 2, 2, 1, {3, 3}, {2, 1}, {0, 0, 0, 0}, {0, 2}, 0, 0},      /* dilation, no bias */
+        {1, 20, 40, 45, 16, 2, 2, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, {0, 0}, 0, 1},  /* threaded */
+        {2, 3, 1, 300, 5, 1, 4, 1, {1, 4}, {1, 1}, {0, 1, 0, 1}, {0, 0}, 1, 1},    /* 1-D */
+        {1, 4, 6, 5, 3, 3, 3, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0, 1},      /* overlapping */
+    };
+    size_t ci;
+    char what[64];
+    for (ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        snprintf(what, sizeof what, "ConvTranspose case %d", (int)ci);
+        check_ct_case(&cases[ci], (uint32_t)(400 + ci), what);
+    }
+}
+
+/* y = op(a, b) (b NULL: unary), freeing nothing; CHECKs the run. */
+static ot_tensor run_op(const char *op, const char *ver, const ot_tensor *a, const ot_tensor *b, const ot_tensor *c)
+{
+    ot_tensor in[3], y;
+    char msg[512];
+    int n = 1;
+    in[0] = *a;
+    if (b) in[n++] = *b;
+    if (c) in[n++] = *c;
+    CHECK_MSG(ot_run(op, ver, NULL, 0, in, n, &y, 1, 2, msg, sizeof msg) == PRT_OK, "%s: %s", op, msg);
+    return y;
+}
+
+/* plugrt::FusedConv against Conv and then the ONNX ops one by one: a Relu,
+ * the HardSwish chain of the OCR models (Add 3, Clip 0 6, Div 6, Mul by the
+ * convolution), a residual input and an SE scale, on the blocked and the
+ * depthwise engines; 1 and 2 threads give the same bits. */
+TEST(fused_conv_epilogues_match_conv_then_the_ops)
+{
+    static const conv_case convs[] = {
+        {2, 8, 17, 19, 12, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},   /* blocked 3x3 */
+        {2, 16, 15, 18, 20, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},  /* 1x1 direct */
+        {2, 6, 13, 21, 6, 3, 3, 6, {2, 2}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},    /* depthwise 3x3 s2 */
+        {1, 4, 9, 40, 4, 5, 5, 4, {1, 1}, {1, 1}, {2, 2, 2, 2}, NULL, 0, 1},     /* depthwise 5x5 */
+        {1, 24, 40, 50, 24, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},  /* threaded */
+    };
+    static const int64_t p_relu[] = {9, 0, 0, 0};
+    static const int64_t p_hswish[] = {0, 0, -1, 0, 19, 1, 0, 1, 3, 2, -4, 0, 2, 3, 0, 0};
+    static const int64_t p_resid[] = {0, 0, 1, 0, 9, 2, 0, 0};
+    static const int64_t p_se[] = {2, 0, 1, 0};
+    static const float k_hswish[] = {3, 0, 6, 6};
+    ot_tensor three = ot_make(PRT_DTYPE_F32, ot_dims(0), D(3)), zero = ot_make(PRT_DTYPE_F32, ot_dims(0), D(0));
+    ot_tensor six = ot_make(PRT_DTYPE_F32, ot_dims(0), D(6));
+    size_t ci;
+    int e, t;
+    char msg[512];
+    for (ci = 0; ci < sizeof convs / sizeof convs[0]; ci++) {
+        const conv_case *c = &convs[ci];
+        const int64_t group = c->group;
+        int64_t oh, ow, ph, pw;
+        ot_tensor in[4], yc, ex = {0};
+        prt_field f[7];
+        int nf = 0;
+        conv_case_geo(c, &oh, &ow, &ph, &pw);
+        in[0] = ot_rand(PRT_DTYPE_F32, ot_dims(4, c->n, c->cin, c->h, c->w), -1, 1, (uint32_t)(500 + ci));
+        in[1] = ot_rand(PRT_DTYPE_F32, ot_dims(4, c->cout, c->cin / c->group, c->kh, c->kw), -1, 1, (uint32_t)(510 + ci));
+        in[2] = ot_rand(PRT_DTYPE_F32, ot_dims(1, c->cout), -1, 1, (uint32_t)(520 + ci));
+        f[nf++] = ot_i64("strides", c->stride, 2);
+        f[nf++] = ot_i64("dilations", c->dil, 2);
+        f[nf++] = ot_i64("pads", c->pads, 4);
+        f[nf++] = ot_i64("group", &group, 1);
+        CHECK_OK(ot_run("Conv", "1", f, nf, in, 3, &yc, 1, 1, msg, sizeof msg));
+        for (e = 0; e < 4; e++) {
+            ot_tensor ref, y[2], t1, t2, t3;
+            int nin = 3;
+            if (e == 2) ex = ot_rand(PRT_DTYPE_F32, ot_dims(4, c->n, c->cout, oh, ow), -1, 1, (uint32_t)(530 + ci));
+            if (e == 3) ex = ot_rand(PRT_DTYPE_F32, ot_dims(4, c->n, c->cout, (int64_t)1, (int64_t)1), 0, 1,
+                                     (uint32_t)(540 + ci));
+            if (e >= 2) in[nin++] = ex;
+            switch (e) {
+            case 0:
+                f[nf] = ot_i64("program", p_relu, 4);
+                ref = run_op("Relu", "6", &yc, NULL, NULL);
+                break;
+            case 1:
+                f[nf] = ot_i64("program", p_hswish, 16);
+                t1 = run_op("Add", "7", &yc, &three, NULL);
+                t2 = run_op("Clip", "11", &t1, &zero, &six);
+                t3 = run_op("Div", "7", &t2, &six, NULL);
+                ref = run_op("Mul", "7", &t3, &yc, NULL);
+                ot_free(&t1);
+                ot_free(&t2);
+                ot_free(&t3);
+                break;
+            case 2:
+                f[nf] = ot_i64("program", p_resid, 8);
+                t1 = run_op("Add", "7", &yc, &ex, NULL);
+                ref = run_op("Relu", "6", &t1, NULL, NULL);
+                ot_free(&t1);
+                break;
+            default:
+                f[nf] = ot_i64("program", p_se, 4);
+                ref = run_op("Mul", "7", &yc, &ex, NULL);
+                break;
+            }
+            f[nf + 1] = ot_f32("consts", k_hswish, 4);
+            for (t = 0; t < 2; t++) {
+                prt_status st = ot_run_ns("plugrt", "FusedConv", "1", f, nf + (e == 1 ? 2 : 1), in, nin, &y[t], 1,
+                                          t + 1, msg, sizeof msg);
+                CHECK_MSG(st == PRT_OK, "conv %d epilogue %d: %s", (int)ci, e, msg);
+                if (st != PRT_OK) {
+                    y[t].data = NULL;
+                    continue;
+                }
+                expect_dims(&y[t], yc.d);
+                {
+                    double *r = malloc((size_t)ot_vol(&ref) * sizeof *r);
+                    int64_t i;
+                    for (i = 0; i < ot_vol(&ref); i++) r[i] = ot_get(&ref, i);
+                    CHECK_MSG(ot_compare(&y[t], r, ot_vol(&ref), 1e-6, 1e-7, "FusedConv") == 0,
+                              "conv %d epilogue %d, %d thread(s)", (int)ci, e, t + 1);
+                    free(r);
+                }
+            }
+            if (y[0].data && y[1].data)
+                CHECK_MSG(!memcmp(y[0].data, y[1].data, (size_t)ot_vol(&ref) * sizeof(float)),
+                          "conv %d epilogue %d: 1 and 2 threads differ", (int)ci, e);
+            ot_free(&y[0]);
+            ot_free(&y[1]);
+            ot_free(&ref);
+            if (e >= 2) ot_free(&ex);
+        }
+        ot_free(&yc);
+        for (e = 0; e < 3; e++) ot_free(&in[e]);
+    }
+    ot_free(&three);
+    ot_free(&zero);
+    ot_free(&six);
+}
+
+TEST(fused_conv_refuses_bad_programs_and_inputs)
+{
+    static const int64_t p_two[] = {0, 0, 1, 0}; /* value 1: an input after B */
+    ot_tensor in[4], y;
+    char msg[512];
+    prt_field f = ot_i64("program", p_two, 4);
+    in[0] = ot_rand(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)2, (int64_t)5, (int64_t)5), -1, 1, 1);
+    in[1] = ot_rand(PRT_DTYPE_F32, ot_dims(4, (int64_t)3, (int64_t)2, (int64_t)3, (int64_t)3), -1, 1, 2);
+    in[2] = ot_rand(PRT_DTYPE_F32, ot_dims(1, (int64_t)3), -1, 1, 3);
+    in[3] = ot_rand(PRT_DTYPE_F32, ot_dims(4, (int64_t)1, (int64_t)4, (int64_t)1, (int64_t)1), -1, 1, 4);
+    CHECK(ot_run_ns("plugrt", "FusedConv", "1", &f, 1, in, 3, &y, 1, 1, msg, sizeof msg) != PRT_OK);
+    CHECK_STR_CONTAINS(msg, "instruction 0");
+    CHECK(ot_run_ns("plugrt", "FusedConv", "1", &f, 1, in, 4, &y, 1, 1, msg, sizeof msg) == PRT_STATUS_SHAPE_MISMATCH);
+    CHECK_STR_CONTAINS(msg, "does not broadcast");
+    CHECK(ot_run_ns("plugrt", "FusedConv", "1", NULL, 0, in, 3, &y, 1, 1, msg, sizeof msg) != PRT_OK);
+    CHECK_STR_CONTAINS(msg, "program");
+    for (f.count = 0; f.count < 4; f.count++) ot_free(&in[f.count]);
 }
 
 TEST(rms_normalization_and_lp_pools)

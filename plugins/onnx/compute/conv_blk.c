@@ -1,0 +1,349 @@
+/*
+ * onnx/compute/conv_blk.c - blocked im2col + GEMM convolution, fp32.
+ *
+ * Per run: each group's weights [coutg][kd] are packed once for the GEMM
+ * micro-kernels, and a table gives, for every row k = (c, i, j) of the
+ * im2col matrix, where its taps read the input. Work items are blocks of
+ * output columns (pixels) of one (image, group), for all its output
+ * channels. The GEMM (prt__gemm_packed) asks for the im2col matrix one panel
+ * of a few columns and one K chunk at a time and gets it written straight
+ * into its packed buffer (L1-sized; no im2col matrix exists in memory); a 1x1
+ * stride-1 unpadded kernel copies the input rows instead. After the GEMM the
+ * block gets its bias and the epilogue, one output channel's segment at a
+ * time, while it is still in cache (the GEMM starts each sum from the bias).
+ */
+#include <string.h>
+
+#include "../../common/cpu_gemm.h"
+#include "conv.h"
+
+#define BLK_W 256 /* output columns per block, at most */
+
+typedef struct blk_tap {    /* row k = (c * kh + i) * kw + j of a group's im2col matrix */
+    int64_t xoff;           /* c * h * w */
+    int64_t dy, dx;         /* iy = oy * sh + dy, ix = ox * sw + dx */
+    int64_t oxlo, oxhi;     /* the output columns whose ix lies in [0, w) */
+} blk_tap;
+
+typedef struct blk_job {
+    const prt__conv_geo *g;
+    const float *x, *b;
+    float *y;
+    const prt__gemm_pa *pa; /* one per group */
+    const blk_tap *taps;
+    const prt__conv_epi *epi;
+    int64_t bw, nblk;       /* block width; blocks per (image, group) */
+    int64_t in_lo, in_hi;   /* output columns whose every tap reads inside the input row */
+} blk_job;
+
+typedef struct blk_item {
+    const blk_job *j;
+    const float *xg; /* the image and group's first input channel */
+    int64_t c0;      /* the block's first output column */
+} blk_item;
+
+static int64_t blk_align(int64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+static const float blk_zeros[32]; /* an im2col row of a kernel row outside the input, read in place */
+
+/* dst[kk * mr + q] = col[k0 + kk][c0 + n0 + q], zero past nw; or, for a full
+ * panel of a 1x1 direct or stride-1 convolution inside one output row with
+ * every tap inside the input row, ptrs[kk] = where that row of col lies in
+ * the input (1 returned). */
+static int blk_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, int64_t mr, float *dst,
+                    const float **ptrs)
+{
+    const blk_item *it = arg;
+    const prt__conv_geo *g = it->j->g;
+    const int64_t p0 = it->c0 + n0, hw = g->oh * g->ow;
+    const int64_t oy0 = p0 / g->ow, ox0 = p0 % g->ow;
+    int64_t kk, q, o;
+    /* read in place, the panel after next fetched into L2 as the copies below do */
+    if (ptrs && mr <= 32 && g->direct_1x1) {
+        for (kk = 0; kk < kc; kk++) {
+            ptrs[kk] = it->xg + (k0 + kk) * hw + p0;
+            __builtin_prefetch(ptrs[kk] + 2 * mr, 0, 2);
+            __builtin_prefetch(ptrs[kk] + 2 * mr + 16, 0, 2);
+        }
+        return 1;
+    }
+    if (ptrs && mr <= 32 && g->sw == 1 && ox0 >= it->j->in_lo && ox0 + mr <= it->j->in_hi) {
+        for (kk = 0; kk < kc; kk++) {
+            const blk_tap *t = &it->j->taps[k0 + kk];
+            const int64_t iy = oy0 * g->sh + t->dy;
+            if (iy >= 0 && iy < g->h) {
+                const float *row = it->xg + t->xoff + iy * g->w;
+                ptrs[kk] = row + ox0 + t->dx;
+                __builtin_prefetch(row + (ox0 + t->dx + 2 * mr < g->w ? ox0 + t->dx + 2 * mr : g->w - 1), 0, 2);
+            } else {
+                ptrs[kk] = blk_zeros;
+            }
+        }
+        return 1;
+    }
+    for (kk = 0; kk < kc; kk++) {
+        float *d = dst + kk * mr;
+        if (g->direct_1x1) {
+            const float *src = it->xg + (k0 + kk) * hw + p0;
+            if (nw == 32) memcpy(d, src, 32 * sizeof(float));
+            else memcpy(d, src, (size_t)nw * sizeof(float));
+            __builtin_prefetch(src + 2 * mr, 0, 2);
+            __builtin_prefetch(src + 2 * mr + 16, 0, 2);
+        } else {
+            const blk_tap *t = &it->j->taps[k0 + kk];
+            int64_t oy = oy0, ox = ox0;
+            for (q = 0; q < nw; oy++, ox = 0) { /* one output row's run of the panel at a time */
+                const int64_t run = nw - q < g->ow - ox ? nw - q : g->ow - ox, iy = oy * g->sh + t->dy;
+                float *dr = d + q; /* dr[o - ox] is output column o of this row */
+                if (iy < 0 || iy >= g->h) {
+                    memset(dr, 0, (size_t)run * sizeof(float));
+                } else {
+                    const float *row = it->xg + t->xoff + iy * g->w;
+                    int64_t a = ox > t->oxlo ? ox : t->oxlo, b = ox + run < t->oxhi ? ox + run : t->oxhi;
+                    if (a > ox + run) a = ox + run;
+                    if (b < a) b = a;
+                    for (o = ox; o < a; o++) dr[o - ox] = 0;
+                    /* the next panel of this row reads on from here: fetch it while this one computes */
+                    __builtin_prefetch(row + ((ox + run) * g->sw + t->dx + mr * g->sw < g->w
+                                                  ? (ox + run) * g->sw + t->dx + mr * g->sw : g->w - 1),
+                                       0, 2);
+                    if (g->sw == 1 && b > a) {
+                        if (b - a == 32) memcpy(dr + (a - ox), row + a + t->dx, 32 * sizeof(float));
+                        else memcpy(dr + (a - ox), row + a + t->dx, (size_t)(b - a) * sizeof(float));
+                    } else {
+                        for (o = a; o < b; o++) dr[o - ox] = row[o * g->sw + t->dx];
+                    }
+                    for (o = b; o < ox + run; o++) dr[o - ox] = 0;
+                }
+                q += run;
+            }
+        }
+        for (q = nw; q < mr; q++) d[q] = 0;
+    }
+    return 0;
+}
+
+static void blk_range(void *arg, int64_t begin, int64_t end)
+{
+    const blk_job *j = arg;
+    const prt__conv_geo *g = j->g;
+    const int64_t hw = g->oh * g->ow;
+    int64_t t, m;
+    for (t = begin; t < end; t++) {
+        const int64_t img = t / (g->g * j->nblk), grp = t / j->nblk % g->g, c0 = t % j->nblk * j->bw;
+        const int64_t nb = hw - c0 < j->bw ? hw - c0 : j->bw;
+        const blk_item it = {j, j->x + (img * g->cin + grp * g->cg) * g->h * g->w, c0};
+        float *yb = j->y + (img * g->cout + grp * g->coutg) * hw + c0;
+        prt__gemm_packed(&j->pa[grp], nb, blk_pack, (void *)&it, j->b ? j->b + grp * g->coutg : NULL, yb, hw);
+        for (m = 0; j->epi && j->epi->fn && m < g->coutg; m++) {
+            const int64_t row = yb + m * hw - j->y;
+            j->epi->fn(j->epi->arg, j->y, row, row + nb);
+        }
+    }
+}
+
+/* Workspace: the tap table, the groups' packing records, the packed weights. */
+static void blk_layout(const prt__conv_geo *g, int64_t *taps_b, int64_t *pa_b, int64_t *per_group)
+{
+    *taps_b = blk_align((int64_t)sizeof(blk_tap) * (g->kd > 0 ? g->kd : 1));
+    *pa_b = blk_align((int64_t)sizeof(prt__gemm_pa) * g->g);
+    *per_group = (int64_t)prt__gemm_pack_a_floats(g->coutg, g->kd);
+}
+
+size_t prt__conv_blk_workspace(const prt__conv_geo *g)
+{
+    int64_t tb, pb, per;
+    blk_layout(g, &tb, &pb, &per);
+    return (size_t)(tb + pb) + (size_t)(g->g * per) * sizeof(float);
+}
+
+void prt__conv_blk_run(const prt__conv_geo *g, const float *x, const float *w, const float *b, float *y, void *ws,
+                       const prt__conv_epi *epi, prt_exec *ex)
+{
+    const int64_t hw = g->oh * g->ow, threads = ex && ex->nb_threads > 1 ? ex->nb_threads : 1;
+    int64_t tb, pb, per, k, grp, items;
+    blk_tap *taps = ws;
+    prt__gemm_pa *pa;
+    float *ap;
+    blk_job j;
+    blk_layout(g, &tb, &pb, &per);
+    pa = (prt__gemm_pa *)((char *)ws + tb);
+    ap = (float *)((char *)ws + tb + pb);
+    memset(&j, 0, sizeof j);
+    for (k = 0; k < g->kd; k++) {
+        const int64_t c = k / (g->kh * g->kw), i = k / g->kw % g->kh, jj = k % g->kw;
+        blk_tap *t = &taps[k];
+        t->xoff = c * g->h * g->w;
+        t->dy = i * g->dh - g->ph;
+        t->dx = jj * g->dw - g->pw;
+        t->oxlo = t->dx >= 0 ? 0 : (-t->dx + g->sw - 1) / g->sw;
+        t->oxhi = g->w - 1 - t->dx >= 0 ? (g->w - 1 - t->dx) / g->sw + 1 : 0;
+        if (t->oxlo > g->ow) t->oxlo = g->ow;
+        if (t->oxhi > g->ow) t->oxhi = g->ow;
+    }
+    j.in_lo = 0;
+    j.in_hi = g->ow;
+    for (k = 0; k < g->kd; k++) {
+        if (taps[k].oxlo > j.in_lo) j.in_lo = taps[k].oxlo;
+        if (taps[k].oxhi < j.in_hi) j.in_hi = taps[k].oxhi;
+    }
+    for (grp = 0; grp < g->g; grp++)
+        prt__gemm_pack_a(g->coutg, g->kd, w + grp * g->coutg * g->kd, g->kd, 1, ap + grp * per, &pa[grp]);
+    j.g = g;
+    j.x = x;
+    j.b = b;
+    j.y = y;
+    j.pa = pa;
+    j.taps = taps;
+    j.epi = epi;
+    /* The split changes no result (see conv.h): narrower blocks while there are too few for the threads. */
+    j.bw = BLK_W;
+    for (;;) {
+        j.nblk = (hw + j.bw - 1) / j.bw;
+        items = g->n * g->g * j.nblk;
+        if (items >= 4 * threads || j.bw <= 32) break;
+        j.bw /= 2;
+    }
+    if (items <= 0) return;
+    if (threads == 1 || items == 1 || g->n * g->cout * hw * (g->kd + 1) < 131072) blk_range(&j, 0, items);
+    else ex->parallel_for(ex, items, 1, blk_range, &j);
+}
+
+/* ---- ConvTranspose without overlapping taps ------------------------------------------ */
+
+#define TR_SLOTS 8 /* lanes, each with its own column buffer */
+
+typedef struct tr_job {
+    const prt__conv_geo *g;
+    const float *x, *b;
+    float *y, *slots;       /* TR_SLOTS buffers of kd * BLK_W floats */
+    const prt__gemm_pa *pa; /* W_g^T per group */
+    int64_t nblk, lanes, items;
+} tr_job;
+
+typedef struct tr_item {
+    const float *xg;
+    int64_t hw, c0;
+} tr_item;
+
+/* dst[kk * mr + q] = X_g[k0 + kk][c0 + n0 + q], or ptrs[kk] = that row of X_g (1 returned). */
+static int tr_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, int64_t mr, float *dst,
+                   const float **ptrs)
+{
+    const tr_item *it = arg;
+    int64_t kk, q;
+    if (ptrs) {
+        for (kk = 0; kk < kc; kk++) {
+            ptrs[kk] = it->xg + (k0 + kk) * it->hw + it->c0 + n0;
+            __builtin_prefetch(ptrs[kk] + 2 * mr, 0, 2);
+        }
+        return 1;
+    }
+    for (kk = 0; kk < kc; kk++) {
+        const float *src = it->xg + (k0 + kk) * it->hw + it->c0 + n0;
+        if (nw == 32) memcpy(dst + kk * mr, src, 32 * sizeof(float));
+        else memcpy(dst + kk * mr, src, (size_t)nw * sizeof(float));
+        __builtin_prefetch(src + 2 * mr, 0, 2);
+        for (q = nw; q < mr; q++) dst[kk * mr + q] = 0;
+    }
+    return 0;
+}
+
+/* Each input pixel's kh x kw taps land on distinct output pixels no other input pixel reaches: write them. */
+static void tr_scatter(const tr_job *j, const float *col, int64_t img, int64_t grp, int64_t c0, int64_t nb)
+{
+    const prt__conv_geo *g = j->g;
+    int64_t r, q, ix;
+    for (r = 0; r < g->kd; r++) { /* r = (co * kh + i) * kw + jj */
+        const int64_t co = grp * g->coutg + r / (g->kh * g->kw), i = r / g->kw % g->kh, jj = r % g->kw;
+        const int64_t dy = i * g->dh - g->ph, dx = jj * g->dw - g->pw;
+        /* the input columns whose ox = ix * sw + dx lies in [0, ow) */
+        const int64_t ixlo = dx >= 0 ? 0 : (-dx + g->sw - 1) / g->sw;
+        const int64_t ixhi = g->ow - 1 - dx >= 0 ? (g->ow - 1 - dx) / g->sw + 1 : 0;
+        const float *src = col + r * nb;
+        float *yc = j->y + (img * g->cout + co) * g->oh * g->ow;
+        const float bias = j->b ? j->b[co] : 0.0f;
+        int64_t iy = c0 / g->w, ix0 = c0 % g->w;
+        for (q = 0; q < nb; iy++, ix0 = 0) { /* one input row's run at a time */
+            const int64_t run = nb - q < g->w - ix0 ? nb - q : g->w - ix0, oy = iy * g->sh + dy;
+            const int64_t a = ix0 > ixlo ? ix0 : ixlo, e = ix0 + run < ixhi ? ix0 + run : ixhi;
+            if (oy >= 0 && oy < g->oh) {
+                float *yr = yc + oy * g->ow;
+                const float *sr = src + q;
+                for (ix = a; ix < e; ix++) yr[ix * g->sw + dx] = sr[ix - ix0] + bias;
+            }
+            q += run;
+        }
+    }
+}
+
+/* Lane l runs items l, l + lanes, ... in its own buffer. */
+static void tr_lanes(void *arg, int64_t begin, int64_t end)
+{
+    const tr_job *j = arg;
+    const prt__conv_geo *g = j->g;
+    const int64_t hw = g->h * g->w;
+    int64_t l, t;
+    for (l = begin; l < end; l++) {
+        float *col = j->slots + l * g->kd * BLK_W;
+        for (t = l; t < j->items; t += j->lanes) {
+            const int64_t img = t / (g->g * j->nblk), grp = t / j->nblk % g->g, c0 = t % j->nblk * BLK_W;
+            const int64_t nb = hw - c0 < BLK_W ? hw - c0 : BLK_W;
+            const tr_item it = {j->x + (img * g->cin + grp * g->cg) * hw, hw, c0};
+            prt__gemm_packed(&j->pa[grp], nb, tr_pack, (void *)&it, NULL, col, nb);
+            tr_scatter(j, col, img, grp, c0, nb);
+        }
+    }
+}
+
+int prt__conv_tr_applies(const prt__conv_geo *g)
+{
+    return g->sh >= (g->kh - 1) * g->dh + 1 && g->sw >= (g->kw - 1) * g->dw + 1;
+}
+
+static void tr_layout(const prt__conv_geo *g, int64_t *pa_b, int64_t *per_group)
+{
+    *pa_b = blk_align((int64_t)sizeof(prt__gemm_pa) * g->g);
+    *per_group = (int64_t)prt__gemm_pack_a_floats(g->kd, g->cg);
+}
+
+size_t prt__conv_tr_workspace(const prt__conv_geo *g)
+{
+    int64_t pb, per;
+    tr_layout(g, &pb, &per);
+    return (size_t)pb + (size_t)(g->g * per + TR_SLOTS * g->kd * BLK_W) * sizeof(float);
+}
+
+void prt__conv_tr_run(const prt__conv_geo *g, const float *x, const float *w, const float *b, float *y, void *ws,
+                      prt_exec *ex)
+{
+    const int64_t threads = ex && ex->nb_threads > 1 ? ex->nb_threads : 1, ohw = g->oh * g->ow;
+    /* every output pixel is reached exactly once: no fill first */
+    const int full = g->sh == g->kh && (g->kh == 1 || g->dh == 1) && g->sw == g->kw && (g->kw == 1 || g->dw == 1) &&
+                     g->ph == 0 && g->pw == 0 && g->oh == g->h * g->sh && g->ow == g->w * g->sw;
+    int64_t pb, per, grp, i, c;
+    float *ap;
+    tr_job j;
+    tr_layout(g, &pb, &per);
+    memset(&j, 0, sizeof j);
+    j.g = g;
+    j.x = x;
+    j.b = b;
+    j.y = y;
+    j.pa = (prt__gemm_pa *)ws;
+    ap = (float *)((char *)ws + pb);
+    j.slots = ap + g->g * per;
+    for (grp = 0; grp < g->g; grp++) /* A = W_g^T: element (r, c) at w[(grp * cg + c) * kd + r] */
+        prt__gemm_pack_a(g->kd, g->cg, w + grp * g->cg * g->kd, 1, g->kd, ap + grp * per, (prt__gemm_pa *)&j.pa[grp]);
+    if (!full)
+        for (i = 0; i < g->n * g->cout; i++) {
+            const float bias = b ? b[i % g->cout] : 0.0f;
+            for (c = 0; c < ohw; c++) y[i * ohw + c] = bias;
+        }
+    j.nblk = (g->h * g->w + BLK_W - 1) / BLK_W;
+    j.items = g->n * g->g * j.nblk;
+    j.lanes = threads < TR_SLOTS ? threads : TR_SLOTS;
+    if (j.lanes > j.items) j.lanes = j.items;
+    if (j.lanes <= 1) tr_lanes(&j, 0, 1);
+    else ex->parallel_for(ex, j.lanes, 1, tr_lanes, &j);
+}
