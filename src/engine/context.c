@@ -472,7 +472,10 @@ prt_status prt_context_create(prt_engine *e, const prt_context_config *cfg, prt_
     for (i = 0; i < p->nb_layers && s == PRT_OK; i++) {
         if (!e->protos[i]) continue;
         msg[0] = 0;
-        s = prt__plugin_attach(e->protos[i], prt__plugctx_get(c->res), &c->inst[i], msg, sizeof msg);
+        /* The plan's tactic was chosen for its device; on another, the plugin's default. */
+        s = prt__plugin_attach_tactic(e->protos[i], prt__plugctx_get(c->res),
+                                      c->device == (prt_device)p->device ? e->protos[i]->tactic : 0, &c->inst[i], msg,
+                                      sizeof msg);
     }
     pthread_mutex_unlock(&e->lock);
     if (s != PRT_OK) {

@@ -282,8 +282,12 @@ TEST(registry_bad_creators_refused)
     expect_refused(&c, PRT_STATUS_INVALID_ARGUMENT, "creator struct_size is 40, expected at least 96");
     c = foo1;
     c.abi_version = PRT_ABI_VERSION + 1;
-    expect_refused(&c, PRT_STATUS_VERSION_MISMATCH, "Foo v1: creator is built for plugin ABI 3, this host "
-                                                    "supports 1 to 2");
+    {
+        char want[128];
+        snprintf(want, sizeof want, "Foo v1: creator is built for plugin ABI %u, this host supports 1 to %u",
+                 PRT_ABI_VERSION + 1u, PRT_ABI_VERSION);
+        expect_refused(&c, PRT_STATUS_VERSION_MISMATCH, want);
+    }
     c.abi_version = 0;
     expect_refused(&c, PRT_STATUS_INVALID_ARGUMENT, "plugin ABI 0");
     c = foo1;
