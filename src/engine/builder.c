@@ -6,7 +6,12 @@
  *   create (build phase), get_nb_outputs, output shapes, output data types
  *   for the declared input types, then for each candidate type assignment
  *   (output data types, supports_format_combination per position) until one
- *   is accepted, configure, get_workspace_size.
+ *   is accepted, configure, get_workspace_size; for a layer that stays after
+ *   folding, get_valid_tactics and, with several tactics, each timed on an
+ *   instance of its own (engine/tactic.h) unless the timing cache
+ *   (engine/tcache.h) or an identical layer of this build has the times; the
+ *   fastest is recorded (TACT), and the cache gains this build's entries only
+ *   when the build succeeds.
  * Then, for every layer in order, the plugin record is written (fields or
  * blob), and finally every build plugin is destroyed in order. The plan is
  * loaded back (prt_engine_deserialize) to make the engine.

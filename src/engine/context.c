@@ -4,8 +4,9 @@
  * stream (CUDA), and the run loop.
  *
  * Plugin calls (docs/lifecycle.md): create attaches one instance per layer
- * from the engine's plugin (blob: clone, attach_to_context, initialize;
- * field: attach_to_context). A run calls, per layer in order, the shape
+ * from the engine's plugin (blob: clone, set_tactic, attach_to_context,
+ * initialize; field: attach_to_context, set_tactic; set_tactic only for a
+ * layer with a tactic, and only on the plan's own device). A run calls, per layer in order, the shape
  * notification (field: on_shape_change; blob: configure_plugin) when the
  * layer's shapes differ from its previous run, then enqueue. Destroy tears
  * the instances down in layer order (terminate, detach_from_context,

@@ -238,7 +238,7 @@ static prt_status load_tactic(const prt__plan *p, const prt__player *l, prt__plu
  * shapes (with the plan's input expressions) and require what the plan
  * recorded; then (blob style: after configure_plugin with the profile's
  * shapes) its workspace size for the profile, which may raise the layer's
- * workspace above the recorded one. */
+ * workspace above the recorded one; then its tactic (load_tactic). */
 static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plugin *pl, char *err, size_t cap)
 {
     prt__player *l = &p->layers[li];

@@ -112,7 +112,8 @@ prt_status prt__tactic_bench_create(prt_device device, int32_t nb_threads, prt__
     }
     be->describe(0, d, sizeof d);
     if (device == PRT_DEVICE_CPU)
-        snprintf(b->name, sizeof b->name, "%s (%d threads)", d, (int)be->workers_size(b->pool));
+        snprintf(b->name, sizeof b->name, "%s (%d thread%s)", d, (int)be->workers_size(b->pool),
+                 be->workers_size(b->pool) == 1 ? "" : "s");
     else
         snprintf(b->name, sizeof b->name, "%s", d);
     b->ex.struct_size = (uint32_t)sizeof b->ex;

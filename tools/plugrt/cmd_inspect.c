@@ -86,7 +86,7 @@ static cJSON *tactic_json(const prt_plan_layer *l)
     return o;
 }
 
-/* "  tactic 2 (fast), timed; candidates 1: 1.204 ms, 2: 0.013 ms" */
+/* "       tactic 2 (fast), timed; candidates 1: 1.204 ms, 2: 13.000 us" */
 static void print_tactic(const prt_plan_layer *l)
 {
     int32_t j;
@@ -97,7 +97,8 @@ static void print_tactic(const prt_plan_layer *l)
         uint64_t ns = l->tactic_ns[j];
         printf("%s %d", j ? "," : "", (int)l->tactic_ids[j]);
         if (ns == UINT64_MAX) printf(": failed");
-        else if (ns) printf(": %.3f ms", (double)ns * 1e-6);
+        else if (ns >= 1000000u) printf(": %.3f ms", (double)ns * 1e-6);
+        else if (ns) printf(": %.3f us", (double)ns * 1e-3);
     }
     printf("\n");
 }
