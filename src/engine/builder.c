@@ -763,7 +763,12 @@ static prt_status time_tactics(bstate *b, int32_t li, const int32_t *ids, int32_
     tl.workspace = ws;
     why[0] = 0;
     prt_log(PRT_SEVERITY_INFO, "%s: timing %d tactics on the %s", who, (int)nb, prt__tactic_bench_device(b->bench));
-    (void)prt__tactic_time(b->bench, &tl, ids, nb, b->cfg->timing_warmup, b->cfg->timing_runs, ns, why, sizeof why);
+    s = prt__tactic_time(b->bench, &tl, ids, nb, b->cfg->timing_warmup, b->cfg->timing_runs, ns, why, sizeof why);
+    if (s != PRT_OK) {
+        s = bfail(b, s, "%s: %s timing its tactics on the %s: %s", who,
+                  s == PRT_STATUS_OUT_OF_MEMORY ? "out of memory" : "failed", prt__tactic_bench_device(b->bench), why);
+        goto done;
+    }
     *source = PRT__TACTIC_FAILED;
     for (i = 0; i < nb; i++)
         if (ns[i] != PRT__TACTIC_NS_FAILED) *source = PRT__TACTIC_TIMED;

@@ -310,13 +310,21 @@ prt_status prt__tactic_time(prt__tactic_bench *b, const prt__tactic_layer *l, co
     }
     for (i = 0; i < nb; i++) {
         uint64_t t = 0;
+        prt_status ts;
         msg[0] = 0;
-        if (time_one(b, l, ids[i], warmup, runs, ins, outs, ws, times, &t, msg, sizeof msg) == PRT_OK) {
+        ts = time_one(b, l, ids[i], warmup, runs, ins, outs, ws, times, &t, msg, sizeof msg);
+        if (ts == PRT_OK) {
             ns[i] = t;
         } else {
             const char *name = prt__plugin_tactic_name(l->pl, ids[i]);
+            if (ts == PRT_STATUS_OUT_OF_MEMORY) have = 0; /* this reason, not an earlier one */
             set_why(why, cap, &have, "tactic %d%s%s%s: %s", (int)ids[i], name ? " (" : "", name ? name : "",
                     name ? ")" : "", msg[0] ? msg : "failed");
+            if (ts == PRT_STATUS_OUT_OF_MEMORY) { /* not the tactic's fault: the build fails */
+                for (i = 0; i < nb; i++) ns[i] = PRT__TACTIC_NS_FAILED;
+                s = ts;
+                goto done;
+            }
         }
     }
 done:

@@ -47,8 +47,10 @@ const char *prt__tactic_bench_device(const prt__tactic_bench *b);
 
 /* Time each of ids[0..nb) on the layer: ns[i] = its median in ns (at least
  * 1), or PRT__TACTIC_NS_FAILED when setting it up or running it failed, the
- * first such reason in why. PRT_OK unless the layer's buffers cannot be
- * made (then every ns is PRT__TACTIC_NS_FAILED too). */
+ * first such reason in why. Memory that cannot be had (the layer's buffers,
+ * or a candidate failing with PRT_STATUS_OUT_OF_MEMORY) is no verdict on a
+ * tactic: PRT_STATUS_OUT_OF_MEMORY, every ns PRT__TACTIC_NS_FAILED and the
+ * reason in why. Otherwise PRT_OK. */
 prt_status prt__tactic_time(prt__tactic_bench *b, const prt__tactic_layer *l, const int32_t *ids, int32_t nb,
                             int32_t warmup, int32_t runs, uint64_t *ns, char *why, size_t cap);
 

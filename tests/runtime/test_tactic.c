@@ -288,6 +288,43 @@ TEST(loaded_plugin_and_contexts_get_the_recorded_tactic)
     }
 }
 
+/* The build's calls for a layer with two tactics, in the order
+ * docs/lifecycle.md gives (step 8). */
+TEST(build_calls_follow_the_lifecycle)
+{
+    static const char *const blob[] = {
+        "L: get_valid_tactics", "L: get_serialization_size", "L: get_serialization_size", "L: serialize",
+        "L: clone", "L: set_tactic(1)", "L: enqueue", "L: enqueue", "L: enqueue", "L: enqueue", "L: destroy",
+        "L: clone", "L: set_tactic(2)", "L: enqueue", "L: enqueue", "L: enqueue", "L: enqueue", "L: destroy",
+        "L: get_tactic_name", NULL};
+    static const char *const field[] = {
+        "L: get_valid_tactics", "L: get_fields_to_serialize", "L: get_fields_to_serialize",
+        "L: attach_to_context", "L: set_tactic(1)", "L: enqueue", "L: enqueue", "L: enqueue", "L: enqueue",
+        "L: destroy", "L: attach_to_context", "L: set_tactic(2)", "L: enqueue", "L: enqueue", "L: enqueue",
+        "L: enqueue", "L: destroy", "L: get_tactic_name", NULL};
+    int st;
+    for (st = 0; st < 2; st++) {
+        const char *const *want = st == 0 ? blob : field;
+        prt_registry *r = fake_registry(1, 0, 10);
+        prt_network *net = tactic_net(r, k_styles[st], NULL, 0);
+        prt_builder_config cfg;
+        prt_engine *e;
+        int at, k;
+        timed_cfg(&cfg, 4);
+        trace_reset();
+        prt_set_trace_callback(on_trace, NULL);
+        e = build_ok(net, &cfg, r);
+        prt_set_trace_callback(NULL, NULL);
+        at = trace_index(want[0], 0);
+        CHECK_MSG(at >= 0, "style %d: no get_valid_tactics in the build", st);
+        for (k = 0; at >= 0 && want[k]; k++)
+            CHECK_MSG(at + k < g_nb_trace && at + k < 64 && strcmp(g_trace[at + k], want[k]) == 0,
+                      "style %d: call %d after get_valid_tactics is \"%s\", expected \"%s\"", st, k,
+                      at + k < g_nb_trace && at + k < 64 ? g_trace[at + k] : "(none)", want[k]);
+        release(e, net, r);
+    }
+}
+
 /* Built without timing: the first listed, nothing run, and builds agree to
  * the byte. */
 TEST(timing_off_takes_the_first_and_builds_are_identical)
