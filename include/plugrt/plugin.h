@@ -349,8 +349,9 @@ typedef struct prt_plugin_build_ops {
     size_t (*get_workspace_size)(const prt_field_plugin *p, const prt_dyn_tensor_desc *in,
                                  int32_t nb_in, const prt_dyn_tensor_desc *out, int32_t nb_out);
     /* Optional tactics: fill up to `cap` ids (> 0), return how many exist.
-     * NULL: none. Asked after configure, for any device; see
-     * get_valid_tactics_v2, which is used instead when set. */
+     * NULL: none. Asked for any device, after configure at build (at load
+     * the plugin is not configured); get_valid_tactics_v2 is used instead
+     * when set. */
     int32_t (*get_valid_tactics)(prt_field_plugin *p, int32_t *tactics, int32_t cap);
     /* Appended in abi_version 1 (read only when struct_size covers it).
      * Optional I/O (prt_io_info above). NULL: every input required, every
