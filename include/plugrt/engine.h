@@ -51,6 +51,46 @@ typedef struct prt_profile_range {
     prt_dims min, opt, max;
 } prt_profile_range;
 
+/* ---- timing cache ------------------------------------------------------ */
+
+/* Tactic times a build measured, for later builds to reuse instead of
+ * timing again (docs/engine-format.md, "Timing cache"). An entry is keyed by
+ * the plugin (name, version, namespace), a hash of its serialized fields or
+ * blob, its inputs' types, formats and opt extents, and the device (its
+ * name; the CPU's with the number of timing threads); its value is the
+ * median time of each tactic the plugin listed. A build given a cache takes
+ * the times of a layer from it when the entry covers every tactic listed,
+ * and adds the entries it timed when (and only when) it succeeds. A cache
+ * locks itself: builds on several threads may share one. */
+typedef struct prt_timing_cache prt_timing_cache;
+
+PRT_API PRT_NODISCARD prt_status prt_timing_cache_create(prt_timing_cache **out);
+/* Every byte is checked (magic, versions, length, checksum, each entry)
+ * before the cache is made: bytes that are not a timing cache, a damaged
+ * one or one of a newer format fail (PRT_STATUS_BAD_FORMAT, _TRUNCATED,
+ * _VERSION_MISMATCH) with a message in err, and *out is untouched. */
+PRT_API PRT_NODISCARD prt_status prt_timing_cache_deserialize(const void *data, size_t len, prt_timing_cache **out,
+                                                             char *err, size_t cap);
+PRT_API PRT_NODISCARD prt_status prt_timing_cache_load(const char *path, prt_timing_cache **out, char *err,
+                                                      size_t cap);
+/* The cache's bytes, entries sorted by key (equal caches give equal bytes).
+ * buf == NULL: *len gets the size needed. */
+PRT_API PRT_NODISCARD prt_status prt_timing_cache_serialize(prt_timing_cache *c, void *buf, size_t cap,
+                                                           size_t *len);
+/* Written to a new file beside `path`, then renamed over it. */
+PRT_API PRT_NODISCARD prt_status prt_timing_cache_save(prt_timing_cache *c, const char *path, char *err,
+                                                      size_t cap);
+PRT_API int32_t prt_timing_cache_nb_entries(prt_timing_cache *c);
+PRT_API void prt_timing_cache_destroy(prt_timing_cache *c);
+
+/* ---- building ---------------------------------------------------------- */
+
+/* What the builder does with a layer whose plugin lists several tactics. */
+typedef enum prt_tactic_timing {
+    PRT_TACTIC_TIMING_ON = 0, /* time each on the target device at the profile's opt shapes; the fastest wins */
+    PRT_TACTIC_TIMING_OFF = 1 /* take the first listed, time nothing: deterministic plans */
+} prt_tactic_timing;
+
 typedef struct prt_builder_config {
     uint32_t struct_size;
     uint32_t abi_version;
@@ -60,9 +100,16 @@ typedef struct prt_builder_config {
     int32_t reserved_;
     const prt_profile_range *ranges;
     uint64_t workspace_limit; /* bytes any one layer may ask for; 0: no limit */
+    /* Appended (read only when struct_size covers them): tactic selection. */
+    prt_tactic_timing tactic_timing;
+    int32_t timing_warmup;   /* untimed runs of each tactic first (>= 0; default 2) */
+    int32_t timing_runs;     /* timed runs of each tactic; its median counts (>= 1; default 5) */
+    int32_t timing_threads;  /* CPU: threads the runs use (0: one per core, as contexts) */
+    prt_timing_cache *timing_cache; /* NULL: none; read, and updated by a build that succeeds */
 } prt_builder_config;
 
-/* fp32, CPU, no ranges, no workspace limit. */
+/* fp32, CPU, no ranges, no workspace limit; tactics timed (2 warm-up runs,
+ * 5 timed runs, one thread per core), no timing cache. */
 PRT_API void prt_builder_config_init(prt_builder_config *cfg);
 
 PRT_API PRT_NODISCARD prt_status prt_engine_build(const prt_network *net, const prt_builder_config *cfg,

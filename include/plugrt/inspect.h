@@ -1,7 +1,8 @@
 /*
  * plugrt/inspect.h - describing a plan without running it: the header, every
  * tensor (role, type, shapes, place in memory), every layer (plugin key,
- * owner, style, record size, inputs, outputs, workspace) and the memory plan.
+ * owner, style, record size, inputs, outputs, workspace, tactic) and the
+ * memory plan.
  *
  * Contract
  *   A plan description reads the plan's bytes and checks them as the runtime
@@ -86,6 +87,16 @@ typedef enum prt_layer_kind {
     PRT_LAYER_CAST = 1 /* a type conversion the builder inserted */
 } prt_layer_kind;
 
+/* How a layer's tactic was chosen. */
+typedef enum prt_tactic_source {
+    PRT_TACTIC_TIMED = 0,      /* timed on the target device: the fastest */
+    PRT_TACTIC_FROM_CACHE = 1, /* the fastest by the times in the timing cache */
+    PRT_TACTIC_ONLY = 2,       /* the plugin listed one */
+    PRT_TACTIC_UNTIMED = 3,    /* timing was off: the first listed */
+    PRT_TACTIC_NO_DEVICE = 4,  /* no target device to time on: the first listed */
+    PRT_TACTIC_FAILED = 5      /* every candidate failed when timed: the first listed */
+} prt_tactic_source;
+
 typedef struct prt_plan_layer {
     uint32_t struct_size;
     uint32_t abi_version;
@@ -102,6 +113,15 @@ typedef struct prt_plan_layer {
     const int32_t *inputs;       /* tensor indices; -1 for an absent optional input */
     const int32_t *outputs;
     uint64_t workspace;          /* bytes it asked for at build time */
+    /* Appended (read only when struct_size covers them): the tactic the
+     * builder chose (docs/plugin-abi.md, "Tactics"). */
+    int32_t tactic;              /* 0: none recorded, the plugin's default */
+    prt_tactic_source tactic_source;
+    const char *tactic_name;     /* the plugin's name for it; "" when none */
+    int32_t nb_tactics;          /* the candidates the plugin listed, with their times */
+    int32_t reserved2_;
+    const int32_t *tactic_ids;
+    const uint64_t *tactic_ns;   /* median ns; 0: not timed; UINT64_MAX: failed when timed */
 } prt_plan_layer;
 
 PRT_API PRT_NODISCARD prt_status prt_plan_info_layer(const prt_plan_info *pi, int32_t index, prt_plan_layer *out);

@@ -286,6 +286,30 @@ struct prt_blob_plugin_ops {
                                     const prt_tensor_desc *out, int32_t nb_out, prt_device device);
     int (*supports_format_combination_v2)(prt_blob_plugin *p, int32_t pos, const prt_tensor_desc *io,
                                           int32_t nb_in, int32_t nb_out, prt_device device);
+    /* Appended in abi_version 3 (read only when struct_size covers them).
+     * Tactics (docs/plugin-abi.md, "Tactics"): several kernels for the same
+     * layer, each named by an id > 0 of the plugin's choosing (0 is the
+     * plugin's own default, as before tactics). The builder times the
+     * candidates on the target device, the plan records the fastest, and
+     * the host hands it to every object that enqueues (set_tactic). Every
+     * tactic computes the same function within the workspace declared for
+     * the layer. This member: the tactics for layers of these descriptors
+     * (the profile's ranges, as configure_plugin had them) on `device`,
+     * distinct ids > 0 in order of preference (the first is taken when the
+     * builder does not time); writes at most `cap` of them and returns how
+     * many there are (at most 64). 0, or NULL: nothing to choose. */
+    int32_t (*get_valid_tactics)(prt_blob_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
+                                 const prt_dyn_tensor_desc *out, int32_t nb_out, prt_device device,
+                                 int32_t *tactics, int32_t cap);
+    /* A tactic's name for `plugrt inspect` ("im2col"); NULL: none. Valid
+     * until the next call on p. NULL member: no names. */
+    const char *(*get_tactic_name)(const prt_blob_plugin *p, int32_t tactic);
+    /* The tactic this object's next enqueue calls use: called on each
+     * instance the builder times (before attach_to_context), on the engine's
+     * plugin after a plan is loaded and on each per-context clone (before
+     * attach_to_context and initialize), with a tactic the plugin listed;
+     * never with 0, which means "your own default". NULL: ignored. */
+    prt_status (*set_tactic)(prt_blob_plugin *p, int32_t tactic, prt_msg *err);
 };
 
 /* ------------------------------------------------------------------------ */
@@ -324,7 +348,10 @@ typedef struct prt_plugin_build_ops {
     /* Workspace bytes for any shapes within the ranges given. NULL: 0. */
     size_t (*get_workspace_size)(const prt_field_plugin *p, const prt_dyn_tensor_desc *in,
                                  int32_t nb_in, const prt_dyn_tensor_desc *out, int32_t nb_out);
-    /* Optional tactics: fill up to `cap` ids, return how many exist. NULL: none. */
+    /* Optional tactics: fill up to `cap` ids (> 0), return how many exist.
+     * NULL: none. Asked for any device, after configure at build (at load
+     * the plugin is not configured); get_valid_tactics_v2 is used instead
+     * when set. */
     int32_t (*get_valid_tactics)(prt_field_plugin *p, int32_t *tactics, int32_t cap);
     /* Appended in abi_version 1 (read only when struct_size covers it).
      * Optional I/O (prt_io_info above). NULL: every input required, every
@@ -344,12 +371,25 @@ typedef struct prt_plugin_build_ops {
                                     const prt_dyn_tensor_desc *out, int32_t nb_out, prt_device device);
     int (*supports_format_combination_v2)(prt_field_plugin *p, int32_t pos, const prt_dyn_tensor_desc *io,
                                           int32_t nb_in, int32_t nb_out, prt_device device);
+    /* Appended in abi_version 3. Tactics for these descriptors (the
+     * profile's ranges) on `device`: see prt_blob_plugin_ops.get_valid_tactics.
+     * Used instead of get_valid_tactics when set; the chosen tactic reaches
+     * the plugin through prt_plugin_runtime_ops.set_tactic. */
+    int32_t (*get_valid_tactics_v2)(prt_field_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
+                                    const prt_dyn_tensor_desc *out, int32_t nb_out, prt_device device,
+                                    int32_t *tactics, int32_t cap);
+    /* A tactic's name for display; NULL: none (see the blob member). */
+    const char *(*get_tactic_name)(const prt_field_plugin *p, int32_t tactic);
 } prt_plugin_build_ops;
 
 typedef struct prt_plugin_runtime_ops {
     uint32_t struct_size;
     uint32_t abi_version;
-    prt_status (*set_tactic)(prt_field_plugin *p, int32_t tactic, prt_msg *err); /* NULL: ignore */
+    /* The tactic the object's next enqueue calls use (one it listed, never
+     * 0): on each instance the builder times, on the engine's plugin after a
+     * plan is loaded and on each per-context instance after
+     * attach_to_context. NULL: ignored. */
+    prt_status (*set_tactic)(prt_field_plugin *p, int32_t tactic, prt_msg *err);
     /* Concrete shapes of the next enqueue calls. NULL: nothing to do. */
     prt_status (*on_shape_change)(prt_field_plugin *p, const prt_tensor_desc *in, int32_t nb_in,
                                   const prt_tensor_desc *out, int32_t nb_out, prt_msg *err);
@@ -777,6 +817,14 @@ _Static_assert(offsetof(prt_io_info, value_inputs) == 16, "prt_io_info layout is
 _Static_assert(offsetof(prt_blob_plugin_ops, get_workspace_size_v2) == 144, "prt_blob_plugin_ops layout is frozen");
 _Static_assert(offsetof(prt_blob_plugin_ops, supports_format_combination_v2) == 152,
                "prt_blob_plugin_ops layout is frozen");
+/* abi_version 3: tactics */
+_Static_assert(offsetof(prt_blob_plugin_ops, get_valid_tactics) == 160 &&
+                   offsetof(prt_blob_plugin_ops, get_tactic_name) == 168 &&
+                   offsetof(prt_blob_plugin_ops, set_tactic) == 176,
+               "prt_blob_plugin_ops layout is frozen");
+_Static_assert(offsetof(prt_plugin_build_ops, get_valid_tactics_v2) == 96 &&
+                   offsetof(prt_plugin_build_ops, get_tactic_name) == 104,
+               "prt_plugin_build_ops layout is frozen");
 _Static_assert(offsetof(prt_plugin_build_ops, get_workspace_size_v2) == 80, "prt_plugin_build_ops layout is frozen");
 _Static_assert(offsetof(prt_plugin_build_ops, supports_format_combination_v2) == 88,
                "prt_plugin_build_ops layout is frozen");

@@ -133,6 +133,7 @@ typedef struct dcn_core {
     int32_t nb_in;              /* inputs once configured; 0 before */
     prt_plugin_context *ctx;    /* attached context, or NULL */
     void *blas;                 /* cuBLAS handle acquired from ctx */
+    int32_t tactic;             /* CUDA kernel (PRT_DCN_TACTIC_*), 0: the default policy */
 } dcn_core;
 
 static const char *const dcn_role_names[2][R_COUNT] = {
@@ -639,9 +640,9 @@ static prt_status core_enqueue(const dcn_core *c, const prt_tensor_desc *in, con
                 return exec_fail(ex, PRT_STATUS_CUDA_ERROR, DCN_NAME ": could not queue the copy of B to the GPU");
             bias = (char *)ws + lay.bias;
         }
-        if (prt__deform_conv_cuda(&c->p, &s, is_f16, inputs[r[R_X]], inputs[r[R_OFFSET]], mask,
-                                  inputs[r[R_WEIGHT]], bias, outputs[0], ws, ex->cuda_stream, c->blas, msg,
-                                  sizeof(msg)) != 0)
+        if (prt__deform_conv_cuda_tactic(&c->p, &s, is_f16, c->tactic, inputs[r[R_X]], inputs[r[R_OFFSET]], mask,
+                                         inputs[r[R_WEIGHT]], bias, outputs[0], ws, ex->cuda_stream, c->blas, msg,
+                                         sizeof(msg)) != 0)
             return exec_fail(ex, PRT_STATUS_CUDA_ERROR, msg);
         return PRT_OK;
 #else
@@ -649,6 +650,49 @@ static prt_status core_enqueue(const dcn_core *c, const prt_tensor_desc *in, con
 #endif
     }
     return exec_fail(ex, PRT_STATUS_UNSUPPORTED, DCN_NAME ": unknown device");
+}
+
+/* Tactics: the CUDA kernels for the profile's shapes (none on the CPU,
+ * whose kernel set is the CPU's own capability, not a choice to time). */
+static int32_t core_tactics(const dcn_core *c, const prt_dyn_tensor_desc *in, int32_t nb_in, prt_device device,
+                            int32_t *tactics, int32_t cap)
+{
+#ifdef PLUGRT_HAVE_CUDA
+    prt__dcn_shape s[3];
+    int32_t r[R_COUNT], k;
+    if (device != PRT_DEVICE_CUDA || check_nb(c, nb_in, 1, NULL) != PRT_OK) return 0;
+    core_roles(c, nb_in, nb_in > 3 ? in[3].desc.dims.nb : -1, r);
+    for (k = 0; k < 3; k++) {
+        const prt_dims *x = k == 0 ? &in[r[R_X]].min : k == 1 ? &in[r[R_X]].opt : &in[r[R_X]].max;
+        const prt_dims *w = k == 0 ? &in[r[R_WEIGHT]].min : k == 1 ? &in[r[R_WEIGHT]].opt : &in[r[R_WEIGHT]].max;
+        if (shape_from_dims(c, x, w, 0, &s[k]) != 0) return 0;
+    }
+    return prt__deform_conv_cuda_tactics(&c->p, &s[0], &s[1], &s[2], in[0].desc.dtype == PRT_DTYPE_F16, tactics, cap);
+#else
+    (void)c; (void)in; (void)nb_in; (void)device; (void)tactics; (void)cap;
+    return 0;
+#endif
+}
+
+static const char *core_tactic_name(int32_t tactic)
+{
+#ifdef PLUGRT_HAVE_CUDA
+    return prt__deform_conv_cuda_tactic_name(tactic);
+#else
+    (void)tactic;
+    return NULL;
+#endif
+}
+
+static prt_status core_set_tactic(dcn_core *c, int32_t tactic, prt_msg *err)
+{
+    if (tactic < 0 || tactic >= PRT_DCN_TACTIC_COUNT) {
+        prt_msg_set(err, "%s %s: tactic %d is not one of its kernels (1 im2col, 2..5 fused tiles)", c->name, c->tag,
+                    (int)tactic);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    c->tactic = tactic;
+    return PRT_OK;
 }
 
 #ifdef PLUGRT_HAVE_CUDA
@@ -870,6 +914,7 @@ static prt_status v1_clone(const prt_blob_plugin *p, prt_blob_plugin **out, prt_
     prt_status st = v1_new(&V1C(p)->core.p, &o, err);
     if (st != PRT_OK) return st;
     V1(o)->core.nb_in = V1C(p)->core.nb_in;
+    V1(o)->core.tactic = V1C(p)->core.tactic;
     *out = o;
     return PRT_OK;
 }
@@ -888,6 +933,26 @@ static prt_status v1_attach(prt_blob_plugin *p, prt_plugin_context *ctx, prt_msg
 
 static void v1_detach(prt_blob_plugin *p) { core_detach(&V1(p)->core); }
 
+static int32_t v1_tactics(prt_blob_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
+                          const prt_dyn_tensor_desc *out, int32_t nb_out, prt_device device, int32_t *tactics,
+                          int32_t cap)
+{
+    (void)out;
+    (void)nb_out;
+    return core_tactics(&V1(p)->core, in, nb_in, device, tactics, cap);
+}
+
+static const char *v1_tactic_name(const prt_blob_plugin *p, int32_t tactic)
+{
+    (void)p;
+    return core_tactic_name(tactic);
+}
+
+static prt_status v1_set_tactic(prt_blob_plugin *p, int32_t tactic, prt_msg *err)
+{
+    return core_set_tactic(&V1(p)->core, tactic, err);
+}
+
 static const prt_blob_plugin_ops dcn_v1_ops = {
     .struct_size = sizeof(prt_blob_plugin_ops), .abi_version = PRT_ABI_VERSION, .get_nb_outputs = v1_nb_outputs,
     .get_output_data_types = v1_output_types, .get_output_dims = v1_output_dims,
@@ -896,6 +961,7 @@ static const prt_blob_plugin_ops dcn_v1_ops = {
     .serialize = v1_serialize, .clone = v1_clone, .destroy = v1_destroy, .attach_to_context = v1_attach,
     .detach_from_context = v1_detach,
     .get_workspace_size_v2 = v1_workspace_dev,
+    .get_valid_tactics = v1_tactics, .get_tactic_name = v1_tactic_name, .set_tactic = v1_set_tactic,
 };
 
 static prt_status v1_create(const prt_plugin_creator *cr, const prt_fields *fc, prt_blob_plugin **out,
@@ -1158,8 +1224,29 @@ static prt_status v2_clone(const prt_field_plugin *p, prt_field_plugin **out, pr
     prt_status st = v2_new(&c->p, c->onnx ? &c->o : NULL, &o, err);
     if (st != PRT_OK) return st;
     V2(o)->core.nb_in = c->nb_in;
+    V2(o)->core.tactic = c->tactic;
     *out = o;
     return PRT_OK;
+}
+
+static int32_t v2_tactics(prt_field_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
+                          const prt_dyn_tensor_desc *out, int32_t nb_out, prt_device device, int32_t *tactics,
+                          int32_t cap)
+{
+    (void)out;
+    (void)nb_out;
+    return core_tactics(&V2(p)->core, in, nb_in, device, tactics, cap);
+}
+
+static const char *v2_tactic_name(const prt_field_plugin *p, int32_t tactic)
+{
+    (void)p;
+    return core_tactic_name(tactic);
+}
+
+static prt_status v2_set_tactic(prt_field_plugin *p, int32_t tactic, prt_msg *err)
+{
+    return core_set_tactic(&V2(p)->core, tactic, err);
 }
 
 static prt_status v2_attach(prt_field_plugin *p, prt_plugin_context *ctx, prt_field_plugin **out, prt_msg *err)
@@ -1244,9 +1331,10 @@ static const prt_plugin_build_ops dcn_v2_build = {
     .get_output_data_types = v2_output_types, .get_output_shapes = v2_output_shapes,
     .supports_format_combination = v2_supports, .configure = v2_configure, .get_workspace_size = v2_workspace,
     .get_workspace_size_v2 = v2_workspace_dev,
+    .get_valid_tactics_v2 = v2_tactics, .get_tactic_name = v2_tactic_name,
 };
 static const prt_plugin_runtime_ops dcn_v2_runtime = {
-    .struct_size = sizeof(prt_plugin_runtime_ops), .abi_version = PRT_ABI_VERSION,
+    .struct_size = sizeof(prt_plugin_runtime_ops), .abi_version = PRT_ABI_VERSION, .set_tactic = v2_set_tactic,
     .on_shape_change = v2_on_shape_change, .enqueue = v2_enqueue, .attach_to_context = v2_attach,
     .get_fields_to_serialize = v2_fields,
 };

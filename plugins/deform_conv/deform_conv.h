@@ -110,6 +110,35 @@ int prt__deform_conv_cuda_fused(const prt__dcn_params *p, const prt__dcn_shape *
 
 void prt__deform_conv_cuda_blas_destroy(void *blas);
 
+/* The CUDA kernels as tactics (docs/plugin-abi.md, "Tactics"; README.md,
+ * "Tactics"): 1 im2col + cuBLAS; 2 + t the fused fp16 kernel with tile t
+ * (fused128x128, fused64x128, fused64x64, fused16x128). */
+enum { PRT_DCN_TACTIC_IM2COL = 1, PRT_DCN_TACTIC_FUSED = 2, PRT_DCN_TACTIC_COUNT = 6 };
+/* The tactics for a profile (its min, opt and max shapes): im2col, and with
+ * fp16 where the fused kernel fits all three shapes the four tiles; the
+ * default policy's choice at opt first (the tile from the device's
+ * multiprocessor count). Writes at most cap ids; returns how many. The list
+ * never depends on PRT_DCN_CUDA_KERNEL. */
+int32_t prt__deform_conv_cuda_tactics(const prt__dcn_params *p, const prt__dcn_shape *smin,
+                                      const prt__dcn_shape *sopt, const prt__dcn_shape *smax, int is_f16, int32_t *ids,
+                                      int32_t cap);
+const char *prt__deform_conv_cuda_tactic_name(int32_t tactic); /* NULL for an unknown id */
+/* Non-zero when PRT_DCN_CUDA_KERNEL names a kernel: it then wins over any
+ * tactic (for benchmarks). */
+int prt__deform_conv_cuda_env_override(void);
+/* prt__deform_conv_cuda running `tactic` (0: the default policy, which
+ * prt__deform_conv_cuda is); PRT_DCN_CUDA_KERNEL, when set, wins. A fused
+ * tactic on shapes the fused kernel does not fit runs im2col. */
+int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16, int32_t tactic,
+                                 const void *x, const void *offset, const void *mask, const void *weight,
+                                 const void *bias, void *y, void *workspace, void *stream, void *blas, char *err,
+                                 size_t cap);
+/* The fused kernel with tile `tile` (0..3; -1: PRT_DCN_CUDA_KERNEL's tile,
+ * else the one chosen from the shape, as prt__deform_conv_cuda_fused). */
+int prt__deform_conv_cuda_fused_tiled(const prt__dcn_params *p, const prt__dcn_shape *s, int tile, const void *x,
+                                      const void *offset, const void *mask, const void *weight, const void *bias,
+                                      void *y, void *workspace, void *stream, char *err, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

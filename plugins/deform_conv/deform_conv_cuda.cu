@@ -152,13 +152,30 @@ extern "C" int prt__deform_conv_cuda(const prt__dcn_params *p, const prt__dcn_sh
                                      const void *bias, void *y, void *workspace, void *stream, void *blas,
                                      char *err, size_t cap)
 {
+    return prt__deform_conv_cuda_tactic(p, s, is_f16, 0, x, offset, mask, weight, bias, y, workspace, stream, blas,
+                                        err, cap);
+}
+
+extern "C" int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16,
+                                            int32_t tactic, const void *x, const void *offset, const void *mask,
+                                            const void *weight, const void *bias, void *y, void *workspace,
+                                            void *stream, void *blas, char *err, size_t cap)
+{
     cudaStream_t st = (cudaStream_t)stream;
     cublasHandle_t h = (cublasHandle_t)blas;
     Geo g;
     const int64_t hw = s->hout * s->wout;
     if (s->n == 0 || s->cout == 0 || hw == 0) return 0;
-    if (prt__deform_conv_cuda_fused_applies(p, s, is_f16))
+    if (tactic != 0 && !prt__deform_conv_cuda_env_override()) {
+        /* The tactic the plan chose; a fused one whose kernel does not fit
+         * these shapes (outside the profile it was listed for) runs im2col. */
+        if (tactic >= PRT_DCN_TACTIC_FUSED && tactic < PRT_DCN_TACTIC_COUNT && is_f16 &&
+            prt__deform_conv_cuda_fused_fits(p, s))
+            return prt__deform_conv_cuda_fused_tiled(p, s, tactic - PRT_DCN_TACTIC_FUSED, x, offset, mask, weight,
+                                                     bias, y, workspace, stream, err, cap);
+    } else if (prt__deform_conv_cuda_fused_applies(p, s, is_f16)) {
         return prt__deform_conv_cuda_fused(p, s, x, offset, mask, weight, bias, y, workspace, stream, err, cap);
+    }
     g.cin = s->cin; g.h = s->h; g.w = s->w; g.hout = s->hout; g.wout = s->wout; g.hw = hw;
     g.K = s->kh * s->kw; g.kw = s->kw; g.dg = p->deformable_group; g.cd = s->cin / p->deformable_group;
     g.sh = p->stride[0]; g.sw = p->stride[1]; g.ph = p->padding[0]; g.pw = p->padding[1];

@@ -530,10 +530,54 @@ extern "C" const char *prt__deform_conv_cuda_fused_tile(const prt__dcn_params *p
     return tile_name[o >= 0 ? o : choose_tile(g, p->group)];
 }
 
+extern "C" int prt__deform_conv_cuda_env_override(void) { return kernel_override() != KERNEL_DEFAULT; }
+
+/* The default policy's choice as a tactic, the environment aside. */
+static int32_t default_tactic(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16)
+{
+    FGeo g;
+    if (!is_f16 || !fused_fits(p, s) || p->group != 1 || s->cout > 64) return PRT_DCN_TACTIC_IM2COL;
+    memset(&g, 0, sizeof g);
+    g.coutg = (int)(s->cout / p->group);
+    g.ncols = (int)(s->n * s->hout * s->wout);
+    return PRT_DCN_TACTIC_FUSED + choose_tile(g, p->group);
+}
+
+extern "C" int32_t prt__deform_conv_cuda_tactics(const prt__dcn_params *p, const prt__dcn_shape *smin,
+                                                 const prt__dcn_shape *sopt, const prt__dcn_shape *smax, int is_f16,
+                                                 int32_t *ids, int32_t cap)
+{
+    int32_t all[1 + TILE_COUNT], n = 0, i;
+    const int fused = is_f16 && fused_fits(p, smin) && fused_fits(p, sopt) && fused_fits(p, smax);
+    const int32_t first = fused ? default_tactic(p, sopt, is_f16) : PRT_DCN_TACTIC_IM2COL;
+    all[n++] = first;
+    if (first != PRT_DCN_TACTIC_IM2COL) all[n++] = PRT_DCN_TACTIC_IM2COL;
+    for (i = 0; fused && i < TILE_COUNT; i++)
+        if (PRT_DCN_TACTIC_FUSED + i != first) all[n++] = PRT_DCN_TACTIC_FUSED + i;
+    for (i = 0; i < n && i < cap; i++) ids[i] = all[i];
+    return n;
+}
+
+extern "C" const char *prt__deform_conv_cuda_tactic_name(int32_t tactic)
+{
+    if (tactic == PRT_DCN_TACTIC_IM2COL) return "im2col";
+    if (tactic >= PRT_DCN_TACTIC_FUSED && tactic < PRT_DCN_TACTIC_FUSED + TILE_COUNT)
+        return tile_name[tactic - PRT_DCN_TACTIC_FUSED];
+    return NULL;
+}
+
 extern "C" int prt__deform_conv_cuda_fused(const prt__dcn_params *p, const prt__dcn_shape *s, const void *x,
                                            const void *offset, const void *mask, const void *weight,
                                            const void *bias, void *y, void *workspace, void *stream, char *err,
                                            size_t cap)
+{
+    return prt__deform_conv_cuda_fused_tiled(p, s, -1, x, offset, mask, weight, bias, y, workspace, stream, err, cap);
+}
+
+extern "C" int prt__deform_conv_cuda_fused_tiled(const prt__dcn_params *p, const prt__dcn_shape *s, int tile,
+                                                 const void *x, const void *offset, const void *mask,
+                                                 const void *weight, const void *bias, void *y, void *workspace,
+                                                 void *stream, char *err, size_t cap)
 {
     cudaStream_t st = (cudaStream_t)stream;
     FGeo g;
@@ -550,7 +594,7 @@ extern "C" int prt__deform_conv_cuda_fused(const prt__dcn_params *p, const prt__
     g.dh = (int)p->dilation[0]; g.dw = (int)p->dilation[1];
     if (s->n == 0 || s->cout == 0 || g.hw == 0) return 0;
     const int o = kernel_override();
-    const int t = o >= 0 ? o : choose_tile(g, G);
+    const int t = tile >= 0 && tile < TILE_COUNT ? tile : o >= 0 ? o : choose_tile(g, G);
     g.mpad = (int)round_up(g.coutg, tile_bm[t]);
     g.mtiles = g.mpad / tile_bm[t];
     g.ctiles = (g.ncols + tile_bn[t] - 1) / tile_bn[t];

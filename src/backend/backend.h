@@ -52,6 +52,9 @@ typedef struct prt__backend {
     void (*workers_destroy)(void *workers); /* NULL ok */
     int32_t (*workers_size)(const void *workers);
     void (*parallel_for)(void *workers, int64_t n, int64_t grain, prt_range_fn fn, void *arg);
+    /* What device `index` is, for keys of the timing cache: "cpu: <model>",
+     * "cuda: <name> (sm_XY, N GiB)". Into buf; returns buf. */
+    const char *(*describe)(int32_t index, char *buf, size_t cap);
 } prt__backend;
 
 /* The workers of a device without host threads of its own: inline. */
@@ -79,6 +82,10 @@ static inline void prt__backend_inline_for(void *workers, int64_t n, int64_t gra
 /* The backend of a device; NULL outside prt_device. A device this build
  * lacks still has one: its calls fail with PRT_STATUS_NO_DEVICE. */
 const prt__backend *prt__backend_of(prt_device device);
+
+/* The CUDA backend's describe, for both of its tables (with and without
+ * CUDA): "cuda: " and prt__cuda_device_name without its "GPU i: ". */
+const char *prt__backend_cuda_describe(int32_t index, char *buf, size_t cap);
 
 extern const prt__backend prt__backend_cpu;
 extern const prt__backend prt__backend_cuda;

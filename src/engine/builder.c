@@ -6,7 +6,12 @@
  *   create (build phase), get_nb_outputs, output shapes, output data types
  *   for the declared input types, then for each candidate type assignment
  *   (output data types, supports_format_combination per position) until one
- *   is accepted, configure, get_workspace_size.
+ *   is accepted, configure, get_workspace_size; for a layer that stays after
+ *   folding, get_valid_tactics and, with several tactics, each timed on an
+ *   instance of its own (engine/tactic.h) unless the timing cache
+ *   (engine/tcache.h) or an identical layer of this build has the times; the
+ *   fastest is recorded (TACT), and the cache gains this build's entries only
+ *   when the build succeeds.
  * Then, for every layer in order, the plugin record is written (fields or
  * blob), and finally every build plugin is destroyed in order. The plan is
  * loaded back (prt_engine_deserialize) to make the engine.
@@ -28,6 +33,8 @@
 #include "engine/shapeval.h"
 #include "engine/subnet.h"
 #include "engine/runtime.h"
+#include "engine/tactic.h"
+#include "engine/tcache.h"
 
 #define ARENA_ALIGN 256u
 
@@ -154,6 +161,13 @@ typedef struct bstate {
         size_t bytes;
     } *folded;
     int32_t nb_folded, cap_folded;
+    /* Tactic timing: the bench (made at the first layer to time; NULL with
+     * no_device set when the target device is not there), and the timing
+     * cache entries this build measured, added to the cache if it succeeds. */
+    prt__tactic_bench *bench;
+    int no_device;
+    prt__tentry **pending;
+    int32_t nb_pending, cap_pending;
 } bstate;
 
 static prt_status bfail(bstate *b, prt_status s, const char *fmt, ...) PRT_PRINTF(3, 4);
@@ -613,6 +627,245 @@ done:
     return s;
 }
 
+/* ---- tactics ------------------------------------------------------------------ */
+
+static const char *const tactic_source_text[PRT__TACTIC_SOURCE_COUNT_] = {
+    "timed", "from the timing cache", "the only one", "timing is off", "no device to time on",
+    "every tactic failed when timed"};
+
+/* FNV-1a 64 of the plugin record's body (its fields or blob). */
+static prt_status body_hash(bstate *b, prt__plugin *pl, uint64_t *out)
+{
+    prt_writer w = prt_writer_init(NULL, 0);
+    char msg[PRT_ERR_CAP];
+    uint8_t *buf;
+    prt_status s;
+    msg[0] = 0;
+    if ((s = prt__plugin_write_body(pl, &w, msg, sizeof msg)) != PRT_OK) return bfail(b, s, "%s", msg);
+    buf = prt__malloc(w.len ? w.len : 1);
+    if (!buf) return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    {
+        size_t n = w.len;
+        w = prt_writer_init(buf, n);
+        s = prt__plugin_write_body(pl, &w, msg, sizeof msg);
+        if (s == PRT_OK && w.len != n) {
+            snprintf(msg, sizeof msg, "%s: the plugin record changed size between two writes", pl->layer);
+            s = PRT_STATUS_PLUGIN_ERROR;
+        }
+    }
+    if (s == PRT_OK) *out = prt__plan_checksum(buf, w.len);
+    prt__free(buf);
+    return s == PRT_OK ? s : bfail(b, s, "%s", msg);
+}
+
+/* The times of `key` measured earlier in this build: 1 and ns set, or 0. */
+static int pending_lookup(const bstate *b, const uint8_t *key, size_t len, const int32_t *ids, int32_t nb,
+                          uint64_t *ns)
+{
+    int32_t k, i, j;
+    for (k = 0; k < b->nb_pending; k++) {
+        const prt__tentry *e = b->pending[k];
+        if (e->len != len || memcmp(e->key, key, len) != 0 || e->nb != nb) continue;
+        for (i = 0; i < nb; i++) {
+            for (j = 0; j < e->nb && e->ids[j] != ids[i]; j++) {}
+            if (j == e->nb) return 0;
+            ns[i] = e->ns[j];
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Time the candidates of layer li (or take them from this build's or the
+ * timing cache's entries): source TIMED, CACHE or FAILED. */
+static prt_status time_tactics(bstate *b, int32_t li, const int32_t *ids, int32_t nb, size_t ws, uint64_t *ns,
+                               uint32_t *source, const char *who)
+{
+    prt__plan *p = b->p;
+    const prt__player *l = &p->layers[li];
+    prt__plugin *pl = b->plugins[li];
+    prt_tensor_desc *in = NULL, *out = NULL;
+    const void **data = NULL;
+    void **owned = NULL;
+    int64_t *vals = NULL;
+    uint8_t *key = NULL;
+    size_t klen = 0;
+    uint64_t h = 0;
+    int32_t i, j;
+    char why[PRT_ERR_CAP];
+    prt_status s = PRT_OK;
+    prt__tactic_layer tl;
+
+    in = prt__calloc((size_t)l->nb_in + 1, sizeof *in);
+    out = prt__calloc((size_t)l->nb_out + 1, sizeof *out);
+    data = prt__calloc((size_t)l->nb_in + 1, sizeof *data);
+    owned = prt__calloc((size_t)l->nb_in + 1, sizeof *owned);
+    vals = prt__calloc((size_t)p->nb_nodes + 1, sizeof *vals);
+    if (!in || !out || !data || !owned || !vals) {
+        s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    /* The opt shapes, and the inputs' data where it is known: constants,
+     * and the values of shape-value tensors there. */
+    p->nodes = b->rc.nodes;
+    p->nb_nodes = b->rc.nb;
+    prt__plan_eval(p, b->in_opt, vals, NULL);
+    for (i = 0; i < l->nb_in; i++) {
+        const prt__ptensor *t;
+        if (l->in[i] < 0) {
+            prt__optio_absent(&in[i]);
+            continue;
+        }
+        t = &p->tensors[l->in[i]];
+        in[i].dtype = t->dtype;
+        in[i].format = t->format;
+        in[i].dims = t->opt;
+        if (t->role == PRT__ROLE_CONSTANT) {
+            data[i] = const_data(b, l->in[i]);
+        } else if (t->nb_vals >= 0 && (t->dtype == PRT_DTYPE_I32 || t->dtype == PRT_DTYPE_I64)) {
+            owned[i] = prt__calloc((size_t)t->nb_vals + 1, 8);
+            if (!owned[i]) {
+                s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+                goto done;
+            }
+            for (j = 0; j < t->nb_vals; j++) {
+                int64_t v = vals[t->val[j]];
+                if (t->dtype == PRT_DTYPE_I32) ((int32_t *)owned[i])[j] = (int32_t)v;
+                else ((int64_t *)owned[i])[j] = v;
+            }
+            data[i] = owned[i];
+        }
+    }
+    for (i = 0; i < l->nb_out; i++) {
+        const prt__ptensor *t = &p->tensors[l->out[i]];
+        out[i].dtype = t->dtype;
+        out[i].format = t->format;
+        out[i].dims = t->opt;
+    }
+    /* This build or the cache may have timed the same layer already. */
+    if ((s = body_hash(b, pl, &h)) != PRT_OK) goto done;
+    s = prt__tcache_key(pl->creator->name, pl->creator->version, pl->creator->plugin_namespace, h,
+                        prt__tactic_bench_device(b->bench), in, l->nb_in, &key, &klen);
+    if (s != PRT_OK) {
+        s = bfail(b, s, "%s: out of memory making its timing cache key", who);
+        goto done;
+    }
+    if (pending_lookup(b, key, klen, ids, nb, ns) ||
+        (b->cfg->timing_cache && prt__tcache_lookup(b->cfg->timing_cache, key, klen, ids, nb, ns))) {
+        *source = PRT__TACTIC_CACHE;
+        goto done;
+    }
+    tl.pl = pl;
+    tl.in = in;
+    tl.in_data = data;
+    tl.nb_in = l->nb_in;
+    tl.out = out;
+    tl.nb_out = l->nb_out;
+    tl.workspace = ws;
+    why[0] = 0;
+    prt_log(PRT_SEVERITY_INFO, "%s: timing %d tactics on the %s", who, (int)nb, prt__tactic_bench_device(b->bench));
+    s = prt__tactic_time(b->bench, &tl, ids, nb, b->cfg->timing_warmup, b->cfg->timing_runs, ns, why, sizeof why);
+    if (s != PRT_OK) {
+        s = bfail(b, s, "%s: %s timing its tactics on the %s: %s", who,
+                  s == PRT_STATUS_OUT_OF_MEMORY ? "out of memory" : "failed", prt__tactic_bench_device(b->bench), why);
+        goto done;
+    }
+    *source = PRT__TACTIC_FAILED;
+    for (i = 0; i < nb; i++)
+        if (ns[i] != PRT__TACTIC_NS_FAILED) *source = PRT__TACTIC_TIMED;
+    if (why[0])
+        prt_log(PRT_SEVERITY_WARNING, "%s: %s%s", who, why,
+                *source == PRT__TACTIC_FAILED ? "; every tactic failed: the first is kept" : "; it is not chosen");
+    if (*source == PRT__TACTIC_TIMED) {
+        prt__tentry *e;
+        if (!grow((void **)&b->pending, &b->cap_pending, b->nb_pending, sizeof *b->pending) ||
+            !(e = prt__tentry_new(key, klen, ids, ns, nb))) {
+            s = bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+            goto done;
+        }
+        b->pending[b->nb_pending++] = e;
+    }
+done:
+    if (owned)
+        for (i = 0; i < l->nb_in; i++) prt__free(owned[i]);
+    prt__free(owned);
+    prt__free(key);
+    prt__free(vals);
+    prt__free(data);
+    prt__free(in);
+    prt__free(out);
+    return s;
+}
+
+/* Layer li (configured, not folded): when its plugin lists tactics, choose
+ * one and record it (TACT). io holds the layer's build descriptors. */
+static prt_status choose_tactic(bstate *b, int32_t li, const prt_dyn_tensor_desc *io, int32_t nin, int32_t nout,
+                                size_t ws, const char *who)
+{
+    prt__plan *p = b->p;
+    prt__player *l = &p->layers[li];
+    prt__plugin *pl = b->plugins[li];
+    int32_t ids[PRT__MAX_TACTICS], nb = 0, i, best = 0;
+    uint64_t ns[PRT__MAX_TACTICS];
+    uint32_t source = PRT__TACTIC_ONLY;
+    const char *name;
+    prt__ptactic *t;
+    char msg[PRT_ERR_CAP];
+    prt_status s;
+
+    for (i = 0; i < l->nb_out && p->tensors[l->out[i]].nb_vals >= 0; i++) {}
+    if (i == l->nb_out && l->nb_out > 0) return PRT_OK; /* never enqueued */
+    msg[0] = 0;
+    if ((s = prt__plugin_tactics(pl, io, nin, io + nin, nout, b->cfg->device, ids, &nb, msg, sizeof msg)) != PRT_OK)
+        return bfail(b, s, "%s", msg);
+    if (nb == 0) return PRT_OK;
+    memset(ns, 0, sizeof ns);
+    if (nb == 1) {
+        source = PRT__TACTIC_ONLY;
+    } else if (b->cfg->tactic_timing == PRT_TACTIC_TIMING_OFF) {
+        source = PRT__TACTIC_UNTIMED;
+    } else {
+        if (!b->bench && !b->no_device) {
+            msg[0] = 0;
+            s = prt__tactic_bench_create(b->cfg->device, b->cfg->timing_threads, &b->bench, msg, sizeof msg);
+            if (s == PRT_STATUS_OUT_OF_MEMORY) return bfail(b, s, "out of memory");
+            if (s != PRT_OK) {
+                b->no_device = 1;
+                prt_log(PRT_SEVERITY_WARNING,
+                        "tactics are not timed in this build (%s); each layer keeps its first tactic", msg);
+            }
+        }
+        if (!b->bench) source = PRT__TACTIC_NO_DEVICE;
+        else if ((s = time_tactics(b, li, ids, nb, ws, ns, &source, who)) != PRT_OK) return s;
+    }
+    if (source == PRT__TACTIC_TIMED || source == PRT__TACTIC_CACHE) {
+        for (i = 1; i < nb; i++)
+            if (ns[i] < ns[best]) best = i; /* ties: the earlier, as the plugin prefers */
+        if (ns[best] == PRT__TACTIC_NS_FAILED) source = PRT__TACTIC_FAILED; /* a cache entry of failures */
+    }
+    t = prt__calloc(1, sizeof *t);
+    if (!t) return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    name = prt__plugin_tactic_name(pl, ids[best]);
+    t->tactic = ids[best];
+    t->source = source;
+    t->nb = nb;
+    t->name = prt__strdup(name ? name : "");
+    t->ids = prt__malloc((size_t)nb * sizeof *t->ids);
+    t->ns = prt__malloc((size_t)nb * sizeof *t->ns);
+    if (!t->name || !t->ids || !t->ns) {
+        prt__ptactic_free(t);
+        return bfail(b, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+    }
+    memcpy(t->ids, ids, (size_t)nb * sizeof *ids);
+    memcpy(t->ns, ns, (size_t)nb * sizeof *ns);
+    l->tactic = t;
+    pl->tactic = t->tactic;
+    if (source != PRT__TACTIC_ONLY)
+        prt_log(PRT_SEVERITY_INFO, "%s: tactic %d%s%s%s of %d (%s)", who, (int)t->tactic, t->name[0] ? " (" : "",
+                t->name, t->name[0] ? ")" : "", (int)nb, tactic_source_text[source]);
+    return PRT_OK;
+}
+
 /* Constants no layer reads (the inputs of folded layers, say) leave the
  * plan; tensor indices are renumbered. */
 static prt_status drop_unread_constants(bstate *b)
@@ -951,6 +1204,9 @@ static prt_status build_layer(bstate *b, int32_t li)
                                                          : prt__devq_workspace(pl, io, nin, io + nin, nout,
                                                                                PRT_DEVICE_CPU))) != PRT_OK)
         goto done;
+    /* A layer that stays: its tactic. */
+    if (pli < p->nb_layers && b->plugins[pli] == pl && (s = choose_tactic(b, pli, io, nin, nout, ws, who)) != PRT_OK)
+        goto done;
 
     /* Network outputs are delivered in their declared type. */
     for (i = 0; i < nout; i++) {
@@ -1097,6 +1353,11 @@ void prt_builder_config_init(prt_builder_config *cfg)
     cfg->abi_version = PRT_ABI_VERSION;
     cfg->precision = PRT_PRECISION_FP32;
     cfg->device = PRT_DEVICE_CPU;
+    cfg->tactic_timing = PRT_TACTIC_TIMING_ON;
+    cfg->timing_warmup = 2;
+    cfg->timing_runs = 5;
+    cfg->timing_threads = 0;
+    cfg->timing_cache = NULL;
 }
 
 static prt_status check_config(bstate *b)
@@ -1110,6 +1371,13 @@ static prt_status check_config(bstate *b)
         return bfail(b, PRT_STATUS_INVALID_ARGUMENT, "precision %d is neither fp32 (0) nor fp16 (1)", (int)cfg->precision);
     if ((unsigned)cfg->device > PRT_DEVICE_CUDA)
         return bfail(b, PRT_STATUS_INVALID_ARGUMENT, "device %d is neither cpu (0) nor cuda (1)", (int)cfg->device);
+    if ((unsigned)cfg->tactic_timing > PRT_TACTIC_TIMING_OFF)
+        return bfail(b, PRT_STATUS_INVALID_ARGUMENT, "tactic_timing %d is neither on (0) nor off (1)",
+                     (int)cfg->tactic_timing);
+    if (cfg->timing_warmup < 0 || cfg->timing_runs < 1 || cfg->timing_threads < 0)
+        return bfail(b, PRT_STATUS_INVALID_ARGUMENT,
+                     "timing: %d warm-up runs, %d timed runs, %d threads; expected >= 0, >= 1 and >= 0",
+                     (int)cfg->timing_warmup, (int)cfg->timing_runs, (int)cfg->timing_threads);
     if (cfg->nb_ranges < 0 || (cfg->nb_ranges > 0 && !cfg->ranges))
         return bfail(b, PRT_STATUS_INVALID_ARGUMENT, "profile: %d ranges but no array", (int)cfg->nb_ranges);
     for (i = 0; i < cfg->nb_ranges; i++) {
@@ -1250,6 +1518,7 @@ static prt_status engine_build(const prt_network *net, const prt_builder_config 
 {
     bstate b;
     prt_builder_config defcfg;
+    prt_engine *eng = NULL;
     prt__plan *p;
     prt_status s = PRT_OK;
     int32_t i, j, nin = 0;
@@ -1452,8 +1721,22 @@ static prt_status engine_build(const prt_network *net, const prt_builder_config 
         prt__plugin_destroy(b.plugins[i]);
         b.plugins[i] = NULL;
     }
-    s = prt_engine_deserialize(b.reg, bytes, len, out, msg, sizeof msg);
-    if (s != PRT_OK) s = bfail(&b, s, "loading the plan just built: %s", msg);
+    s = prt_engine_deserialize(b.reg, bytes, len, &eng, msg, sizeof msg);
+    if (s != PRT_OK) {
+        s = bfail(&b, s, "loading the plan just built: %s", msg);
+        goto done;
+    }
+    /* What this build timed joins the cache only now that it succeeded. */
+    if (cfg->timing_cache && b.nb_pending) {
+        int32_t added = 0;
+        if ((s = prt__tcache_commit(cfg->timing_cache, b.pending, b.nb_pending, &added)) != PRT_OK) {
+            prt_engine_destroy(eng);
+            s = bfail(&b, s, "out of memory adding %d entries to the timing cache", (int)b.nb_pending);
+            goto done;
+        }
+        b.nb_pending = 0; /* the cache owns them */
+    }
+    *out = eng;
 
 done:
     if (b.plugins)
@@ -1471,6 +1754,9 @@ done:
     }
     for (i = 0; i < b.nb_folded; i++) prt__free(b.folded[i].data);
     prt__free(b.folded);
+    for (i = 0; i < b.nb_pending; i++) prt__tentry_free(b.pending[i]);
+    prt__free(b.pending);
+    prt__tactic_bench_destroy(b.bench);
     prt__free((void *)b.rc.ptrs);
     prt__hmap_free(&b.rc.index);
     prt__hmap_free(&b.names);

@@ -4,8 +4,9 @@
  * stream (CUDA), and the run loop.
  *
  * Plugin calls (docs/lifecycle.md): create attaches one instance per layer
- * from the engine's plugin (blob: clone, attach_to_context, initialize;
- * field: attach_to_context). A run calls, per layer in order, the shape
+ * from the engine's plugin (blob: clone, set_tactic, attach_to_context,
+ * initialize; field: attach_to_context, set_tactic; set_tactic only for a
+ * layer with a tactic, and only on the plan's own device). A run calls, per layer in order, the shape
  * notification (field: on_shape_change; blob: configure_plugin) when the
  * layer's shapes differ from its previous run, then enqueue. Destroy tears
  * the instances down in layer order (terminate, detach_from_context,
@@ -520,7 +521,10 @@ static prt_status context_create(prt_engine *e, const prt_context_config *cfg, p
     for (i = 0; i < p->nb_layers && s == PRT_OK; i++) {
         if (!e->protos[i]) continue;
         msg[0] = 0;
-        s = prt__plugin_attach(e->protos[i], prt__plugctx_get(c->res), &c->inst[i], msg, sizeof msg);
+        /* The plan's tactic was chosen for its device; on another, the plugin's default. */
+        s = prt__plugin_attach_tactic(e->protos[i], prt__plugctx_get(c->res),
+                                      c->device == (prt_device)p->device ? e->protos[i]->tactic : 0, &c->inst[i], msg,
+                                      sizeof msg);
     }
     pthread_mutex_unlock(&e->lock);
     if (s != PRT_OK) {

@@ -159,6 +159,12 @@ prt_status prt_plan_info_tensor(const prt_plan_info *pi, int32_t index, prt_plan
     return hand_out(out, &t, sizeof t);
 }
 
+_Static_assert((int)PRT_TACTIC_TIMED == (int)PRT__TACTIC_TIMED && (int)PRT_TACTIC_FROM_CACHE == (int)PRT__TACTIC_CACHE &&
+                   (int)PRT_TACTIC_ONLY == (int)PRT__TACTIC_ONLY && (int)PRT_TACTIC_UNTIMED == (int)PRT__TACTIC_UNTIMED &&
+                   (int)PRT_TACTIC_NO_DEVICE == (int)PRT__TACTIC_NO_DEVICE &&
+                   (int)PRT_TACTIC_FAILED == (int)PRT__TACTIC_FAILED,
+               "TACT sources are the public prt_tactic_source values");
+
 prt_status prt_plan_info_layer(const prt_plan_info *pi, int32_t index, prt_plan_layer *out)
 {
     prt_plan_layer l;
@@ -187,6 +193,15 @@ prt_status prt_plan_info_layer(const prt_plan_info *pi, int32_t index, prt_plan_
     l.inputs = p->in;
     l.outputs = p->out;
     l.workspace = p->workspace;
+    l.tactic_name = "";
+    if (p->tactic) {
+        l.tactic = p->tactic->tactic;
+        l.tactic_source = (prt_tactic_source)p->tactic->source;
+        l.tactic_name = p->tactic->name;
+        l.nb_tactics = p->tactic->nb;
+        l.tactic_ids = p->tactic->ids;
+        l.tactic_ns = p->tactic->ns;
+    }
     return hand_out(out, &l, sizeof l);
 }
 

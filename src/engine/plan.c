@@ -17,6 +17,7 @@
 #define TAG_LAYR TAG('L', 'A', 'Y', 'R')
 #define TAG_VALU TAG('V', 'A', 'L', 'U')
 #define TAG_FOLD TAG('F', 'O', 'L', 'D')
+#define TAG_TACT TAG('T', 'A', 'C', 'T')
 #define TAG_PLUG TAG('P', 'L', 'U', 'G')
 #define TAG_MEMP TAG('M', 'E', 'M', 'P')
 #define TAG_WGHT TAG('W', 'G', 'H', 'T')
@@ -49,6 +50,15 @@ void *prt__plan_aligned_alloc(size_t n, void **block)
     return (void *)a;
 }
 
+void prt__ptactic_free(prt__ptactic *t)
+{
+    if (!t) return;
+    prt__free(t->name);
+    prt__free(t->ids);
+    prt__free(t->ns);
+    prt__free(t);
+}
+
 void prt__plan_free(prt__plan *p)
 {
     int32_t i;
@@ -63,6 +73,7 @@ void prt__plan_free(prt__plan *p)
             prt__free(p->layers[i].name);
             prt__free(p->layers[i].in);
             prt__free(p->layers[i].out);
+            prt__ptactic_free(p->layers[i].tactic);
         }
     prt__free(p->layers);
     if (p->records)
@@ -170,6 +181,15 @@ static int32_t nb_valued(const prt__plan *p)
     return n;
 }
 
+/* Layers with a tactic (the entries of TACT). */
+static int32_t nb_tactics(const prt__plan *p)
+{
+    int32_t i, n = 0;
+    for (i = 0; i < p->nb_layers; i++)
+        if (p->layers[i].tactic) n++;
+    return n;
+}
+
 static void write_all(const prt__plan *p, prt_writer *w)
 {
     static const uint8_t zeros[24] = {0};
@@ -186,7 +206,7 @@ static void write_all(const prt__plan *p, prt_writer *w)
     prt_write_u64(w, 0); /* total length: patched */
     prt_write_u64(w, 0); /* checksum: patched */
     prt_write_u32(w, PRT__PLAN_HEADER_SIZE);
-    prt_write_u32(w, 7 + (nb_valued(p) ? 1 : 0) + (p->nb_folds ? 1 : 0));
+    prt_write_u32(w, 7 + (nb_valued(p) ? 1 : 0) + (p->nb_folds ? 1 : 0) + (nb_tactics(p) ? 1 : 0));
     prt_write_bytes(w, zeros, sizeof zeros);
 
     at = section_begin(w, TAG_META);
@@ -276,6 +296,28 @@ static void write_all(const prt__plan *p, prt_writer *w)
             prt_write_str(w, f->version);
             prt_write_u32(w, (uint32_t)f->nb_out);
             for (j = 0; j < f->nb_out; j++) prt_write_str(w, f->outputs[j]);
+        }
+        section_end(w, at);
+    }
+
+    if (nb_tactics(p)) {
+        prt_write_u32(w, TAG_TACT);
+        prt_write_u32(w, SECTION_OPTIONAL);
+        at = w->len;
+        prt_write_u64(w, 0);
+        prt_write_u32(w, (uint32_t)nb_tactics(p));
+        for (i = 0; i < p->nb_layers; i++) {
+            const prt__ptactic *t = p->layers[i].tactic;
+            if (!t) continue;
+            prt_write_u32(w, (uint32_t)i);
+            prt_write_i32(w, t->tactic);
+            prt_write_u32(w, t->source);
+            prt_write_str(w, t->name ? t->name : "");
+            prt_write_u32(w, (uint32_t)t->nb);
+            for (j = 0; j < t->nb; j++) {
+                prt_write_i32(w, t->ids[j]);
+                prt_write_u64(w, t->ns[j]);
+            }
         }
         section_end(w, at);
     }
@@ -746,6 +788,61 @@ static prt_status read_fold(rctx *c, prt__plan *p)
     return PRT_OK;
 }
 
+static prt_status read_tact(rctx *c, prt__plan *p)
+{
+    prt_status s;
+    int32_t i, j, k, n, last = -1;
+    /* index, tactic, source, name length, count: 20 bytes at least */
+    if ((s = read_count(c, "layer tactics", 20, &n)) != PRT_OK) return s;
+    for (i = 0; i < n; i++) {
+        uint32_t li = prt_read_u32(&c->r);
+        prt__ptactic *t;
+        int found = 0;
+        if (c->r.failed) return ended(c, "a layer index");
+        if (li >= (uint32_t)p->nb_layers || (int32_t)li <= last)
+            return rfail(c, PRT_STATUS_BAD_FORMAT, "entry %d names layer %u; expected a layer after %d and before %d",
+                         i, li, last, p->nb_layers);
+        if (p->layers[li].kind != PRT__LAYER_PLUGIN)
+            return rfail(c, PRT_STATUS_BAD_FORMAT, "entry %d names layer %u (\"%s\"), which is not a plugin layer", i, li,
+                         p->layers[li].name);
+        last = (int32_t)li;
+        t = prt__calloc(1, sizeof *t);
+        if (!t) return rfail(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        p->layers[li].tactic = t; /* freed with the plan from here */
+        t->tactic = prt_read_i32(&c->r);
+        t->source = prt_read_u32(&c->r);
+        if (c->r.failed) return ended(c, "a layer's tactic");
+        if ((s = read_name(c, "a tactic's name", &t->name)) != PRT_OK) return s;
+        if ((s = read_count(c, "tactic candidates", 12, &t->nb)) != PRT_OK) return s;
+        if (t->tactic <= 0 || t->source >= PRT__TACTIC_SOURCE_COUNT_ || t->nb < 1 || t->nb > PRT__PLAN_MAX_TACTICS)
+            return rfail(c, PRT_STATUS_BAD_FORMAT,
+                         "layer \"%s\": tactic %d, source %u, %d candidates; expected a tactic > 0, a source 0..%d "
+                         "and 1..%d candidates",
+                         p->layers[li].name, (int)t->tactic, t->source, (int)t->nb, PRT__TACTIC_SOURCE_COUNT_ - 1,
+                         PRT__PLAN_MAX_TACTICS);
+        t->ids = prt__calloc((size_t)t->nb, sizeof *t->ids);
+        t->ns = prt__calloc((size_t)t->nb, sizeof *t->ns);
+        if (!t->ids || !t->ns) return rfail(c, PRT_STATUS_OUT_OF_MEMORY, "out of memory");
+        for (j = 0; j < t->nb; j++) {
+            t->ids[j] = prt_read_i32(&c->r);
+            t->ns[j] = prt_read_u64(&c->r);
+            if (c->r.failed) return ended(c, "a tactic candidate");
+            if (t->ids[j] <= 0)
+                return rfail(c, PRT_STATUS_BAD_FORMAT, "layer \"%s\": candidate %d is tactic %d; expected an id > 0",
+                             p->layers[li].name, j, (int)t->ids[j]);
+            for (k = 0; k < j; k++)
+                if (t->ids[k] == t->ids[j])
+                    return rfail(c, PRT_STATUS_BAD_FORMAT, "layer \"%s\": tactic %d is listed twice",
+                                 p->layers[li].name, (int)t->ids[j]);
+            if (t->ids[j] == t->tactic) found = 1;
+        }
+        if (!found)
+            return rfail(c, PRT_STATUS_BAD_FORMAT, "layer \"%s\": tactic %d is not one of its %d candidates",
+                         p->layers[li].name, (int)t->tactic, (int)t->nb);
+    }
+    return PRT_OK;
+}
+
 static prt_status read_plug(rctx *c, prt__plan *p)
 {
     prt_status s;
@@ -890,7 +987,7 @@ prt_status prt__plan_read(const void *data, size_t len, prt__plan **out, char *e
         int may_miss; /* a section only some plans have */
     } known[] = {{TAG_META, "META", read_meta, 0}, {TAG_EXPR, "EXPR", read_expr, 0}, {TAG_TENS, "TENS", read_tens, 0},
                  {TAG_LAYR, "LAYR", read_layr, 0}, {TAG_VALU, "VALU", read_valu, 1}, {TAG_FOLD, "FOLD", read_fold, 1},
-                 {TAG_PLUG, "PLUG", read_plug, 0},
+                 {TAG_TACT, "TACT", read_tact, 1}, {TAG_PLUG, "PLUG", read_plug, 0},
                  {TAG_MEMP, "MEMP", read_memp, 0}, {TAG_WGHT, "WGHT", read_wght, 0}};
     const uint8_t *b = data;
     rctx c;

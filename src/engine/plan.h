@@ -11,7 +11,7 @@
  *     8  u32    read version: the oldest reader that can load this plan:
  *               1, or 2 when a layer has an absent optional input or leaves
  *               outputs out (older readers refuse it with a clear message)
- *     12 u32    write version: the format the writer produced (2);
+ *     12 u32    write version: the format the writer produced (3);
  *               informational - any value >= the read version loads
  *     16 u64    total length of the plan in bytes, header included
  *     24 u64    checksum: FNV-1a 64 over bytes [64, total length)
@@ -60,6 +60,17 @@
  *          folded) u32 n, then per layer folded into weights at build time:
  *          str layer name, str plugin, str version, u32 nb outputs, per
  *          output str the name of the constant it became. For `inspect`.
+ *   "TACT" (write version 3; optional flag set: older readers skip it and
+ *          run every layer's default kernel; only when a layer has a
+ *          tactic) u32 n, then per layer with a tactic, in layer order:
+ *          u32 layer index (a plugin layer), i32 tactic (> 0), u32 source
+ *          (0 timed, 1 timing cache, 2 the only candidate, 3 timing off,
+ *          4 no device to time on, 5 every candidate failed; 3-5 take the
+ *          first), str the plugin's name for it ("" when none), u32 nb
+ *          candidates (1..64), per candidate i32 id (> 0, distinct) and
+ *          u64 median time in ns (0: not timed, 2^64-1: failed). The
+ *          tactic is one of the candidates. Loading requires the plugin to
+ *          list it again and hands it to the plugin (set_tactic).
  *   "PLUG" u32 n, then per record: u64 length, the plugin record
  *          (src/registry/adapter.h: u8 style, str name, str version, str
  *          namespace, str owner - the library that provided the creator -
@@ -83,7 +94,7 @@
 
 #define PRT__PLAN_MAGIC "PLUGRTPL"
 #define PRT__PLAN_READ_VERSION 1u  /* what this writer needs from a reader, at least */
-#define PRT__PLAN_WRITE_VERSION 2u /* the newest format this code reads and writes */
+#define PRT__PLAN_WRITE_VERSION 3u /* the newest format this code reads and writes */
 #define PRT__PLAN_HEADER_SIZE 64u
 #define PRT__PLAN_WEIGHT_ALIGN 64u
 
@@ -113,6 +124,29 @@ typedef struct prt__ptensor {
     prt_dims vmin, vopt, vmax;     /* shape-value inputs: the profile's bounds of the values */
 } prt__ptensor;
 
+/* How a layer's tactic was chosen (TACT; prt_tactic_source in engine.h). */
+enum {
+    PRT__TACTIC_TIMED = 0,     /* measured on the target device; the fastest */
+    PRT__TACTIC_CACHE = 1,     /* the times came from the timing cache */
+    PRT__TACTIC_ONLY = 2,      /* the plugin listed one: nothing to time */
+    PRT__TACTIC_UNTIMED = 3,   /* timing was off: the first listed */
+    PRT__TACTIC_NO_DEVICE = 4, /* no target device to time on: the first listed */
+    PRT__TACTIC_FAILED = 5,    /* every candidate failed when timed: the first listed */
+    PRT__TACTIC_SOURCE_COUNT_
+};
+#define PRT__TACTIC_NS_FAILED UINT64_MAX /* a candidate that failed when timed */
+
+/* A layer's tactic (TACT). */
+typedef struct prt__ptactic {
+    int32_t tactic;  /* the chosen id, > 0 and one of ids */
+    uint32_t source; /* PRT__TACTIC_* */
+    char *name;      /* the plugin's name for it; "" when none */
+    int32_t nb;      /* candidates, 1..PRT__PLAN_MAX_TACTICS */
+    int32_t *ids;    /* as the plugin listed them */
+    uint64_t *ns;    /* per candidate: median time in ns; 0 not timed; PRT__TACTIC_NS_FAILED */
+} prt__ptactic;
+#define PRT__PLAN_MAX_TACTICS 64
+
 typedef struct prt__player {
     char *name;
     uint32_t kind;
@@ -121,7 +155,10 @@ typedef struct prt__player {
     int32_t nb_in, nb_out;
     int32_t *in, *out;
     uint64_t workspace;
+    prt__ptactic *tactic; /* TACT: NULL for the plugin's default (tactic 0) */
 } prt__player;
+
+void prt__ptactic_free(prt__ptactic *t); /* NULL ok */
 
 /* A layer folded into weights at build time (FOLD). */
 typedef struct prt__pfold {

@@ -202,11 +202,44 @@ oom:
     return PRT_STATUS_OUT_OF_MEMORY;
 }
 
+/* The tactic the plan records for layer l: the plugin must list it again
+ * for the plan's shapes and device, and is told it (set_tactic). */
+static prt_status load_tactic(const prt__plan *p, const prt__player *l, prt__plugin *pl, const prt_dyn_tensor_desc *io,
+                              const char *who, char *err, size_t cap)
+{
+    int32_t ids[PRT__MAX_TACTICS], nb = 0, k;
+    char msg[PRT_ERR_CAP], list[512];
+    size_t n = 0;
+    prt_status s;
+    const prt__ptactic *t = l->tactic;
+    msg[0] = 0;
+    if ((s = prt__plugin_tactics(pl, io, l->nb_in, io + l->nb_in, l->nb_out, (prt_device)p->device, ids, &nb, msg,
+                                 sizeof msg)) != PRT_OK) {
+        seterr(err, cap, "%s", msg);
+        return s;
+    }
+    for (k = 0; k < nb && ids[k] != t->tactic; k++) {}
+    if (k == nb) {
+        list[0] = 0;
+        for (k = 0; k < nb && n < sizeof list; k++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%d", k ? ", " : "", (int)ids[k]);
+        seterr(err, cap,
+               "plan does not match its plugin: %s: the plan records tactic %d%s%s%s, but the plugin lists %s%s for the "
+               "plan's shapes on the %s; build the plan again",
+               who, (int)t->tactic, t->name[0] ? " (" : "", t->name, t->name[0] ? ")" : "",
+               nb ? "only tactics " : "no tactics", list, p->device == PRT_DEVICE_CUDA ? "cuda device" : "cpu");
+        return PRT_STATUS_BAD_FORMAT;
+    }
+    msg[0] = 0;
+    if ((s = prt__plugin_set_tactic(pl, t->tactic, msg, sizeof msg)) != PRT_OK) seterr(err, cap, "%s", msg);
+    return s;
+}
+
 /* Ask layer li's re-created plugin again for its outputs' number, types and
  * shapes (with the plan's input expressions) and require what the plan
  * recorded; then (blob style: after configure_plugin with the profile's
  * shapes) its workspace size for the profile, which may raise the layer's
- * workspace above the recorded one. */
+ * workspace above the recorded one; then its tactic (load_tactic). */
 static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plugin *pl, char *err, size_t cap)
 {
     prt__player *l = &p->layers[li];
@@ -398,6 +431,7 @@ static prt_status check_layer(load_check *lc, prt__plan *p, int32_t li, prt__plu
         l->workspace = (uint64_t)ws;
         if (need > p->workspace_size) p->workspace_size = need;
     }
+    if (l->tactic && (s = load_tactic(p, l, pl, io, who, err, cap)) != PRT_OK) goto done;
     s = PRT_OK;
 done:
     prt__free(vin);

@@ -19,6 +19,8 @@
  *   attach / detach (blob)       nothing to do
  *   attach_to_context (field)    a plain clone
  *   set_tactic, on_shape_change  nothing to do
+ *   get_valid_tactics            no tactics (the plugin's default kernel)
+ *   get_tactic_name              no names
  *   core get_name/...            the creator's name, version, namespace
  */
 #include <inttypes.h>
@@ -330,9 +332,6 @@ fail_wrapper:
 prt_status prt__plugin_write_record(prt__plugin *pl, prt_writer *w, char *err, size_t cap)
 {
     const prt_plugin_creator *c;
-    char pmsg[PRT_ERR_CAP], wb[256];
-    prt_msg m = {pmsg, sizeof pmsg};
-    prt_status s;
 
     if (!pl || !w) {
         snprintf(err, cap, "no plugin or writer given");
@@ -344,6 +343,19 @@ prt_status prt__plugin_write_record(prt__plugin *pl, prt_writer *w, char *err, s
     prt_write_str(w, c->version);
     prt_write_str(w, c->plugin_namespace ? c->plugin_namespace : "");
     prt_write_str(w, pl->owner);
+    return prt__plugin_write_body(pl, w, err, cap);
+}
+
+prt_status prt__plugin_write_body(prt__plugin *pl, prt_writer *w, char *err, size_t cap)
+{
+    char pmsg[PRT_ERR_CAP], wb[256];
+    prt_msg m = {pmsg, sizeof pmsg};
+    prt_status s;
+
+    if (!pl || !w) {
+        snprintf(err, cap, "no plugin or writer given");
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
     pmsg[0] = 0;
     if (pl->style == PRT_STYLE_FIELD) {
         prt_fields fc = {NULL, 0, 0};
@@ -817,8 +829,35 @@ prt_status prt__plugin_clone(const prt__plugin *pl, prt__plugin **out, char *err
     return clone_raw(pl, out, err, cap);
 }
 
+/* The plugin's set_tactic for a non-zero tactic (nothing for 0 or without
+ * the member); the wrapper keeps the tactic either way. */
+static prt_status call_set_tactic(prt__plugin *pl, int32_t tactic, char *err, size_t cap)
+{
+    char pmsg[PRT_ERR_CAP], call[48];
+    prt_msg m = {pmsg, sizeof pmsg};
+    prt_status s;
+    int has = pl->style == PRT_STYLE_BLOB ? BHAS(pl, set_tactic) : FRHAS(pl, set_tactic);
+    if (tactic == 0 || !has) return PRT_OK;
+    snprintf(call, sizeof call, "set_tactic(%d)", (int)tactic);
+    pmsg[0] = 0;
+    prt__trace(pl, call);
+    if (pl->style == PRT_STYLE_BLOB) s = bops(pl)->set_tactic(pl->blob, tactic, &m);
+    else s = fruntime(pl)->set_tactic(pl->field, tactic, &m);
+    return s == PRT_OK ? s : plugin_failed(pl, call, s, pmsg, err, cap);
+}
+
 prt_status prt__plugin_attach(prt__plugin *pl, prt_plugin_context *ctx, prt__plugin **out, char *err,
                               size_t cap)
+{
+    if (!pl) {
+        snprintf(err, cap, "no plugin given");
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    return prt__plugin_attach_tactic(pl, ctx, pl->tactic, out, err, cap);
+}
+
+prt_status prt__plugin_attach_tactic(prt__plugin *pl, prt_plugin_context *ctx, int32_t tactic, prt__plugin **out,
+                                     char *err, size_t cap)
 {
     char pmsg[PRT_ERR_CAP];
     prt_msg m = {pmsg, sizeof pmsg};
@@ -833,6 +872,8 @@ prt_status prt__plugin_attach(prt__plugin *pl, prt_plugin_context *ctx, prt__plu
     if (pl->style == PRT_STYLE_BLOB) {
         s = clone_raw(pl, &cp, err, cap);
         if (s != PRT_OK) return s;
+        cp->tactic = tactic;
+        if ((s = call_set_tactic(cp, tactic, err, cap)) != PRT_OK) goto fail;
         if (ctx && BHAS(cp, attach_to_context)) {
             prt__trace(cp, "attach_to_context");
             s = bops(cp)->attach_to_context(cp->blob, ctx, &m);
@@ -860,7 +901,6 @@ prt_status prt__plugin_attach(prt__plugin *pl, prt_plugin_context *ctx, prt__plu
                 snprintf(err, cap, "out of memory attaching %s", layer_of(pl));
                 return PRT_STATUS_OUT_OF_MEMORY;
             }
-            cp->tactic = pl->tactic;
             prt__trace(pl, "attach_to_context");
             s = fruntime(pl)->attach_to_context(pl->field, ctx, &f, &m);
             if (s != PRT_OK) {
@@ -879,23 +919,92 @@ prt_status prt__plugin_attach(prt__plugin *pl, prt_plugin_context *ctx, prt__plu
             if (s != PRT_OK) return s;
         }
         cp->attached = ctx != NULL;
-        if (cp->tactic != 0 && FRHAS(cp, set_tactic)) {
-            char call[48];
-            snprintf(call, sizeof call, "set_tactic(%d)", (int)cp->tactic);
-            pmsg[0] = 0;
-            prt__trace(cp, call);
-            s = fruntime(cp)->set_tactic(cp->field, cp->tactic, &m);
-            if (s != PRT_OK) {
-                s = plugin_failed(cp, "set_tactic", s, pmsg, err, cap);
-                goto fail;
-            }
-        }
+        cp->tactic = tactic;
+        if ((s = call_set_tactic(cp, tactic, err, cap)) != PRT_OK) goto fail;
     }
     *out = cp;
     return PRT_OK;
 fail:
     prt__plugin_destroy(cp);
     return s;
+}
+
+/* ---- tactics ------------------------------------------------------------ */
+
+prt_status prt__plugin_tactics(prt__plugin *pl, const prt_dyn_tensor_desc *in, int32_t nb_in,
+                               const prt_dyn_tensor_desc *out, int32_t nb_out, prt_device device, int32_t *ids,
+                               int32_t *nb, char *err, size_t cap)
+{
+    int32_t got[PRT__MAX_TACTICS], n, i, j;
+    char wb[256];
+    if (!pl || !ids || !nb) {
+        snprintf(err, cap, "invalid arguments for tactics");
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    memset(got, 0, sizeof got);
+    if (pl->style == PRT_STYLE_BLOB) {
+        if (!BHAS(pl, get_valid_tactics)) {
+            *nb = 0;
+            return PRT_OK;
+        }
+        prt__trace(pl, "get_valid_tactics");
+        n = bops(pl)->get_valid_tactics(pl->blob, in, nb_in, out, nb_out, device, got, PRT__MAX_TACTICS);
+    } else if (FBHAS(pl, get_valid_tactics_v2)) {
+        prt__trace(pl, "get_valid_tactics");
+        n = fbuild(pl)->get_valid_tactics_v2(pl->field, in, nb_in, out, nb_out, device, got, PRT__MAX_TACTICS);
+    } else if (FBHAS(pl, get_valid_tactics)) {
+        prt__trace(pl, "get_valid_tactics");
+        n = fbuild(pl)->get_valid_tactics(pl->field, got, PRT__MAX_TACTICS);
+    } else {
+        *nb = 0;
+        return PRT_OK;
+    }
+    if (n < 0 || n > PRT__MAX_TACTICS) {
+        snprintf(err, cap, "%s: get_valid_tactics says it has %d tactics; expected 0..%d", who(pl, wb, sizeof wb),
+                 (int)n, PRT__MAX_TACTICS);
+        return PRT_STATUS_PLUGIN_ERROR;
+    }
+    for (i = 0; i < n; i++) {
+        if (got[i] <= 0) {
+            snprintf(err, cap, "%s: get_valid_tactics gave tactic %d as %d; tactic ids are > 0 (0 is the plugin's "
+                     "default)", who(pl, wb, sizeof wb), (int)i, (int)got[i]);
+            return PRT_STATUS_PLUGIN_ERROR;
+        }
+        for (j = 0; j < i; j++)
+            if (got[j] == got[i]) {
+                snprintf(err, cap, "%s: get_valid_tactics lists tactic %d twice (positions %d and %d)",
+                         who(pl, wb, sizeof wb), (int)got[i], (int)j, (int)i);
+                return PRT_STATUS_PLUGIN_ERROR;
+            }
+    }
+    memcpy(ids, got, (size_t)n * sizeof *ids);
+    *nb = n;
+    return PRT_OK;
+}
+
+const char *prt__plugin_tactic_name(prt__plugin *pl, int32_t tactic)
+{
+    if (!pl) return NULL;
+    if (pl->style == PRT_STYLE_BLOB) {
+        if (!BHAS(pl, get_tactic_name)) return NULL;
+        prt__trace(pl, "get_tactic_name");
+        return bops(pl)->get_tactic_name(pl->blob, tactic);
+    }
+    if (!FBHAS(pl, get_tactic_name)) return NULL;
+    prt__trace(pl, "get_tactic_name");
+    return fbuild(pl)->get_tactic_name(pl->field, tactic);
+}
+
+prt_status prt__plugin_set_tactic(prt__plugin *pl, int32_t tactic, char *err, size_t cap)
+{
+    prt_status s;
+    if (!pl) {
+        snprintf(err, cap, "no plugin given");
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    if ((s = call_set_tactic(pl, tactic, err, cap)) != PRT_OK) return s;
+    pl->tactic = tactic;
+    return PRT_OK;
 }
 
 /* ---- run time ------------------------------------------------------------ */

@@ -23,7 +23,7 @@ typedef struct prt__plugin {
     prt_field_plugin *field; /* style FIELD */
     int initialized;  /* blob: initialize() succeeded */
     int attached;     /* attached to a context */
-    int32_t tactic;
+    int32_t tactic;   /* the tactic it runs (0: the plugin's default) */
 } prt__plugin;
 
 /* Validate `fields` against the creator's schema and create the plugin
@@ -40,6 +40,11 @@ prt_status prt__plugin_write_record(prt__plugin *pl, prt_writer *w, char *err, s
  * re-validates fields, re-creates the plugin (RUNTIME phase / deserialize). */
 prt_status prt__plugin_read_record(prt_registry *r, prt_reader *rd, const char *layer,
                                    prt__plugin **out, char *err, size_t cap);
+
+/* The record's body alone: the fields (field style) or the blob length and
+ * bytes (blob style), as prt__plugin_write_record writes them after the
+ * keys. */
+prt_status prt__plugin_write_body(prt__plugin *pl, prt_writer *w, char *err, size_t cap);
 
 int32_t prt__plugin_nb_outputs(const prt__plugin *pl);
 prt_status prt__plugin_output_types(prt__plugin *pl, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
@@ -66,6 +71,29 @@ prt_status prt__plugin_shapes(prt__plugin *pl, const prt_tensor_desc *in, int32_
 prt_status prt__plugin_enqueue(prt__plugin *pl, const prt_tensor_desc *in, const prt_tensor_desc *out,
                                const void *const *inputs, void *const *outputs, void *workspace,
                                prt_exec *ex);
+/* ---- tactics (plugin.h: get_valid_tactics, get_tactic_name, set_tactic) ---- */
+
+#define PRT__MAX_TACTICS 64
+/* The tactics the plugin lists for these descriptors (the profile's
+ * ranges) on `device`: field style get_valid_tactics_v2, else its
+ * get_valid_tactics; blob style get_valid_tactics. ids has room for
+ * PRT__MAX_TACTICS; *nb gets how many (0: none, or no member). Ids that are
+ * not > 0, repeat, or are too many fail the call naming the layer. */
+prt_status prt__plugin_tactics(prt__plugin *pl, const prt_dyn_tensor_desc *in, int32_t nb_in,
+                               const prt_dyn_tensor_desc *out, int32_t nb_out, prt_device device, int32_t *ids,
+                               int32_t *nb, char *err, size_t cap);
+/* The plugin's name for a tactic, or NULL (no member, no name). Valid
+ * until the next call on pl. */
+const char *prt__plugin_tactic_name(prt__plugin *pl, int32_t tactic);
+/* Record `tactic` on pl and, when it is not 0, call the plugin's
+ * set_tactic (when it has one). Unchanged on failure. */
+prt_status prt__plugin_set_tactic(prt__plugin *pl, int32_t tactic, char *err, size_t cap);
+/* prt__plugin_attach, but the instance runs `tactic` (0: the plugin's
+ * default) instead of pl's: blob style clone, set_tactic, attach_to_context,
+ * initialize; field style attach_to_context, set_tactic. */
+prt_status prt__plugin_attach_tactic(prt__plugin *pl, prt_plugin_context *ctx, int32_t tactic, prt__plugin **out,
+                                     char *err, size_t cap);
+
 /* terminate / detach as applicable, then the plugin's destroy. NULL ok. */
 void prt__plugin_destroy(prt__plugin *pl);
 

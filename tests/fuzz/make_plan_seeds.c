@@ -8,6 +8,10 @@
  * A plan records each layer's workspace size as its plugin computed it at
  * build time, so seeds with a plugin whose workspace formula changed must be
  * made again (a run would otherwise hand it too little workspace).
+ *
+ * Every seed is built with one timing cache, which is written to
+ * corpus/tcache/seeds.tcache: the seed of the timing-cache reader (the times
+ * in it, and in tactic.plan's TACT section, are this run's).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +42,10 @@ static const seed seeds[] = {
     {"batched_nms.json", "batched_nms.plan", 0, {{NULL, 0, 0, 0}}},
     {"dcn_dynamic.json", "dcn_dynamic.plan", 0, {{"x", 4, 5, 5}, {"off", 18, 5, 5}, {"mask", 9, 5, 5}}},
     {"detector_tail.json", "detector_tail.plan", 0, {{NULL, 0, 0, 0}}},
+    {"tactic.json", "tactic.plan", 0, {{NULL, 0, 0, 0}}},
 };
+
+static prt_timing_cache *g_cache;
 
 static int make(prt_registry *r, const char *dir, const seed *sd)
 {
@@ -91,6 +98,8 @@ static int make(prt_registry *r, const char *dir, const seed *sd)
     }
     cfg.nb_ranges = nr;
     cfg.ranges = rg;
+    cfg.timing_cache = g_cache;
+    cfg.timing_threads = 1;
     snprintf(path, sizeof path, "%s/corpus/plan/%s", dir, sd->plan);
     if (prt_engine_build(net, &cfg, r, &e, err, sizeof err) != PRT_OK ||
         prt_engine_save(e, path, err, sizeof err) != PRT_OK) {
@@ -115,8 +124,19 @@ int main(int argc, char **argv)
         return 2;
     }
     r = fake_registry(1, 1, 10);
-    if (!r) return 1;
+    if (!r || prt_timing_cache_create(&g_cache) != PRT_OK) return 1;
     for (i = 0; i < sizeof seeds / sizeof seeds[0]; i++) bad |= make(r, argv[1], &seeds[i]);
+    {
+        char path[4096], err[1024] = "";
+        snprintf(path, sizeof path, "%s/corpus/tcache/seeds.tcache", argv[1]);
+        if (prt_timing_cache_save(g_cache, path, err, sizeof err) != PRT_OK) {
+            fprintf(stderr, "%s\n", err);
+            bad = 1;
+        } else {
+            printf("%s\n", path);
+        }
+    }
+    prt_timing_cache_destroy(g_cache);
     prt_registry_destroy(r);
     return bad;
 }

@@ -19,6 +19,7 @@ int prt_fuzz_onnx(const uint8_t *data, size_t size);
 #endif
 int prt_fuzz_planrun(const uint8_t *data, size_t size);
 int prt_fuzz_netrun(const uint8_t *data, size_t size);
+int prt_fuzz_tcache(const uint8_t *data, size_t size);
 
 static int replay_dir(const char *kind, const char *parser, int (*entry)(const uint8_t *, size_t))
 {
@@ -83,6 +84,11 @@ TEST(replay_netjson)
 TEST(replay_record)
 {
     replay("record", prt_fuzz_record);
+}
+
+TEST(replay_tcache)
+{
+    replay("tcache", prt_fuzz_tcache);
 }
 
 #ifdef PLUGRT_HAVE_ONNX

@@ -571,6 +571,374 @@ static const prt_field_schema devcount_schema[] = {
     {"k", PRT_FIELD_INT32, 0, 1, 1, &three_i, 1, PRT_BOUND_MIN, 0, 0, 0, "elements kept"}};
 FIELD_CREATOR(devcount_creator, "TestDevCount", 1, devcount_schema, K_DEVCOUNT)
 
+/* ======================================================================== */
+/* TestTactic: v1 blob style, v2 field style                                */
+/* ======================================================================== */
+
+#define TT_MAX 8
+#define TT_COUNTED 16
+
+static atomic_uint_least64_t tt_clock;
+static atomic_int tt_enqueues[TT_COUNTED];
+static atomic_int tt_set_calls, tt_last_set;
+
+uint64_t fake_tactic_clock(void *user)
+{
+    (void)user;
+    return atomic_load(&tt_clock);
+}
+
+int fake_tactic_enqueues(int32_t tactic)
+{
+    return tactic >= 0 && tactic < TT_COUNTED ? atomic_load(&tt_enqueues[tactic]) : 0;
+}
+
+int fake_tactic_set_calls(void) { return atomic_load(&tt_set_calls); }
+int32_t fake_tactic_last_set(void) { return atomic_load(&tt_last_set); }
+
+void fake_tactic_reset(void)
+{
+    int i;
+    atomic_store(&tt_clock, 0);
+    for (i = 0; i < TT_COUNTED; i++) atomic_store(&tt_enqueues[i], 0);
+    atomic_store(&tt_set_calls, 0);
+    atomic_store(&tt_last_set, 0);
+}
+
+/* What a run of a tactic costs on the fake clock, in ns. */
+static uint64_t tt_cost(int32_t tactic)
+{
+    return tactic == 0 ? 500000u : tactic == 1 ? 1000000u : tactic == 2 ? 1000u : 10000u * (uint64_t)tactic;
+}
+
+typedef struct tt_core {
+    int32_t nb;
+    int32_t ids[TT_MAX];
+    int32_t tactic;
+    int32_t ser_nb; /* field style: saved fields */
+    prt_field ser[1];
+} tt_core;
+
+typedef struct tt_blob {
+    prt_blob_plugin base;
+    tt_core c;
+} tt_blob;
+
+typedef struct tt_field {
+    prt_field_plugin base;
+    tt_core c;
+} tt_field;
+
+static prt_status tt_types(const prt_dtype *in, int32_t nb_in, prt_dtype *out, int32_t nb_out, prt_msg *err)
+{
+    if (nb_in != 1 || nb_out != 1 || in[0] != PRT_DTYPE_F32) {
+        prt_msg_set(err, "TestTactic takes one f32 input and gives one output, got %d inputs", (int)nb_in);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    out[0] = PRT_DTYPE_F32;
+    return PRT_OK;
+}
+
+static int32_t tt_list(const tt_core *c, prt_device device, int32_t *tactics, int32_t cap)
+{
+    int32_t i;
+    if (device != PRT_DEVICE_CPU) return 0;
+    for (i = 0; i < c->nb && i < cap; i++) tactics[i] = c->ids[i];
+    return c->nb;
+}
+
+static const char *tt_name(int32_t tactic) { return tactic == 1 ? "slow" : tactic == 2 ? "fast" : NULL; }
+
+static prt_status tt_set(tt_core *c, int32_t tactic, prt_msg *err)
+{
+    int32_t i;
+    for (i = 0; i < c->nb && c->ids[i] != tactic; i++) {}
+    if (i == c->nb) {
+        prt_msg_set(err, "TestTactic: tactic %d is not one it lists", (int)tactic);
+        return PRT_STATUS_INVALID_ARGUMENT;
+    }
+    c->tactic = tactic;
+    atomic_fetch_add(&tt_set_calls, 1);
+    atomic_store(&tt_last_set, tactic);
+    return PRT_OK;
+}
+
+static prt_status tt_run(const tt_core *c, const prt_tensor_desc *in, const void *const *inputs, void *const *outputs,
+                         prt_exec *ex)
+{
+    const float *x = inputs[0];
+    float *y = outputs[0];
+    int64_t n = vol(&in[0].dims), i;
+    int rep, reps = c->tactic == 1 ? 256 : 1; /* tactic 1: far more work for the same result */
+    if (ex->device != PRT_DEVICE_CPU) {
+        ex->set_error(ex, "TestTactic runs on the CPU only");
+        return PRT_STATUS_UNSUPPORTED;
+    }
+    for (rep = 0; rep < reps; rep++)
+        for (i = 0; i < n; i++) ((volatile float *)y)[i] = x[i] + 1.0f;
+    if (c->tactic >= 0 && c->tactic < TT_COUNTED) atomic_fetch_add(&tt_enqueues[c->tactic], 1);
+    atomic_fetch_add(&tt_clock, tt_cost(c->tactic));
+    return PRT_OK;
+}
+
+static void tt_from_fields(tt_core *c, const prt_fields *fc)
+{
+    const prt_field *f = prt_fields_find(fc, "tactics");
+    int64_t i, v;
+    memset(c, 0, sizeof *c);
+    for (i = 0; f && i < f->count && i < TT_MAX; i++)
+        if (prt_field_get_i64(f, i, &v) == 0) c->ids[c->nb++] = (int32_t)v;
+}
+
+/* ---- blob style ---- */
+
+static const prt_blob_plugin_ops ttb_ops;
+
+static tt_blob *ttb_new(const tt_core *c)
+{
+    tt_blob *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->base.ops = &ttb_ops;
+    b->c = *c;
+    return b;
+}
+
+#define TTB(p) ((tt_blob *)(p))
+static int32_t ttb_nb_outputs(const prt_blob_plugin *p) { (void)p; return 1; }
+static prt_status ttb_types(const prt_blob_plugin *p, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
+                            int32_t nb_out, prt_msg *err)
+{
+    (void)p;
+    return tt_types(in, nb_in, out, nb_out, err);
+}
+static prt_status ttb_dims(prt_blob_plugin *p, int32_t oi, const prt_dims_expr *in, int32_t nb_in,
+                           prt_expr_builder *eb, prt_dims_expr *out, prt_msg *err)
+{
+    (void)p; (void)oi; (void)nb_in; (void)eb; (void)err;
+    *out = in[0];
+    return PRT_OK;
+}
+static prt_status ttb_enqueue(prt_blob_plugin *p, const prt_tensor_desc *in, const prt_tensor_desc *out,
+                              const void *const *inputs, void *const *outputs, void *ws, prt_exec *ex)
+{
+    (void)out; (void)ws;
+    return tt_run(&TTB(p)->c, in, inputs, outputs, ex);
+}
+static size_t ttb_ser_size(const prt_blob_plugin *p) { return 4 + 4 * (size_t)TTB(p)->c.nb; }
+static prt_status ttb_serialize(const prt_blob_plugin *p, void *buf, size_t cap)
+{
+    prt_writer w = prt_writer_init(buf, cap);
+    int32_t i;
+    prt_write_u32(&w, (uint32_t)TTB(p)->c.nb);
+    for (i = 0; i < TTB(p)->c.nb; i++) prt_write_i32(&w, TTB(p)->c.ids[i]);
+    return w.failed ? PRT_STATUS_INVALID_ARGUMENT : PRT_OK;
+}
+static prt_status ttb_clone(const prt_blob_plugin *p, prt_blob_plugin **out, prt_msg *err)
+{
+    tt_blob *b = ttb_new(&TTB(p)->c);
+    if (!b) {
+        prt_msg_set(err, "out of memory");
+        return PRT_STATUS_OUT_OF_MEMORY;
+    }
+    *out = &b->base;
+    return PRT_OK;
+}
+static void ttb_destroy(prt_blob_plugin *p) { free(p); }
+static int32_t ttb_tactics(prt_blob_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
+                           const prt_dyn_tensor_desc *out, int32_t nb_out, prt_device device, int32_t *tactics,
+                           int32_t cap)
+{
+    (void)in; (void)nb_in; (void)out; (void)nb_out;
+    return tt_list(&TTB(p)->c, device, tactics, cap);
+}
+static const char *ttb_tactic_name(const prt_blob_plugin *p, int32_t tactic)
+{
+    (void)p;
+    return tt_name(tactic);
+}
+static prt_status ttb_set_tactic(prt_blob_plugin *p, int32_t tactic, prt_msg *err)
+{
+    return tt_set(&TTB(p)->c, tactic, err);
+}
+
+static const prt_blob_plugin_ops ttb_ops = {
+    .struct_size = sizeof(prt_blob_plugin_ops), .abi_version = PRT_ABI_VERSION,
+    .get_nb_outputs = ttb_nb_outputs, .get_output_data_types = ttb_types, .get_output_dims = ttb_dims,
+    .enqueue = ttb_enqueue, .get_serialization_size = ttb_ser_size, .serialize = ttb_serialize,
+    .clone = ttb_clone, .destroy = ttb_destroy,
+    .get_valid_tactics = ttb_tactics, .get_tactic_name = ttb_tactic_name, .set_tactic = ttb_set_tactic,
+};
+
+static prt_status ttb_create(const prt_plugin_creator *cr, const prt_fields *fc, prt_blob_plugin **out, prt_msg *err)
+{
+    tt_core c;
+    tt_blob *b;
+    (void)cr;
+    tt_from_fields(&c, fc);
+    if (!(b = ttb_new(&c))) {
+        prt_msg_set(err, "out of memory");
+        return PRT_STATUS_OUT_OF_MEMORY;
+    }
+    *out = &b->base;
+    return PRT_OK;
+}
+
+static prt_status ttb_deserialize(const prt_plugin_creator *cr, const void *blob, size_t len, prt_blob_plugin **out,
+                                  prt_msg *err)
+{
+    prt_reader r = prt_reader_init(blob, len);
+    tt_core c;
+    tt_blob *b;
+    int32_t i;
+    (void)cr;
+    memset(&c, 0, sizeof c);
+    c.nb = (int32_t)prt_read_u32(&r);
+    if (r.failed || c.nb < 0 || c.nb > TT_MAX || len != 4 + 4 * (size_t)c.nb) {
+        prt_msg_set(err, "TestTactic blob: a count of at most %d and that many ids, got %zu bytes", TT_MAX, len);
+        return PRT_STATUS_BAD_FORMAT;
+    }
+    for (i = 0; i < c.nb; i++) c.ids[i] = prt_read_i32(&r);
+    if (!(b = ttb_new(&c))) return PRT_STATUS_OUT_OF_MEMORY;
+    *out = &b->base;
+    return PRT_OK;
+}
+
+/* ---- field style ---- */
+
+static const prt_field_plugin_ops ttf_ops;
+
+static tt_field *ttf_new(const tt_core *c)
+{
+    tt_field *f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    f->base.ops = &ttf_ops;
+    f->c = *c;
+    return f;
+}
+
+#define TTF(p) ((tt_field *)(p))
+static int32_t ttf_nb_outputs(const prt_field_plugin *p) { (void)p; return 1; }
+static prt_status ttf_types(const prt_field_plugin *p, const prt_dtype *in, int32_t nb_in, prt_dtype *out,
+                            int32_t nb_out, prt_msg *err)
+{
+    (void)p;
+    return tt_types(in, nb_in, out, nb_out, err);
+}
+static prt_status ttf_shapes(prt_field_plugin *p, const prt_dims_expr *in, int32_t nb_in, prt_dims_expr *out,
+                             int32_t nb_out, prt_expr_builder *eb, prt_msg *err)
+{
+    (void)p; (void)nb_in; (void)nb_out; (void)eb; (void)err;
+    out[0] = in[0];
+    return PRT_OK;
+}
+static prt_status ttf_enqueue(prt_field_plugin *p, const prt_tensor_desc *in, const prt_tensor_desc *out,
+                              const void *const *inputs, void *const *outputs, void *ws, prt_exec *ex)
+{
+    (void)out; (void)ws;
+    return tt_run(&TTF(p)->c, in, inputs, outputs, ex);
+}
+static prt_status ttf_clone(const prt_field_plugin *p, prt_field_plugin **out, prt_msg *err)
+{
+    tt_field *f = ttf_new(&TTF(p)->c);
+    if (!f) {
+        prt_msg_set(err, "out of memory");
+        return PRT_STATUS_OUT_OF_MEMORY;
+    }
+    *out = &f->base;
+    return PRT_OK;
+}
+static prt_status ttf_attach(prt_field_plugin *p, prt_plugin_context *ctx, prt_field_plugin **out, prt_msg *err)
+{
+    (void)ctx;
+    return ttf_clone(p, out, err);
+}
+static prt_status ttf_fields(prt_field_plugin *p, prt_fields *out, prt_msg *err)
+{
+    tt_field *f = TTF(p);
+    (void)err;
+    f->c.ser[0].name = "tactics";
+    f->c.ser[0].data = f->c.ids;
+    f->c.ser[0].type = PRT_FIELD_INT32;
+    f->c.ser[0].reserved_ = 0;
+    f->c.ser[0].count = f->c.nb;
+    out->fields = f->c.ser;
+    out->nb = 1;
+    out->reserved_ = 0;
+    return PRT_OK;
+}
+static void ttf_destroy(prt_field_plugin *p) { free(p); }
+static int32_t ttf_tactics(prt_field_plugin *p, const prt_dyn_tensor_desc *in, int32_t nb_in,
+                           const prt_dyn_tensor_desc *out, int32_t nb_out, prt_device device, int32_t *tactics,
+                           int32_t cap)
+{
+    (void)in; (void)nb_in; (void)out; (void)nb_out;
+    return tt_list(&TTF(p)->c, device, tactics, cap);
+}
+static const char *ttf_tactic_name(const prt_field_plugin *p, int32_t tactic)
+{
+    (void)p;
+    return tt_name(tactic);
+}
+static prt_status ttf_set_tactic(prt_field_plugin *p, int32_t tactic, prt_msg *err)
+{
+    return tt_set(&TTF(p)->c, tactic, err);
+}
+
+static const char *ttf_get_name(const prt_field_plugin *p) { (void)p; return "TestTactic"; }
+static const char *ttf_get_version(const prt_field_plugin *p) { (void)p; return "2"; }
+static const char *ttf_get_ns(const prt_field_plugin *p) { (void)p; return ""; }
+static const prt_plugin_core_ops ttf_core = {
+    .struct_size = sizeof(prt_plugin_core_ops), .abi_version = PRT_ABI_VERSION,
+    .get_name = ttf_get_name, .get_version = ttf_get_version, .get_namespace = ttf_get_ns,
+};
+static const prt_plugin_build_ops ttf_build = {
+    .struct_size = sizeof(prt_plugin_build_ops), .abi_version = PRT_ABI_VERSION,
+    .get_nb_outputs = ttf_nb_outputs, .get_output_data_types = ttf_types, .get_output_shapes = ttf_shapes,
+    .get_valid_tactics_v2 = ttf_tactics, .get_tactic_name = ttf_tactic_name,
+};
+static const prt_plugin_runtime_ops ttf_runtime = {
+    .struct_size = sizeof(prt_plugin_runtime_ops), .abi_version = PRT_ABI_VERSION,
+    .set_tactic = ttf_set_tactic, .enqueue = ttf_enqueue, .attach_to_context = ttf_attach,
+    .get_fields_to_serialize = ttf_fields,
+};
+static const prt_field_plugin_ops ttf_ops = {
+    .struct_size = sizeof(prt_field_plugin_ops), .abi_version = PRT_ABI_VERSION,
+    .core = &ttf_core, .build = &ttf_build, .runtime = &ttf_runtime, .clone = ttf_clone, .destroy = ttf_destroy,
+};
+
+static prt_status ttf_create(const prt_plugin_creator *cr, const prt_fields *fc, prt_phase phase,
+                             prt_field_plugin **out, prt_msg *err)
+{
+    tt_core c;
+    tt_field *f;
+    (void)cr; (void)phase;
+    tt_from_fields(&c, fc);
+    if (!(f = ttf_new(&c))) {
+        prt_msg_set(err, "out of memory");
+        return PRT_STATUS_OUT_OF_MEMORY;
+    }
+    *out = &f->base;
+    return PRT_OK;
+}
+
+static const int32_t tt_default_ids[2] = {1, 2};
+static const prt_field_schema tactic_schema[] = {
+    {.name = "tactics", .type = PRT_FIELD_INT32, .required = 0, .min_count = 0, .max_count = TT_MAX,
+     .default_data = tt_default_ids, .default_count = 2, .bounds = PRT_BOUND_MIN, .min = 1,
+     .doc = "the tactic ids it lists"},
+};
+static const prt_plugin_creator tactic_creator_v1 = {
+    .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = "TestTactic",
+    .version = "1", .plugin_namespace = "", .style = PRT_STYLE_BLOB, .nb_fields = 1, .fields = tactic_schema,
+    .field_schema_size = sizeof(prt_field_schema), .create_blob = ttb_create, .deserialize_blob = ttb_deserialize,
+    .doc = "test tactics, blob style",
+};
+static const prt_plugin_creator tactic_creator_v2 = {
+    .struct_size = sizeof(prt_plugin_creator), .abi_version = PRT_ABI_VERSION, .name = "TestTactic",
+    .version = "2", .plugin_namespace = "", .style = PRT_STYLE_FIELD, .nb_fields = 1, .fields = tactic_schema,
+    .field_schema_size = sizeof(prt_field_schema), .create_field = ttf_create, .doc = "test tactics, field style",
+};
+
 prt_registry *fake_registry(int with_v1, int with_v2, double halfneg_max_k)
 {
     prt_registry *r = NULL;
@@ -583,7 +951,9 @@ prt_registry *fake_registry(int with_v1, int with_v2, double halfneg_max_k)
         prt_registry_add(r, &copy32_creator, "fakes") != PRT_OK ||
         prt_registry_add(r, &copy16_creator, "fakes") != PRT_OK ||
         prt_registry_add(r, &wsgrow_creator, "fakes") != PRT_OK ||
-        prt_registry_add(r, &devcount_creator, "fakes") != PRT_OK) {
+        prt_registry_add(r, &devcount_creator, "fakes") != PRT_OK ||
+        prt_registry_add(r, &tactic_creator_v1, "fakes") != PRT_OK ||
+        prt_registry_add(r, &tactic_creator_v2, "fakes") != PRT_OK) {
         prt_registry_destroy(r);
         return NULL;
     }

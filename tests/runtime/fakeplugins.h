@@ -22,6 +22,13 @@
  *                          set_output_dims; CUDA: writes it into its 8-byte
  *                          workspace with cudaMemcpyAsync and reports it with
  *                          set_output_extent_device.
+ *   TestTactic v1 (blob), v2 (field): y = x + 1, f32, CPU only. Lists the
+ *                          tactics of field "tactics" (default [1, 2]) on
+ *                          the CPU, none elsewhere; names 1 "slow", 2
+ *                          "fast", no name for others. Tactic 1 does 256
+ *                          times the work of the others. Each run advances
+ *                          fake_tactic_clock by 1 ms (tactic 1), 1 us (2),
+ *                          10 us x id (others) or 0.5 ms (default, 0).
  */
 #ifndef TESTS_RUNTIME_FAKEPLUGINS_H
 #define TESTS_RUNTIME_FAKEPLUGINS_H
@@ -38,5 +45,13 @@ int fake_live_attachments(void);
 
 /* The workspace TestWsGrow asks for from now on. */
 void fake_set_workspace_need(size_t bytes);
+
+/* TestTactic's fake clock (for prt__tactic_set_clock) and counters: runs
+ * per tactic (0..15), set_tactic calls and the last tactic set. */
+uint64_t fake_tactic_clock(void *user);
+int fake_tactic_enqueues(int32_t tactic);
+int fake_tactic_set_calls(void);
+int32_t fake_tactic_last_set(void);
+void fake_tactic_reset(void);
 
 #endif

@@ -254,3 +254,79 @@ TEST(fake_plugins_casts_and_data_dependent_outputs)
 {
     corpus("fakes_half_compact.json");
 }
+
+/* TestTactic in both styles: tactics listed, timed (the real clock), recorded, set at load and in the context. */
+TEST(plugin_tactics)
+{
+    corpus("tactic.json");
+}
+
+/* A build with a timing cache, and the cache's reader, with every allocation
+ * failed in turn: a failed build leaves the cache as it was; the one that
+ * succeeds adds its two entries; a failed read leaves nothing behind. */
+TEST(timing_cache_build_and_read)
+{
+    prt_registry *r = fake_registry(1, 1, 10);
+    prt_network *net = NULL;
+    prt_timing_cache *c = NULL;
+    prt_builder_config bc;
+    void *data = NULL;
+    uint8_t *bytes = NULL;
+    size_t len = 0, blen = 0;
+    char path[1024], err[1024];
+    long nth;
+    int done = 0;
+    snprintf(path, sizeof path, "%s/../fuzz/corpus/netjson/tactic.json", prt_test_data_dir());
+    CHECK_MSG(prt__read_file(path, &data, &len, err, sizeof err) == PRT_OK, "%s", err);
+    CHECK_MSG(prt_network_from_json(r, data, len, NULL, &net, err, sizeof err) == PRT_OK, "%s", err);
+    prt__free(data);
+    CHECK_OK(prt_timing_cache_create(&c));
+    prt_builder_config_init(&bc);
+    bc.timing_cache = c;
+    bc.timing_threads = 1;
+    bc.timing_warmup = 0;
+    bc.timing_runs = 1;
+    for (nth = 0; nth < SWEEP_MAX && !done; nth++) {
+        prt_engine *e = BAD;
+        prt_status s;
+        err[0] = 0;
+        prt__alloc_fail_after(nth);
+        s = prt_engine_build(net, &bc, r, &e, err, sizeof err);
+        prt__alloc_fail_after(-1);
+        if (s == PRT_OK) {
+            done = 1;
+            prt_engine_destroy(e);
+            CHECK_EQ_INT(prt_timing_cache_nb_entries(c), 2);
+        } else {
+            CHECK_MSG(err[0] != 0, "build failed with status %d and no message", (int)s);
+            CHECK(e == BAD);
+            CHECK_EQ_INT(prt_timing_cache_nb_entries(c), 0);
+        }
+    }
+    CHECK(done);
+    CHECK_OK(prt_timing_cache_serialize(c, NULL, 0, &blen));
+    bytes = malloc(blen);
+    CHECK_OK(prt_timing_cache_serialize(c, bytes, blen, &blen));
+    for (nth = 0, done = 0; nth < SWEEP_MAX && !done; nth++) {
+        prt_timing_cache *t = BAD;
+        prt_status s;
+        err[0] = 0;
+        prt__alloc_fail_after(nth);
+        s = prt_timing_cache_deserialize(bytes, blen, &t, err, sizeof err);
+        prt__alloc_fail_after(-1);
+        if (s == PRT_OK) {
+            done = 1;
+            CHECK_EQ_INT(prt_timing_cache_nb_entries(t), 2);
+            prt_timing_cache_destroy(t);
+        } else {
+            CHECK_MSG(err[0] != 0, "read failed with status %d and no message", (int)s);
+            CHECK(t == BAD);
+        }
+    }
+    CHECK(done);
+    free(bytes);
+    prt_timing_cache_destroy(c);
+    prt_network_destroy(net);
+    prt_registry_destroy(r);
+    NO_LEAKS();
+}

@@ -13,7 +13,7 @@ static void build_usage(FILE *f)
     fprintf(f,
             "usage: plugrt build NET.json|model.onnx -o model.plan [--fp16] [--device cpu|cuda]\n"
             "                    [--profile name:MIN,OPT,MAX ...] [--workspace BYTES] [--load LIB ...]\n"
-            "                    [--warn-unknown-keys] [--no-fuse]\n"
+            "                    [--warn-unknown-keys] [--no-fuse] [--timing-cache FILE] [--no-timing]\n"
             "  NET.json           network description (docs/network-json.md)\n"
             "  model.onnx         or an ONNX model, told apart by content (docs/onnx.md)\n"
             "  -o, --output FILE  where to write the plan\n"
@@ -25,12 +25,17 @@ static void build_usage(FILE *f)
             "                     the values' bounds: --profile target:1x12,4x12,8x48\n"
             "  --workspace BYTES  largest workspace any one layer may use (default: no limit)\n"
             "  --load LIB         load a plugin library first (repeatable)\n"
-            "  --warn-unknown-keys  a key the JSON format does not define is a warning, not an error\n");
+            "  --warn-unknown-keys  a key the JSON format does not define is a warning, not an error\n"
+            "  --timing-cache FILE  tactic times: read from FILE when it exists, written back after the build\n"
+            "                     (a FILE that is not a timing cache is an error and is left as it is)\n"
+            "  --no-timing        each layer with several tactics takes its first: nothing is timed\n");
 }
 
 int prt_cli_build(int argc, char **argv)
 {
-    const char *net_path = NULL, *out_path = NULL;
+    const char *net_path = NULL, *out_path = NULL, *cache_path = NULL;
+    prt_timing_cache *cache = NULL;
+    int32_t cache_before = 0;
     prt_builder_config cfg;
     prt_profile_range *ranges = NULL;
     char **copies = NULL;
@@ -62,6 +67,10 @@ int prt_cli_build(int argc, char **argv)
             out_path = argv[++i];
         } else if (strcmp(a, "--fp16") == 0) {
             cfg.precision = PRT_PRECISION_FP16;
+        } else if (strcmp(a, "--timing-cache") == 0 && has_next) {
+            cache_path = argv[++i];
+        } else if (strcmp(a, "--no-timing") == 0) {
+            cfg.tactic_timing = PRT_TACTIC_TIMING_OFF;
         } else if (strcmp(a, "--warn-unknown-keys") == 0) {
             json_flags |= PRT_NETWORK_JSON_UNKNOWN_KEYS_WARN;
         } else if (strcmp(a, "--device") == 0 && has_next) {
@@ -128,6 +137,24 @@ int prt_cli_build(int argc, char **argv)
     cfg.nb_ranges = nb_ranges;
     cfg.ranges = ranges;
     err[0] = 0;
+    if (cache_path) {
+        /* A file that is there must be a timing cache: it is never overwritten otherwise. */
+        FILE *f = fopen(cache_path, "rb");
+        prt_status cs;
+        if (f) {
+            fclose(f);
+            cs = prt_timing_cache_load(cache_path, &cache, err, sizeof err);
+        } else {
+            cs = prt_timing_cache_create(&cache);
+            if (cs != PRT_OK) snprintf(err, sizeof err, "out of memory");
+        }
+        if (cs != PRT_OK) {
+            fprintf(stderr, "plugrt build: --timing-cache: %s (remove the file or give another path)\n", err);
+            goto done;
+        }
+        cache_before = prt_timing_cache_nb_entries(cache);
+        cfg.timing_cache = cache;
+    }
     if (prt__clionnx_is_onnx(net_path)) {
         if (!prt__clionnx_import(reg, net_path, &cfg, &net, err, sizeof err)) {
             fprintf(stderr, "plugrt build: %s\n", err);
@@ -145,6 +172,13 @@ int prt_cli_build(int argc, char **argv)
         fprintf(stderr, "plugrt build: %s\n", err);
         goto done;
     }
+    if (cache && prt_timing_cache_save(cache, cache_path, err, sizeof err) != PRT_OK) {
+        fprintf(stderr, "plugrt build: --timing-cache: %s\n", err);
+        goto done;
+    }
+    if (cache)
+        printf("timing cache %s: %d entries (%d new)\n", cache_path, (int)prt_timing_cache_nb_entries(cache),
+               (int)(prt_timing_cache_nb_entries(cache) - cache_before));
     if (prt_engine_serialize(e, NULL, 0, &len) != PRT_OK) len = 0;
     printf("built %s: %d layers, %d inputs/outputs, arena %" PRIu64 " bytes, workspace %" PRIu64
            " bytes, plan %zu bytes (%s, %s)\n",
@@ -156,6 +190,7 @@ done:
     prt_engine_destroy(e);
     prt_network_destroy(net);
     prt_registry_destroy(reg);
+    prt_timing_cache_destroy(cache);
     for (i = 0; copies && i < argc; i++) free(copies[i]);
     free(copies);
     free(ranges);

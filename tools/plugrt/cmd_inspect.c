@@ -60,6 +60,49 @@ static prt_plan_folded folded_at(const prt_plan_info *pi, int32_t i)
     return f;
 }
 
+static const char *tactic_source_name(prt_tactic_source s)
+{
+    static const char *const n[] = {"timed", "timing cache", "only one", "timing off", "no device", "all failed"};
+    return (unsigned)s < 6 ? n[s] : "?";
+}
+
+static cJSON *tactic_json(const prt_plan_layer *l)
+{
+    cJSON *o = cJSON_CreateObject(), *arr;
+    int32_t j;
+    cJSON_AddNumberToObject(o, "id", (double)l->tactic);
+    cJSON_AddStringToObject(o, "name", l->tactic_name ? l->tactic_name : "");
+    cJSON_AddStringToObject(o, "source", tactic_source_name(l->tactic_source));
+    arr = cJSON_AddArrayToObject(o, "candidates");
+    for (j = 0; j < l->nb_tactics; j++) {
+        cJSON *c = cJSON_CreateObject();
+        uint64_t ns = l->tactic_ns[j];
+        cJSON_AddNumberToObject(c, "id", (double)l->tactic_ids[j]);
+        if (ns == UINT64_MAX) cJSON_AddBoolToObject(c, "failed", 1);
+        else if (ns) cJSON_AddNumberToObject(c, "time_ns", (double)ns);
+        else cJSON_AddNullToObject(c, "time_ns");
+        cJSON_AddItemToArray(arr, c);
+    }
+    return o;
+}
+
+/* "       tactic 2 (fast), timed; candidates 1: 1.204 ms, 2: 13.000 us" */
+static void print_tactic(const prt_plan_layer *l)
+{
+    int32_t j;
+    printf("       tactic %d", (int)l->tactic);
+    if (l->tactic_name && l->tactic_name[0]) printf(" (%s)", prt__cliutil_esc(l->tactic_name));
+    printf(", %s; candidates", tactic_source_name(l->tactic_source));
+    for (j = 0; j < l->nb_tactics; j++) {
+        uint64_t ns = l->tactic_ns[j];
+        printf("%s %d", j ? "," : "", (int)l->tactic_ids[j]);
+        if (ns == UINT64_MAX) printf(": failed");
+        else if (ns >= 1000000u) printf(": %.3f ms", (double)ns * 1e-6);
+        else if (ns) printf(": %.3f us", (double)ns * 1e-3);
+    }
+    printf("\n");
+}
+
 static const char *tensor_name(const prt_plan_info *pi, int32_t i)
 {
     return tensor_at(pi, i).name;
@@ -124,6 +167,7 @@ static int print_json(const prt_plan_info *pi, const prt_plan_summary *s)
         for (j = 0; j < l.nb_outputs; j++)
             cJSON_AddItemToArray(outs, cJSON_CreateString(tensor_name(pi, l.outputs[j])));
         cJSON_AddNumberToObject(o, "workspace", (double)l.workspace);
+        if (l.tactic) cJSON_AddItemToObject(o, "tactic", tactic_json(&l));
         cJSON_AddItemToArray(arr, o);
     }
     arr = cJSON_AddArrayToObject(root, "folded");
@@ -193,6 +237,7 @@ static void print_text(const prt_plan_info *pi, const prt_plan_summary *s, const
         for (j = 0; j < l.nb_outputs; j++) printf(" %s", ESC(tensor_name(pi, l.outputs[j])));
         if (l.workspace) printf("  workspace %" PRIu64 " bytes", l.workspace);
         printf("\n");
+        if (l.tactic) print_tactic(&l);
     }
     printf("\nmemory plan: arena %" PRIu64 " bytes, workspace %" PRIu64 " bytes, weights %" PRIu64 " bytes\n",
            s->arena_bytes, s->workspace_bytes, s->weight_bytes);

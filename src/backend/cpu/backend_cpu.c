@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "backend/backend.h"
+#include "backend/cuda/device.h"
 #include "core/core.h"
 #include "core/threadpool.h"
 
@@ -137,6 +138,49 @@ static void cpu_parallel_for(void *w, int64_t n, int64_t grain, prt_range_fn fn,
     else if (n > 0) fn(arg, 0, n);
 }
 
+/* The model name of the first processor in /proc/cpuinfo (Linux), else
+ * the architecture's name. */
+static const char *cpu_describe(int32_t index, char *buf, size_t cap)
+{
+    char line[512], model[256] = "";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    (void)index;
+    while (f && !model[0] && fgets(line, sizeof line, f)) {
+        const char *colon = strchr(line, ':');
+        size_t n;
+        if (!colon || (strncmp(line, "model name", 10) != 0 && strncmp(line, "Processor", 9) != 0 &&
+                       strncmp(line, "cpu model", 9) != 0))
+            continue;
+        colon++;
+        while (*colon == ' ' || *colon == '\t') colon++;
+        snprintf(model, sizeof model, "%s", colon);
+        n = strlen(model);
+        while (n && (model[n - 1] == '\n' || model[n - 1] == ' ')) model[--n] = 0;
+    }
+    if (f) fclose(f);
+    if (!model[0]) {
+#if defined(__x86_64__)
+        snprintf(model, sizeof model, "x86_64");
+#elif defined(__aarch64__)
+        snprintf(model, sizeof model, "aarch64");
+#else
+        snprintf(model, sizeof model, "unknown");
+#endif
+    }
+    snprintf(buf, cap, "cpu: %s", model);
+    return buf;
+}
+
+const char *prt__backend_cuda_describe(int32_t index, char *buf, size_t cap)
+{
+    char d[320];
+    const char *colon;
+    prt__cuda_device_name((int)index, d, sizeof d);
+    colon = strchr(d, ':');
+    snprintf(buf, cap, "cuda: %s", colon && colon[1] ? colon + 2 : d);
+    return buf;
+}
+
 const prt__backend prt__backend_cpu = {
     .device = PRT_DEVICE_CPU, .name = "CPU", .host_memory = 1,
     .select = cpu_select, .alloc = cpu_alloc, .free = cpu_free, .upload = cpu_copy,
@@ -145,6 +189,7 @@ const prt__backend prt__backend_cpu = {
     .cast = cpu_cast, .event_create = cpu_event_create, .event_destroy = cpu_free, .event_record = cpu_event_record,
     .event_elapsed = cpu_event_elapsed, .workers_create = cpu_workers_create,
     .workers_destroy = cpu_workers_destroy, .workers_size = cpu_workers_size, .parallel_for = cpu_parallel_for,
+    .describe = cpu_describe,
 };
 
 const prt__backend *prt__backend_of(prt_device device)

@@ -50,5 +50,5 @@ const prt__backend prt__backend_cuda = {
     .stream_create = prt__cuda_stream_create, .stream_destroy = prt__cuda_stream_destroy,
     .stream_sync = prt__cuda_stream_sync, .cast = cuda_cast, .event_create = prt__cuda_event_create,
     .event_destroy = prt__cuda_event_destroy, .event_record = prt__cuda_event_record,
-    .event_elapsed = prt__cuda_event_elapsed, PRT__BACKEND_NO_WORKERS,
+    .event_elapsed = prt__cuda_event_elapsed, PRT__BACKEND_NO_WORKERS, .describe = prt__backend_cuda_describe,
 };

@@ -351,6 +351,7 @@ typedef struct plug {
 } plug;
 
 static char g_msg[1024];
+static int32_t g_tactic; /* plug_run: the tactic the enqueuing object is told (0: none) */
 
 static prt_status plug_create(plug *pl, int version, const prt_fields *fc)
 {
@@ -500,11 +501,13 @@ static prt_status plug_run(plug *pl, const prt_tensor_desc *in, int32_t nb_in, c
     else return PRT_STATUS_NO_DEVICE;
 #endif
     if (pl->b) {
-        st = pl->b->ops->attach_to_context(pl->b, &tc.ctx, &m);
+        st = g_tactic ? pl->b->ops->set_tactic(pl->b, g_tactic, &m) : PRT_OK;
+        if (st == PRT_OK) st = pl->b->ops->attach_to_context(pl->b, &tc.ctx, &m);
         if (st == PRT_OK) st = pl->b->ops->enqueue(pl->b, in, out, inp, outp, wsp, &ex);
         pl->b->ops->detach_from_context(pl->b);
     } else {
         st = pl->f->ops->runtime->attach_to_context(pl->f, &tc.ctx, &attached, &m);
+        if (st == PRT_OK && g_tactic) st = attached->ops->runtime->set_tactic(attached, g_tactic, &m);
         if (st == PRT_OK) st = attached->ops->runtime->on_shape_change(attached, in, nb_in, out, 1, &m);
         if (st == PRT_OK) st = attached->ops->runtime->enqueue(attached, in, out, inp, outp, wsp, &ex);
         if (attached) attached->ops->destroy(attached);
@@ -1471,8 +1474,123 @@ TEST(dcn_cuda_fused_nonfinite_offsets)
     dset_free(&d);
 }
 
+/* The CUDA kernels are the plugin's tactics on the CUDA device (none on the
+ * CPU): im2col always, the four fused tiles in fp16 where the kernel fits,
+ * the default policy's choice first; both styles list the same. */
+TEST(dcn_tactics_listed_per_device)
+{
+    int version;
+    for (version = 1; version <= 2; version++) {
+        dset d;
+        fields5 f;
+        plug pl;
+        prt_tensor_desc in[5], out;
+        prt_dyn_tensor_desc din[5], dout;
+        prt_msg m = {g_msg, sizeof(g_msg)};
+        int32_t ids[16], n, i, nb_in, seen = 0;
+        size_t ws = 0;
+        prt_dtype t;
+        for (t = PRT_DTYPE_F32; t <= PRT_DTYPE_F16; t++) {
+            dset_make(&d, &fused_cases[1], 1, 1, 1.0); /* Cout 40, one group: fused by default in fp16 */
+            fields_make(&f, &d.c);
+            nb_in = dset_descs(&d, t, in);
+            CHECK_OK(plug_create(&pl, version, &f.fc));
+            CHECK_MSG(plug_build(&pl, in, nb_in, &out, &ws) == PRT_OK, "%s", g_msg);
+            for (i = 0; i < nb_in; i++) {
+                din[i].desc = in[i];
+                din[i].min = din[i].opt = din[i].max = in[i].dims;
+            }
+            dout.desc = out;
+            dout.min = dout.opt = dout.max = out.dims;
+            n = pl.b ? pl.b->ops->get_valid_tactics(pl.b, din, nb_in, &dout, 1, PRT_DEVICE_CPU, ids, 16)
+                     : pl.f->ops->build->get_valid_tactics_v2(pl.f, din, nb_in, &dout, 1, PRT_DEVICE_CPU, ids, 16);
+            CHECK_EQ_INT(n, 0);
+            n = pl.b ? pl.b->ops->get_valid_tactics(pl.b, din, nb_in, &dout, 1, PRT_DEVICE_CUDA, ids, 16)
+                     : pl.f->ops->build->get_valid_tactics_v2(pl.f, din, nb_in, &dout, 1, PRT_DEVICE_CUDA, ids, 16);
+            if (t == PRT_DTYPE_F32) {
+                CHECK_EQ_INT(n, 1);
+                CHECK_EQ_INT(ids[0], PRT_DCN_TACTIC_IM2COL);
+            } else {
+                CHECK_EQ_INT(n, 5);
+                CHECK(ids[0] >= PRT_DCN_TACTIC_FUSED); /* the default policy's tile */
+                for (i = 0; i < n; i++) seen |= 1 << ids[i];
+                CHECK_EQ_INT(seen, 0x3e); /* 1..5, each once */
+                CHECK_STR_CONTAINS(pl.b ? pl.b->ops->get_tactic_name(pl.b, 1) : pl.f->ops->build->get_tactic_name(pl.f, 1),
+                                   "im2col");
+                CHECK_STR_CONTAINS(pl.b ? pl.b->ops->get_tactic_name(pl.b, 4) : pl.f->ops->build->get_tactic_name(pl.f, 4),
+                                   "fused64x64");
+            }
+            CHECK(!(pl.b ? pl.b->ops->set_tactic(pl.b, 9, &m) : pl.f->ops->runtime->set_tactic(pl.f, 9, &m)) ==
+                  PRT_OK);
+            CHECK_STR_CONTAINS(g_msg, "tactic 9 is not one of its kernels");
+            plug_destroy(&pl);
+            dset_free(&d);
+        }
+    }
+    {
+        /* Shapes: 128 output channels take im2col first; Cin 12 leaves the fused kernel out. */
+        dset d;
+        prt__dcn_params p;
+        prt__dcn_shape s;
+        int32_t ids[16];
+        dset_make(&d, &fused_cases[1], 1, 1, 1.0);
+        dset_shape(&d, &p, &s);
+        s.cout = 128;
+        CHECK_EQ_INT(prt__deform_conv_cuda_tactics(&p, &s, &s, &s, 1, ids, 16), 5);
+        CHECK_EQ_INT(ids[0], PRT_DCN_TACTIC_IM2COL);
+        s.cin = 12;
+        CHECK_EQ_INT(prt__deform_conv_cuda_tactics(&p, &s, &s, &s, 1, ids, 16), 1);
+        CHECK(prt__deform_conv_cuda_tactic_name(7) == NULL);
+        dset_free(&d);
+    }
+}
+
+/* Every tactic the plugin lists, run: within the fp16 tolerance of the
+ * float64 reference (f32: im2col within 1e-5), both styles. */
+TEST(dcn_cuda_every_tactic_vs_f64)
+{
+    int ci, version;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
+    for (ci = 0; ci < NB_FUSED; ci++) {
+        dset d;
+        prt__dcn_params p;
+        prt__dcn_shape s;
+        int32_t ids[16], n, k;
+        double *ref, abs_err, max_ref;
+        dset_make(&d, &fused_cases[ci], 9100 + (uint64_t)ci, 1, 6.0);
+        dset_shape(&d, &p, &s);
+        n = prt__deform_conv_cuda_tactics(&p, &s, &s, &s, 1, ids, 16);
+        CHECK_EQ_INT(n, 5);
+        ref = reference(&d);
+        for (version = 1; version <= 2; version++)
+            for (k = 0; k < n; k++) {
+                void *y;
+                g_tactic = ids[k];
+                y = run_dset(&d, version, PRT_DTYPE_F16, RUN_CUDA);
+                rel_err(y, PRT_DTYPE_F16, ref, d.nout, &abs_err, &max_ref);
+                CHECK_MSG(abs_err <= 1e-2, "%s v%d tactic %d (%s): f16 max abs error %.3g > 1e-2", fused_cases[ci].name,
+                          version, (int)ids[k], prt__deform_conv_cuda_tactic_name(ids[k]), abs_err);
+                free(y);
+            }
+        g_tactic = PRT_DCN_TACTIC_IM2COL;
+        {
+            double err;
+            void *y = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CUDA);
+            err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
+            CHECK_MSG(err <= 1e-5, "%s: im2col f32 relative error %.3g > 1e-5", fused_cases[ci].name, err);
+            free(y);
+        }
+        g_tactic = 0;
+        free(ref);
+        dset_free(&d);
+    }
+}
+
 #else
 /* A build without CUDA has no fused kernel: the same tests, skipped. */
+TEST(dcn_tactics_listed_per_device) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_every_tactic_vs_f64) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_f16_vs_f64) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_f16_every_tile) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_applies) { SKIP("no CUDA support in this build"); }
