@@ -3,6 +3,10 @@
 same run, and prints a table with the ratio. Shapes as rapidocr runs them:
 det [1,3,736,1472], rec [5,3,48,1000], cls [5,3,48,192].
     python3 bench/models/bench_models.py --plugrt build/tools/plugrt/plugrt [--threads 2] [--iterations 20]
+                                         [--gflops 234] [--gbs 25] [--no-fuse]
+The floor column is bench/models/model_cost.py's: the larger of the
+model's multiply-adds over the FMA rate (--gflops, of the threads used) and
+the bytes it must touch over the bandwidth (--gbs).
 Until the ONNX op plugins the models need are registered, the plugrt column
 says why it has no number.
 """
@@ -18,6 +22,7 @@ import onnxruntime as ort
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
+import model_cost  # noqa: E402
 
 SHAPES = {"det": (1, 3, 736, 1472), "rec": (5, 3, 48, 1000), "cls": (5, 3, 48, 192)}
 
@@ -36,10 +41,10 @@ def ort_median_ms(path, iname, x, threads, iterations):
     return float(np.median(t))
 
 
-def plugrt_median_ms(plugrt, path, iname, shape, xin, threads, iterations):
+def plugrt_median_ms(plugrt, path, iname, shape, xin, threads, iterations, extra):
     out = common.plugrt_run(plugrt, path, common.profile_arg(iname, shape) +
                             ["--input", "%s=%s" % (iname, xin), "--iterations", str(iterations),
-                             "--threads", str(threads), "--json"])
+                             "--threads", str(threads), "--json"] + extra)
     return float(json.loads(out)["wall_ms"]["median"])
 
 
@@ -49,12 +54,16 @@ def main():
     ap.add_argument("--models", default=common.MODELS)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--iterations", type=int, default=20)
+    ap.add_argument("--gflops", type=float, default=234.0, help="FMA rate of the threads used, GFLOP/s")
+    ap.add_argument("--gbs", type=float, default=25.0, help="memory bandwidth, GB/s")
+    ap.add_argument("--no-fuse", action="store_true", help="import without layer fusion")
     a = ap.parse_args()
     common.require_models(a.models)
     rng = np.random.default_rng(11)
     print("onnxruntime %s, %d threads, median of %d runs" % (ort.__version__, a.threads, a.iterations))
-    print("| model | input | onnxruntime ms | plugrt ms | plugrt / onnxruntime speed |")
-    print("|---|---|---|---|---|")
+    print("floor: max(2 * MACs / %.0f GFLOP/s, bytes / %.0f GB/s)" % (a.gflops, a.gbs))
+    print("| model | input | floor ms | onnxruntime ms | %% floor | plugrt ms | %% floor | plugrt / onnxruntime speed |")
+    print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for name, shape in SHAPES.items():
             path = common.model_path(name, a.models)
@@ -62,15 +71,19 @@ def main():
             x = rng.uniform(-1, 1, size=shape).astype(np.float32)
             xin = os.path.join(tmp, "x.npy")
             np.save(xin, x)
+            macs, nbytes, _ = model_cost.cost(path, iname, shape)
+            floor = max(2.0 * macs / (a.gflops * 1e9), nbytes / (a.gbs * 1e9)) * 1e3
             ref = ort_median_ms(path, iname, x, a.threads, a.iterations)
             try:
-                ours = plugrt_median_ms(a.plugrt, path, iname, shape, xin, a.threads, a.iterations)
-                cell, ratio = "%.2f" % ours, "%.2fx" % (ref / ours)
+                ours = plugrt_median_ms(a.plugrt, path, iname, shape, xin, a.threads, a.iterations,
+                                        ["--no-fuse"] if a.no_fuse else [])
+                cell, ratio = "%.2f | %.0f%%" % (ours, 100.0 * floor / ours), "%.2fx" % (ref / ours)
             except common.MissingOp as e:
-                cell, ratio = "cannot run yet (%s)" % e, "-"
+                cell, ratio = "cannot run yet (%s) | -" % e, "-"
             except (RuntimeError, KeyError, ValueError) as e:
-                cell, ratio = "failed (%s)" % str(e).splitlines()[0], "-"
-            print("| %s | %s | %.2f | %s | %s |" % (name, list(shape), ref, cell, ratio))
+                cell, ratio = "failed (%s) | -" % str(e).splitlines()[0], "-"
+            print("| %s | %s | %.2f | %.2f | %.0f%% | %s | %s |" % (name, list(shape), floor, ref, 100.0 * floor / ref,
+                                                                 cell, ratio))
     return 0
 
 

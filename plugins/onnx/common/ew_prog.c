@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ew_math.h"
 #include "ew_prog.h"
 
 #define EW_CHUNK 256
@@ -335,7 +336,7 @@ static EW_INLINE float ew_clamp(float v, float lo, float hi)
 
 static EW_INLINE float ew_sigmoid(float a)
 {
-    const float e = expf(-fabsf(a)); /* never overflows */
+    const float e = prt__ew_expf(-fabsf(a)); /* never overflows */
     return a >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
 }
 
@@ -366,7 +367,7 @@ EW_UN(k_abs, fabsf(a))
 EW_UN(k_relu, a <= 0 ? 0.0f : a) /* NaN stays NaN */
 EW_UN(k_sigmoid, ew_sigmoid(a))
 EW_UN(k_tanh, tanhf(a))
-EW_UN(k_exp, expf(a))
+EW_UN(k_exp, prt__ew_expf(a))
 EW_UN(k_log, logf(a))
 EW_UN(k_sqrt, sqrtf(a))
 EW_UN(k_recip, 1.0f / a)

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../common/ew_math.h"
 #include "../common/onnx_op.h"
 #include "../common/onnx_tensor.h"
 
@@ -98,16 +99,19 @@ static void s_softmax_f32(const sjob *j, int64_t base)
     int64_t k;
     for (k = 1; k < j->len; k++)
         if (x[k] > m) m = x[k]; /* a NaN first stays the max: every output NaN, as the double path */
-    for (k = 0; k < j->len; k++) {
-        const float e = expf(x[k] - m);
-        sum += e;
-        if (j->kind == SK_SOFTMAX) y[k] = e;
-    }
     if (j->kind == SK_SOFTMAX) {
+        double a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        int64_t i;
+        for (k = 0; k < j->len; k++) y[k] = prt__ew_expf(x[k] - m); /* vectorized */
+        for (k = 0; k + 8 <= j->len; k += 8)
+            for (i = 0; i < 8; i++) a[i] += y[k + i];
+        for (; k < j->len; k++) a[0] += y[k];
+        sum = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
         inv = 1.0 / sum;
         for (k = 0; k < j->len; k++) y[k] = (float)((double)y[k] * inv);
         return;
     }
+    for (k = 0; k < j->len; k++) sum += prt__ew_expf(x[k] - m);
     lse = log(sum);
     for (k = 0; k < j->len; k++) y[k] = (float)((double)x[k] - (double)m - lse);
 }
