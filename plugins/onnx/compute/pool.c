@@ -200,7 +200,8 @@ static void pl_range(void *arg, int64_t begin, int64_t end)
                             continue;
                         }
                         at = (z * j->id[1] + yy) * j->id[2] + xx;
-                        v = prt__onnx_get_f64(j->x, j->t, plane * ivol + at);
+                        v = j->t == PRT_DTYPE_F32 ? (double)((const float *)j->x)[plane * ivol + at]
+                                                  : prt__onnx_get_f64(j->x, j->t, plane * ivol + at);
                         if (kind == PL_MAX || kind == PL_GMAX) {
                             if (best < 0 || v > acc) {
                                 acc = v;
@@ -217,8 +218,38 @@ static void pl_range(void *arg, int64_t begin, int64_t end)
             }
             if (kind == PL_AVG || kind == PL_GAVG) acc = cnt > 0 ? acc / cnt : 0;
             if (kind == PL_LP || kind == PL_GLP) acc = pow(acc, 1.0 / s->p);
-            prt__onnx_scatter_f64(j->y, j->t, plane * ovol + o, &acc, 1);
+            if (j->t == PRT_DTYPE_F32) ((float *)j->y)[plane * ovol + o] = (float)acc;
+            else prt__onnx_scatter_f64(j->y, j->t, plane * ovol + o, &acc, 1);
             if (j->idx) j->idx[plane * ovol + o] = best < 0 ? -1 : plane * ivol + best;
+        }
+    }
+}
+
+/* GlobalAveragePool and GlobalMaxPool on f32 planes: one contiguous pass
+ * each. The mean sums in double over eight interleaved partial sums (not
+ * pl_range's one, so not always its last bit); the max compares as pl_range
+ * does (a NaN first stays, later NaNs are passed over). */
+static void pl_global_f32(void *arg, int64_t begin, int64_t end)
+{
+    const pjob *j = arg;
+    const int64_t len = j->id[0] * j->id[1] * j->id[2];
+    const int avg = ((const prow *)j->n->def->row)->kind == PL_GAVG;
+    int64_t plane, i, k;
+    for (plane = begin; plane < end; plane++) {
+        const float *xp = (const float *)j->x + plane * len;
+        float *yp = (float *)j->y + plane;
+        if (avg) {
+            double part[8] = {0, 0, 0, 0, 0, 0, 0, 0}, acc;
+            for (i = 0; i + 8 <= len; i += 8)
+                for (k = 0; k < 8; k++) part[k] += xp[i + k];
+            acc = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+            for (; i < len; i++) acc += xp[i];
+            *yp = (float)(acc / (double)len);
+        } else {
+            float best = xp[0];
+            for (i = 1; i < len; i++)
+                if (xp[i] > best) best = xp[i];
+            *yp = best;
         }
     }
 }
@@ -263,6 +294,11 @@ static prt_status pl_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
     planes = d->d[0] * d->d[1];
     work = prt_dims_volume(&out[0].dims) * j.k[0] * j.k[1] * j.k[2];
     if (planes <= 0 || prt_dims_volume(&out[0].dims) <= 0) return PRT_OK;
+    if ((r->kind == PL_GAVG || r->kind == PL_GMAX) && j.t == PRT_DTYPE_F32 && work > 0) {
+        if (work <= 65536) pl_global_f32(&j, 0, planes);
+        else ex->parallel_for(ex, planes, 1 + 16384 / (work / planes), pl_global_f32, &j);
+        return PRT_OK;
+    }
     if (work <= 65536) pl_range(&j, 0, planes);
     else ex->parallel_for(ex, planes, 1, pl_range, &j);
     return PRT_OK;
