@@ -12,6 +12,7 @@
  * block gets its bias and the epilogue, one output channel's segment at a
  * time, while it is still in cache (the GEMM starts each sum from the bias).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "../../common/cpu_gemm.h"
@@ -23,6 +24,7 @@ typedef struct blk_tap {    /* row k = (c * kh + i) * kw + j of a group's im2col
     int64_t xoff;           /* c * h * w */
     int64_t dy, dx;         /* iy = oy * sh + dy, ix = ox * sw + dx */
     int64_t oxlo, oxhi;     /* the output columns whose ix lies in [0, w) */
+    int64_t at;             /* xoff + dy * w + dx: element (oy, ox) at at + oy * sh * w + ox * sw */
 } blk_tap;
 
 typedef struct blk_job {
@@ -33,7 +35,6 @@ typedef struct blk_job {
     const blk_tap *taps;
     const prt__conv_epi *epi;
     int64_t bw, nblk;       /* block width; blocks per (image, group) */
-    int64_t in_lo, in_hi;   /* output columns whose every tap reads inside the input row */
 } blk_job;
 
 typedef struct blk_item {
@@ -46,10 +47,47 @@ static int64_t blk_align(int64_t bytes) { return (bytes + 63) / 64 * 64; }
 
 static const float blk_zeros[32]; /* an im2col row of a kernel row outside the input, read in place */
 
-/* dst[kk * mr + q] = col[k0 + kk][c0 + n0 + q], zero past nw; or, for a full
- * panel of a 1x1 direct or stride-1 convolution inside one output row with
- * every tap inside the input row, ptrs[kk] = where that row of col lies in
- * the input (1 returned). */
+/* Fetch the line `ahead` floats past p into L2 (the address may lie past the
+ * buffer: a prefetch never faults, and no pointer is formed to it). */
+static void blk_prefetch(const float *p, int64_t ahead)
+{
+    __builtin_prefetch((const void *)((uintptr_t)p + (uintptr_t)ahead * sizeof(float)), 0, 2);
+}
+
+/* d[0, run) = im2col row t for output columns [ox, ox + run) of output row oy. */
+static void blk_fill(const prt__conv_geo *g, const blk_tap *t, const float *xg, int64_t oy, int64_t ox, int64_t run,
+                     int64_t mr, float *d)
+{
+    const int64_t iy = oy * g->sh + t->dy;
+    const float *row;
+    int64_t a, b, o;
+    if (iy < 0 || iy >= g->h) {
+        memset(d, 0, (size_t)run * sizeof(float));
+        return;
+    }
+    row = xg + t->xoff + iy * g->w;
+    a = ox > t->oxlo ? ox : t->oxlo;
+    b = ox + run < t->oxhi ? ox + run : t->oxhi;
+    if (a > ox + run) a = ox + run;
+    if (b < a) b = a;
+    for (o = ox; o < a; o++) d[o - ox] = 0;
+    /* the next panel of this row reads on from here: fetch it while this one computes */
+    blk_prefetch(row, (ox + run + mr) * g->sw + t->dx);
+    if (g->sw == 1 && b > a) {
+        if (b - a == 32) memcpy(d + (a - ox), row + a + t->dx, 32 * sizeof(float));
+        else memcpy(d + (a - ox), row + a + t->dx, (size_t)(b - a) * sizeof(float));
+    } else {
+        for (o = a; o < b; o++) d[o - ox] = row[o * g->sw + t->dx];
+    }
+    for (o = b; o < ox + run; o++) d[o - ox] = 0;
+}
+
+/* dst[kk * mr + q] = col[k0 + kk][c0 + n0 + q], zero past nw (0 returned).
+ * Or, where ptrs is given, for a full panel of a 1x1 direct convolution or
+ * a stride-1 panel inside one output row: ptrs[kk] = where row kk of the
+ * panel lies, in the input itself when every tap of that row reads inside
+ * it, zeros for a kernel row outside the input, else the row filled in dst
+ * (1 returned). */
 static int blk_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, int64_t mr, float *dst,
                     const float **ptrs)
 {
@@ -57,26 +95,28 @@ static int blk_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, i
     const prt__conv_geo *g = it->j->g;
     const int64_t p0 = it->c0 + n0, hw = g->oh * g->ow;
     const int64_t oy0 = p0 / g->ow, ox0 = p0 % g->ow;
-    int64_t kk, q, o;
-    /* read in place, the panel after next fetched into L2 as the copies below do */
+    int64_t kk, q;
+    /* read in place, the panel after next fetched into L2 as the copies do */
     if (ptrs && mr <= 32 && g->direct_1x1) {
         for (kk = 0; kk < kc; kk++) {
             ptrs[kk] = it->xg + (k0 + kk) * hw + p0;
-            __builtin_prefetch(ptrs[kk] + 2 * mr, 0, 2);
-            __builtin_prefetch(ptrs[kk] + 2 * mr + 16, 0, 2);
+            blk_prefetch(ptrs[kk], 2 * mr);
+            blk_prefetch(ptrs[kk], 2 * mr + 16);
         }
         return 1;
     }
-    if (ptrs && mr <= 32 && g->sw == 1 && ox0 >= it->j->in_lo && ox0 + mr <= it->j->in_hi) {
+    if (ptrs && mr <= 32 && g->sw == 1 && ox0 + mr <= g->ow) {
+        const int64_t ysh = oy0 * g->sh, here = ysh * g->w + ox0;
         for (kk = 0; kk < kc; kk++) {
             const blk_tap *t = &it->j->taps[k0 + kk];
-            const int64_t iy = oy0 * g->sh + t->dy;
-            if (iy >= 0 && iy < g->h) {
-                const float *row = it->xg + t->xoff + iy * g->w;
-                ptrs[kk] = row + ox0 + t->dx;
-                __builtin_prefetch(row + (ox0 + t->dx + 2 * mr < g->w ? ox0 + t->dx + 2 * mr : g->w - 1), 0, 2);
-            } else {
+            if (ysh + t->dy < 0 || ysh + t->dy >= g->h) {
                 ptrs[kk] = blk_zeros;
+            } else if (ox0 >= t->oxlo && ox0 + mr <= t->oxhi) {
+                ptrs[kk] = it->xg + t->at + here;
+                blk_prefetch(ptrs[kk], 2 * mr); /* the panel after next of this input row, as the copies fetch it */
+            } else {
+                blk_fill(g, t, it->xg, oy0, ox0, mr, mr, dst + kk * mr);
+                ptrs[kk] = dst + kk * mr;
             }
         }
         return 1;
@@ -87,35 +127,13 @@ static int blk_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, i
             const float *src = it->xg + (k0 + kk) * hw + p0;
             if (nw == 32) memcpy(d, src, 32 * sizeof(float));
             else memcpy(d, src, (size_t)nw * sizeof(float));
-            __builtin_prefetch(src + 2 * mr, 0, 2);
-            __builtin_prefetch(src + 2 * mr + 16, 0, 2);
+            blk_prefetch(src, 2 * mr);
+            blk_prefetch(src, 2 * mr + 16);
         } else {
-            const blk_tap *t = &it->j->taps[k0 + kk];
-            int64_t oy = oy0, ox = ox0;
-            for (q = 0; q < nw; oy++, ox = 0) { /* one output row's run of the panel at a time */
-                const int64_t run = nw - q < g->ow - ox ? nw - q : g->ow - ox, iy = oy * g->sh + t->dy;
-                float *dr = d + q; /* dr[o - ox] is output column o of this row */
-                if (iy < 0 || iy >= g->h) {
-                    memset(dr, 0, (size_t)run * sizeof(float));
-                } else {
-                    const float *row = it->xg + t->xoff + iy * g->w;
-                    int64_t a = ox > t->oxlo ? ox : t->oxlo, b = ox + run < t->oxhi ? ox + run : t->oxhi;
-                    if (a > ox + run) a = ox + run;
-                    if (b < a) b = a;
-                    for (o = ox; o < a; o++) dr[o - ox] = 0;
-                    /* the next panel of this row reads on from here: fetch it while this one computes */
-                    __builtin_prefetch(row + ((ox + run) * g->sw + t->dx + mr * g->sw < g->w
-                                                  ? (ox + run) * g->sw + t->dx + mr * g->sw : g->w - 1),
-                                       0, 2);
-                    if (g->sw == 1 && b > a) {
-                        if (b - a == 32) memcpy(dr + (a - ox), row + a + t->dx, 32 * sizeof(float));
-                        else memcpy(dr + (a - ox), row + a + t->dx, (size_t)(b - a) * sizeof(float));
-                    } else {
-                        for (o = a; o < b; o++) dr[o - ox] = row[o * g->sw + t->dx];
-                    }
-                    for (o = b; o < ox + run; o++) dr[o - ox] = 0;
-                }
-                q += run;
+            int64_t oy = oy0, ox = ox0, run;
+            for (q = 0; q < nw; oy++, ox = 0, q += run) { /* one output row's run of the panel at a time */
+                run = nw - q < g->ow - ox ? nw - q : g->ow - ox;
+                blk_fill(g, &it->j->taps[k0 + kk], it->xg, oy, ox, run, mr, d + q);
             }
         }
         for (q = nw; q < mr; q++) d[q] = 0;
@@ -176,16 +194,11 @@ void prt__conv_blk_run(const prt__conv_geo *g, const float *x, const float *w, c
         t->xoff = c * g->h * g->w;
         t->dy = i * g->dh - g->ph;
         t->dx = jj * g->dw - g->pw;
+        t->at = t->xoff + t->dy * g->w + t->dx;
         t->oxlo = t->dx >= 0 ? 0 : (-t->dx + g->sw - 1) / g->sw;
         t->oxhi = g->w - 1 - t->dx >= 0 ? (g->w - 1 - t->dx) / g->sw + 1 : 0;
         if (t->oxlo > g->ow) t->oxlo = g->ow;
         if (t->oxhi > g->ow) t->oxhi = g->ow;
-    }
-    j.in_lo = 0;
-    j.in_hi = g->ow;
-    for (k = 0; k < g->kd; k++) {
-        if (taps[k].oxlo > j.in_lo) j.in_lo = taps[k].oxlo;
-        if (taps[k].oxhi < j.in_hi) j.in_hi = taps[k].oxhi;
     }
     for (grp = 0; grp < g->g; grp++)
         prt__gemm_pack_a(g->coutg, g->kd, w + grp * g->coutg * g->kd, g->kd, 1, ap + grp * per, &pa[grp]);
@@ -235,7 +248,7 @@ static int tr_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, in
     if (ptrs) {
         for (kk = 0; kk < kc; kk++) {
             ptrs[kk] = it->xg + (k0 + kk) * it->hw + it->c0 + n0;
-            __builtin_prefetch(ptrs[kk] + 2 * mr, 0, 2);
+            blk_prefetch(ptrs[kk], 2 * mr);
         }
         return 1;
     }
@@ -243,7 +256,7 @@ static int tr_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, in
         const float *src = it->xg + (k0 + kk) * it->hw + it->c0 + n0;
         if (nw == 32) memcpy(dst + kk * mr, src, 32 * sizeof(float));
         else memcpy(dst + kk * mr, src, (size_t)nw * sizeof(float));
-        __builtin_prefetch(src + 2 * mr, 0, 2);
+        blk_prefetch(src, 2 * mr);
         for (q = nw; q < mr; q++) dst[kk * mr + q] = 0;
     }
     return 0;

@@ -20,18 +20,19 @@
 typedef void (*dw_row_fn)(float *y, const float *const *rows, const float *wk, float bias, int64_t lo, int64_t hi,
                           const prt__conv_geo *g);
 
-/* Output columns [from, to) of one row with every tap checked against the input. */
+/* Output columns [from, to) of one row, each over the taps that fall inside the input row. */
 static void dw_border(float *y, const float *const *rows, const float *wk, float bias, int64_t from, int64_t to,
                       const prt__conv_geo *g)
 {
     int64_t ox, i, jj;
     for (ox = from; ox < to; ox++) {
+        const int64_t base = ox * g->sw - g->pw; /* ix of tap jj: base + jj * dw */
+        const int64_t j0 = base >= 0 ? 0 : (-base + g->dw - 1) / g->dw;
+        int64_t j1 = g->w - 1 - base < 0 ? 0 : (g->w - 1 - base) / g->dw + 1;
         float acc = bias;
+        if (j1 > g->kw) j1 = g->kw;
         for (i = 0; i < g->kh; i++)
-            for (jj = 0; jj < g->kw; jj++) {
-                const int64_t ix = ox * g->sw - g->pw + jj * g->dw;
-                if (ix >= 0 && ix < g->w) acc += rows[i][ix] * wk[i * g->kw + jj];
-            }
+            for (jj = j0; jj < j1; jj++) acc += rows[i][base + jj * g->dw] * wk[i * g->kw + jj];
         y[ox] = acc;
     }
 }

@@ -185,16 +185,47 @@ typedef struct bn_job {
     int64_t C, sp;
 } bn_job;
 
+/* y[k] = x[k] * sc + b in double (a multiply, then an add), rounded once. */
+static void bn_plane(const float *restrict xp, float *restrict yp, int64_t n, double sc, double b)
+{
+    int64_t k;
+    for (k = 0; k < n; k++) yp[k] = (float)((double)xp[k] * sc + b);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(PLUGRT_NO_SIMD)
+#include <immintrin.h>
+/* The same operations eight values at a time: the same bits. */
+__attribute__((target("avx512f"))) static void bn_plane_512(const float *restrict xp, float *restrict yp, int64_t n,
+                                                            double sc, double b)
+{
+    const __m512d vs = _mm512_set1_pd(sc), vb = _mm512_set1_pd(b);
+    int64_t k;
+    for (k = 0; k + 8 <= n; k += 8) {
+        const __m512d v = _mm512_cvtps_pd(_mm256_loadu_ps(xp + k));
+        _mm256_storeu_ps(yp + k, _mm512_cvtpd_ps(_mm512_add_pd(_mm512_mul_pd(v, vs), vb)));
+    }
+    bn_plane(xp + k, yp + k, n - k, sc, b);
+}
+#define BN_HAVE_512 1
+#endif
+
 /* f32 planes [begin, end) of (image, channel): y = x * scale + shift in double, rounded once. */
 static void bn_range(void *arg, int64_t begin, int64_t end)
 {
     const bn_job *j = arg;
-    int64_t t, k;
+    int64_t t;
+#ifdef BN_HAVE_512
+    const int wide = __builtin_cpu_supports("avx512f");
+#endif
     for (t = begin; t < end; t++) {
         const double sc = j->p[2 * (t % j->C)], b = j->p[2 * (t % j->C) + 1];
-        const float *restrict xp = j->x + t * j->sp;
-        float *restrict yp = j->y + t * j->sp;
-        for (k = 0; k < j->sp; k++) yp[k] = (float)((double)xp[k] * sc + b);
+#ifdef BN_HAVE_512
+        if (wide) {
+            bn_plane_512(j->x + t * j->sp, j->y + t * j->sp, j->sp, sc, b);
+            continue;
+        }
+#endif
+        bn_plane(j->x + t * j->sp, j->y + t * j->sp, j->sp, sc, b);
     }
 }
 

@@ -200,7 +200,8 @@ static void pl_range(void *arg, int64_t begin, int64_t end)
                             continue;
                         }
                         at = (z * j->id[1] + yy) * j->id[2] + xx;
-                        v = prt__onnx_get_f64(j->x, j->t, plane * ivol + at);
+                        v = j->t == PRT_DTYPE_F32 ? (double)((const float *)j->x)[plane * ivol + at]
+                                                  : prt__onnx_get_f64(j->x, j->t, plane * ivol + at);
                         if (kind == PL_MAX || kind == PL_GMAX) {
                             if (best < 0 || v > acc) {
                                 acc = v;
@@ -217,84 +218,39 @@ static void pl_range(void *arg, int64_t begin, int64_t end)
             }
             if (kind == PL_AVG || kind == PL_GAVG) acc = cnt > 0 ? acc / cnt : 0;
             if (kind == PL_LP || kind == PL_GLP) acc = pow(acc, 1.0 / s->p);
-            prt__onnx_scatter_f64(j->y, j->t, plane * ovol + o, &acc, 1);
+            if (j->t == PRT_DTYPE_F32) ((float *)j->y)[plane * ovol + o] = (float)acc;
+            else prt__onnx_scatter_f64(j->y, j->t, plane * ovol + o, &acc, 1);
             if (j->idx) j->idx[plane * ovol + o] = best < 0 ? -1 : plane * ivol + best;
         }
     }
 }
 
-/* f32 planes without an Indices output: the same walk with floats read as
- * they are and the window clipped once per output row and pixel. Max and
- * windowed averages give the generic path's bits (comparisons in float,
- * sums in double in the same order); global averages sum a plane in eight
- * double accumulators. */
-static void pl_range_f32(void *arg, int64_t begin, int64_t end)
+/* GlobalAveragePool and GlobalMaxPool on f32 planes: one contiguous pass
+ * each. The mean sums in double over eight interleaved partial sums (not
+ * pl_range's one, so not always its last bit); the max compares as pl_range
+ * does (a NaN first stays, later NaNs are passed over). */
+static void pl_global_f32(void *arg, int64_t begin, int64_t end)
 {
     const pjob *j = arg;
-    const pkind kind = ((const prow *)j->n->def->row)->kind;
-    const pstate *s = PRT__ONNX_STATE(j->n, pstate);
-    const int64_t ivol = j->id[0] * j->id[1] * j->id[2], ovol = j->od[0] * j->od[1] * j->od[2];
-    const int is_max = kind == PL_MAX || kind == PL_GMAX;
-    int64_t plane;
+    const int64_t len = j->id[0] * j->id[1] * j->id[2];
+    const int avg = ((const prow *)j->n->def->row)->kind == PL_GAVG;
+    int64_t plane, i, k;
     for (plane = begin; plane < end; plane++) {
-        const float *x = (const float *)j->x + plane * ivol;
-        float *y = (float *)j->y + plane * ovol;
-        int64_t oz, oy, ox;
-        if (kind == PL_GAVG || kind == PL_GMAX) {
-            if (kind == PL_GMAX) {
-                float acc = ivol > 0 ? x[0] : -INFINITY;
-                int64_t i;
-                for (i = 1; i < ivol; i++)
-                    if (x[i] > acc) acc = x[i];
-                y[0] = acc;
-            } else {
-                double a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-                int64_t i = 0, k;
-                for (; i + 8 <= ivol; i += 8)
-                    for (k = 0; k < 8; k++) a[k] += x[i + k];
-                for (; i < ivol; i++) a[0] += x[i];
-                y[0] = ivol > 0 ? (float)((((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))) /
-                                          (double)ivol)
-                                : 0.0f;
-            }
-            continue;
+        const float *xp = (const float *)j->x + plane * len;
+        float *yp = (float *)j->y + plane;
+        if (avg) {
+            double part[8] = {0, 0, 0, 0, 0, 0, 0, 0}, acc;
+            for (i = 0; i + 8 <= len; i += 8)
+                for (k = 0; k < 8; k++) part[k] += xp[i + k];
+            acc = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+            for (; i < len; i++) acc += xp[i];
+            *yp = (float)(acc / (double)len);
+        } else {
+            float best = xp[0];
+            for (i = 1; i < len; i++)
+                if (xp[i] > best) best = xp[i];
+            *yp = best;
         }
-        for (oz = 0; oz < j->od[0]; oz++)
-            for (oy = 0; oy < j->od[1]; oy++)
-                for (ox = 0; ox < j->od[2]; ox++) {
-                    const int64_t z0 = oz * j->st[0] - j->pb[0], y0 = oy * j->st[1] - j->pb[1],
-                                  x0 = ox * j->st[2] - j->pb[2];
-                    double acc = 0, cnt = 0;
-                    float best = 0.0f;
-                    int have = 0;
-                    int64_t a, b, c;
-                    for (a = 0; a < j->k[0]; a++) {
-                        const int64_t z = z0 + a * j->dl[0];
-                        for (b = 0; b < j->k[1]; b++) {
-                            const int64_t yy = y0 + b * j->dl[1];
-                            const int row_in = z >= 0 && z < j->id[0] && yy >= 0 && yy < j->id[1];
-                            const float *xr = x + (z * j->id[1] + yy) * j->id[2];
-                            for (c = 0; c < j->k[2]; c++) {
-                                const int64_t xx = x0 + c * j->dl[2];
-                                if (!row_in || xx < 0 || xx >= j->id[2]) {
-                                    if (!is_max && s->count_pad && z < j->id[0] + j->pe[0] &&
-                                        yy < j->id[1] + j->pe[1] && xx < j->id[2] + j->pe[2])
-                                        cnt += 1;
-                                    continue;
-                                }
-                                if (is_max) {
-                                    if (!have || xr[xx] > best) best = xr[xx];
-                                    have = 1;
-                                } else {
-                                    acc += xr[xx];
-                                    cnt += 1;
-                                }
-                            }
-                        }
-                    }
-                    y[(oz * j->od[1] + oy) * j->od[2] + ox] =
-                        is_max ? (have ? best : -INFINITY) : (float)(cnt > 0 ? acc / cnt : 0);
-                }
     }
 }
 
@@ -338,14 +294,13 @@ static prt_status pl_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
     planes = d->d[0] * d->d[1];
     work = prt_dims_volume(&out[0].dims) * j.k[0] * j.k[1] * j.k[2];
     if (planes <= 0 || prt_dims_volume(&out[0].dims) <= 0) return PRT_OK;
-    if (j.t == PRT_DTYPE_F32 && !j.idx && r->kind != PL_LP && r->kind != PL_GLP) {
-        if (work <= 65536) pl_range_f32(&j, 0, planes);
-        else ex->parallel_for(ex, planes, 1, pl_range_f32, &j);
-    } else if (work <= 65536) {
-        pl_range(&j, 0, planes);
-    } else {
-        ex->parallel_for(ex, planes, 1, pl_range, &j);
+    if ((r->kind == PL_GAVG || r->kind == PL_GMAX) && j.t == PRT_DTYPE_F32 && work > 0) {
+        if (work <= 65536) pl_global_f32(&j, 0, planes);
+        else ex->parallel_for(ex, planes, 1 + 16384 / (work / planes), pl_global_f32, &j);
+        return PRT_OK;
     }
+    if (work <= 65536) pl_range(&j, 0, planes);
+    else ex->parallel_for(ex, planes, 1, pl_range, &j);
     return PRT_OK;
 }
 

@@ -567,6 +567,42 @@ TEST(pools_match_the_operator_examples)
     ot_free(&x);
 }
 
+/* GlobalAveragePool and GlobalMaxPool on f32 (one pass per plane, split
+ * over threads for large inputs) against float64; a NaN after the first
+ * element of a plane is passed over by the max, as in the general path. */
+TEST(global_pools_f32_match_float64)
+{
+    static const int64_t shapes[][4] = {{2, 3, 37, 41}, {1, 64, 46, 92}, {3, 5, 1, 7}};
+    size_t c;
+    int g;
+    char msg[256];
+    for (c = 0; c < sizeof shapes / sizeof shapes[0]; c++)
+        for (g = 0; g < 2; g++) {
+            const int64_t planes = shapes[c][0] * shapes[c][1], len = shapes[c][2] * shapes[c][3];
+            ot_tensor x = ot_rand(PRT_DTYPE_F32, ot_dims(4, shapes[c][0], shapes[c][1], shapes[c][2], shapes[c][3]),
+                                  -3, 5, (uint32_t)(600 + c)), y;
+            double *ref = malloc((size_t)planes * sizeof *ref);
+            int64_t p, i;
+            if (len > 2) ((float *)x.data)[len + 1] = NAN; /* plane 1, element 1 */
+            for (p = 0; p < planes; p++) {
+                double acc = g ? ot_get(&x, p * len) : 0;
+                for (i = 0; i < len; i++) {
+                    double v = ot_get(&x, p * len + i);
+                    if (g) acc = v > acc ? v : acc;
+                    else acc += v;
+                }
+                ref[p] = g ? acc : acc / (double)len;
+            }
+            CHECK_OK(ot_run(g ? "GlobalMaxPool" : "GlobalAveragePool", "1", NULL, 0, &x, 1, &y, 1, 2, msg, sizeof msg));
+            expect_dims(&y, ot_dims(4, shapes[c][0], shapes[c][1], (int64_t)1, (int64_t)1));
+            CHECK_MSG(ot_compare(&y, ref, planes, 1e-6, 1e-7, "global pool") == 0, "shape %d, %s", (int)c,
+                      g ? "max" : "average");
+            free(ref);
+            ot_free(&y);
+            ot_free(&x);
+        }
+}
+
 #include "reference_cases.h"
 
 #define F32S(nm, ...) {nm, (const float[]){__VA_ARGS__}, PRT_FIELD_FLOAT32, 0, \
@@ -787,6 +823,19 @@ TEST(batch_normalization_fast_path_matches_float64)
                                  ot_get(&in[1], c) + ot_get(&in[2], c);
                 }
         CHECK_EQ_INT(ot_compare(&y, ref, N * C * sp, pass ? 1e-3 : 1e-6, pass ? 1e-3 : 1e-6, "BatchNormalization"), 0);
+        if (!pass) { /* f32: x * scale + shift in double, rounded once, whichever the vector width */
+            int64_t bad = 0;
+            for (n = 0; n < N; n++)
+                for (c = 0; c < C; c++) {
+                    const double sc = ot_get(&in[1], c) / sqrt(ot_get(&in[4], c) + (double)eps);
+                    const double sh = ot_get(&in[2], c) - ot_get(&in[3], c) * sc;
+                    for (k = 0; k < sp; k++) {
+                        const int64_t o = (n * C + c) * sp + k;
+                        bad += ((float *)y.data)[o] != (float)(ot_get(&in[0], o) * sc + sh);
+                    }
+                }
+            CHECK_EQ_INT(bad, 0);
+        }
         ot_free(&y);
         for (k = 0; k < 5; k++) ot_free(&in[k]);
         free(ref);
