@@ -62,7 +62,7 @@ def main():
     rng = np.random.default_rng(11)
     print("onnxruntime %s, %d threads, median of %d runs" % (ort.__version__, a.threads, a.iterations))
     print("floor: max(2 * MACs / %.0f GFLOP/s, bytes / %.0f GB/s)" % (a.gflops, a.gbs))
-    print("| model | input | floor ms | onnxruntime ms | %% floor | plugrt ms | %% floor | plugrt / onnxruntime speed |")
+    print("| model | input | floor ms | onnxruntime ms | % floor | plugrt ms | % floor | plugrt / onnxruntime speed |")
     print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for name, shape in SHAPES.items():
