@@ -1,8 +1,17 @@
-/* core/threadpool.c - fixed pthread pool with a blocking parallel_for. */
+/* core/threadpool.c - fixed pthread pool with a blocking parallel_for.
+ *
+ * Between jobs a worker spins for a short while (SPIN_NS) watching for the
+ * next generation before it sleeps on the condition variable, and the
+ * caller spins the same way for the workers to finish: a network runs many
+ * small parallel_for calls back to back, and a sleep and wake-up per call
+ * costs more than the work of a small layer. The job fields are written
+ * before the generation is published (release) and read after it is seen
+ * (acquire). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/core.h"
@@ -17,7 +26,9 @@ struct prt__threadpool {
     pthread_cond_t idle;  /* the caller waits for the workers to finish */
     uint64_t generation;
     int stop;
-    int32_t busy; /* workers still inside the current job */
+    atomic_int busy;          /* workers still inside the current job */
+    atomic_ullong published;  /* the generation, for spinning workers */
+    atomic_int stopping;
     /* the current job */
     prt_range_fn fn;
     void *arg;
@@ -35,6 +46,59 @@ int32_t prt__threadpool_nb_cores(void)
     return (int32_t)n;
 }
 
+#define SPIN_NS 60000 /* how long a worker or the caller spins before it sleeps */
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Spin until cond(tp, v) holds or SPIN_NS pass; 1 if it held. */
+static int spin_until_gen(prt__threadpool *tp, uint64_t seen, uint64_t *gen)
+{
+    int64_t t0 = 0;
+    int i;
+    for (i = 0;; i++) {
+        uint64_t g = atomic_load_explicit(&tp->published, memory_order_acquire);
+        if (g != seen || atomic_load_explicit(&tp->stopping, memory_order_relaxed)) {
+            *gen = g;
+            return 1;
+        }
+        if ((i & 63) == 63) {
+            int64_t t = mono_ns();
+            if (!t0) t0 = t;
+            else if (t - t0 > SPIN_NS) return 0;
+        }
+        cpu_relax();
+    }
+}
+
+static int spin_until_idle(prt__threadpool *tp)
+{
+    int64_t t0 = 0;
+    int i;
+    for (i = 0;; i++) {
+        if (atomic_load_explicit(&tp->busy, memory_order_acquire) == 0) return 1;
+        if ((i & 63) == 63) {
+            int64_t t = mono_ns();
+            if (!t0) t0 = t;
+            else if (t - t0 > SPIN_NS) return 0;
+        }
+        cpu_relax();
+    }
+}
+
 static void run_chunks(prt__threadpool *tp)
 {
     for (;;) {
@@ -50,18 +114,24 @@ static void run_chunks(prt__threadpool *tp)
 static void *worker_main(void *p)
 {
     prt__threadpool *tp = p;
-    uint64_t seen = 0;
-    pthread_mutex_lock(&tp->lock);
+    uint64_t seen = 0, gen = 0;
     for (;;) {
-        while (!tp->stop && tp->generation == seen) pthread_cond_wait(&tp->wake, &tp->lock);
-        if (tp->stop) break;
-        seen = tp->generation;
-        pthread_mutex_unlock(&tp->lock);
+        if (!spin_until_gen(tp, seen, &gen)) {
+            pthread_mutex_lock(&tp->lock);
+            while (!tp->stop && tp->generation == seen) pthread_cond_wait(&tp->wake, &tp->lock);
+            gen = tp->generation;
+            pthread_mutex_unlock(&tp->lock);
+        }
+        if (atomic_load_explicit(&tp->stopping, memory_order_acquire)) break;
+        seen = gen;
         run_chunks(tp);
-        pthread_mutex_lock(&tp->lock);
-        if (--tp->busy == 0) pthread_cond_signal(&tp->idle);
+        if (atomic_fetch_sub_explicit(&tp->busy, 1, memory_order_acq_rel) == 1) {
+            /* the last one: wake the caller if it went to sleep */
+            pthread_mutex_lock(&tp->lock);
+            pthread_cond_signal(&tp->idle);
+            pthread_mutex_unlock(&tp->lock);
+        }
     }
-    pthread_mutex_unlock(&tp->lock);
     return NULL;
 }
 
@@ -70,6 +140,7 @@ static void stop_workers(prt__threadpool *tp, int32_t started)
     int32_t i;
     pthread_mutex_lock(&tp->lock);
     tp->stop = 1;
+    atomic_store_explicit(&tp->stopping, 1, memory_order_release);
     pthread_cond_broadcast(&tp->wake);
     pthread_mutex_unlock(&tp->lock);
     for (i = 0; i < started; i++) pthread_join(tp->workers[i], NULL);
@@ -91,6 +162,9 @@ prt_status prt__threadpool_create(int32_t nb_threads, prt__threadpool **out, cha
     tp->size = nb_threads;
     tp->nb_workers = nb_threads - 1;
     atomic_init(&tp->next, 0);
+    atomic_init(&tp->busy, 0);
+    atomic_init(&tp->published, 0);
+    atomic_init(&tp->stopping, 0);
     if (tp->nb_workers > 0) {
         tp->workers = prt__calloc((size_t)tp->nb_workers, sizeof(pthread_t));
         if (!tp->workers) {
@@ -159,13 +233,16 @@ void prt__threadpool_parallel_for(prt__threadpool *tp, int64_t n, int64_t grain,
     tp->chunk = chunk;
     tp->nb_chunks = n / chunk + (n % chunk != 0);
     atomic_store(&tp->next, 0);
+    atomic_store_explicit(&tp->busy, tp->nb_workers, memory_order_relaxed);
     pthread_mutex_lock(&tp->lock);
-    tp->busy = tp->nb_workers;
     tp->generation++;
+    atomic_store_explicit(&tp->published, tp->generation, memory_order_release);
     pthread_cond_broadcast(&tp->wake);
     pthread_mutex_unlock(&tp->lock);
     run_chunks(tp);
-    pthread_mutex_lock(&tp->lock);
-    while (tp->busy > 0) pthread_cond_wait(&tp->idle, &tp->lock);
-    pthread_mutex_unlock(&tp->lock);
+    if (!spin_until_idle(tp)) {
+        pthread_mutex_lock(&tp->lock);
+        while (atomic_load_explicit(&tp->busy, memory_order_acquire) > 0) pthread_cond_wait(&tp->idle, &tp->lock);
+        pthread_mutex_unlock(&tp->lock);
+    }
 }

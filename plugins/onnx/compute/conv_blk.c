@@ -153,6 +153,10 @@ static void blk_range(void *arg, int64_t begin, int64_t end)
         const blk_item it = {j, j->x + (img * g->cin + grp * g->cg) * g->h * g->w, c0};
         float *yb = j->y + (img * g->cout + grp * g->coutg) * hw + c0;
         prt__gemm_packed(&j->pa[grp], nb, blk_pack, (void *)&it, j->b ? j->b + grp * g->coutg : NULL, yb, hw);
+        if (j->epi && j->epi->fn && nb == hw) { /* the block is whole planes: one contiguous range */
+            j->epi->fn(j->epi->arg, j->y, yb - j->y, yb - j->y + g->coutg * hw);
+            continue;
+        }
         for (m = 0; j->epi && j->epi->fn && m < g->coutg; m++) {
             const int64_t row = yb + m * hw - j->y;
             j->epi->fn(j->epi->arg, j->y, row, row + nb);

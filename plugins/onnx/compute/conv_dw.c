@@ -149,6 +149,7 @@ static void dw_range(void *arg, int64_t begin, int64_t end)
         const float *xc = j->x + (img * g->cin + c / g->coutg) * g->h * g->w, *wc = j->w + c * g->kh * g->kw;
         float *yc = j->y + plane * g->oh * g->ow;
         const float bias = j->b ? j->b[c] : 0.0f;
+        int64_t epi_from = (yc + oy0 * g->ow) - j->y; /* rows not yet through the epilogue start here */
         for (oy = oy0; oy < oy1; oy++) {
             float *yr = yc + oy * g->ow;
             for (i = 0; i < g->kh; i++) {
@@ -158,7 +159,11 @@ static void dw_range(void *arg, int64_t begin, int64_t end)
             dw_border(yr, rows, wc, bias, 0, j->lo, g);
             if (j->hi > j->lo) j->row(yr, rows, wc, bias, j->lo, j->hi, g);
             dw_border(yr, rows, wc, bias, j->hi, g->ow, g);
-            if (j->epi && j->epi->fn) j->epi->fn(j->epi->arg, j->y, yr - j->y, yr - j->y + g->ow);
+            /* the epilogue over a few rows at a time: still in cache, fewer calls for narrow rows */
+            if (j->epi && j->epi->fn && (yr + g->ow - j->y - epi_from >= 2048 || oy + 1 == oy1)) {
+                j->epi->fn(j->epi->arg, j->y, epi_from, yr + g->ow - j->y);
+                epi_from = yr + g->ow - j->y;
+            }
         }
     }
 }
