@@ -64,32 +64,29 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Spin until cond(tp, v) holds or SPIN_NS pass; 1 if it held. */
-static int spin_until_gen(prt__threadpool *tp, uint64_t seen, uint64_t *gen)
+/* The job published after `seen` (or a stop) is visible: *gen its generation. */
+static int next_job(prt__threadpool *tp, uint64_t seen, uint64_t *gen)
 {
-    int64_t t0 = 0;
-    int i;
-    for (i = 0;; i++) {
-        uint64_t g = atomic_load_explicit(&tp->published, memory_order_acquire);
-        if (g != seen || atomic_load_explicit(&tp->stopping, memory_order_relaxed)) {
-            *gen = g;
-            return 1;
-        }
-        if ((i & 63) == 63) {
-            int64_t t = mono_ns();
-            if (!t0) t0 = t;
-            else if (t - t0 > SPIN_NS) return 0;
-        }
-        cpu_relax();
-    }
+    *gen = atomic_load_explicit(&tp->published, memory_order_acquire);
+    return *gen != seen || atomic_load_explicit(&tp->stopping, memory_order_relaxed);
 }
 
-static int spin_until_idle(prt__threadpool *tp)
+/* Every worker has finished the current job. */
+static int job_done(prt__threadpool *tp, uint64_t unused, uint64_t *unused_out)
+{
+    (void)unused;
+    (void)unused_out;
+    return atomic_load_explicit(&tp->busy, memory_order_acquire) == 0;
+}
+
+/* Spin until done(tp, arg, out) holds (1) or SPIN_NS pass (0). */
+static int spin_until(prt__threadpool *tp, int (*done)(prt__threadpool *, uint64_t, uint64_t *), uint64_t arg,
+                      uint64_t *out)
 {
     int64_t t0 = 0;
     int i;
     for (i = 0;; i++) {
-        if (atomic_load_explicit(&tp->busy, memory_order_acquire) == 0) return 1;
+        if (done(tp, arg, out)) return 1;
         if ((i & 63) == 63) {
             int64_t t = mono_ns();
             if (!t0) t0 = t;
@@ -116,7 +113,7 @@ static void *worker_main(void *p)
     prt__threadpool *tp = p;
     uint64_t seen = 0, gen = 0;
     for (;;) {
-        if (!spin_until_gen(tp, seen, &gen)) {
+        if (!spin_until(tp, next_job, seen, &gen)) {
             pthread_mutex_lock(&tp->lock);
             while (!tp->stop && tp->generation == seen) pthread_cond_wait(&tp->wake, &tp->lock);
             gen = tp->generation;
@@ -240,7 +237,7 @@ void prt__threadpool_parallel_for(prt__threadpool *tp, int64_t n, int64_t grain,
     pthread_cond_broadcast(&tp->wake);
     pthread_mutex_unlock(&tp->lock);
     run_chunks(tp);
-    if (!spin_until_idle(tp)) {
+    if (!spin_until(tp, job_done, 0, NULL)) {
         pthread_mutex_lock(&tp->lock);
         while (atomic_load_explicit(&tp->busy, memory_order_acquire) > 0) pthread_cond_wait(&tp->idle, &tp->lock);
         pthread_mutex_unlock(&tp->lock);

@@ -493,18 +493,10 @@ static int make_prog(const fuser *fz, const fgroup *g, int32_t conv_out, prog *p
             }
             c[1 + k] = opnd;
         }
-        if (l->nb_par) {
-            int32_t a = -1, b = -1;
+        if (l->nb_par) { /* parameters sit side by side from consts[p]: never shared */
             if (p->nb_consts + l->nb_par > MAX_CONSTS) return 0;
-            /* parameters sit side by side: never shared */
-            a = p->nb_consts;
-            p->consts[p->nb_consts++] = l->par[0];
-            if (l->nb_par > 1) {
-                b = p->nb_consts;
-                p->consts[p->nb_consts++] = l->par[1];
-            }
-            (void)b;
-            c[3] = a;
+            c[3] = p->nb_consts;
+            for (j = 0; j < l->nb_par; j++) p->consts[p->nb_consts++] = l->par[j];
         }
     }
     p->nb_ins = g->nb;
@@ -807,17 +799,15 @@ prt_status prt__onnx_fuse(const prt_network *net, prt__onnx_tinfo_fn info, void 
             grow_group(&fz, g);
             g->conv = pick_conv(&fz, g);
             if (g->conv < 0 && (g->nb < 2 || !fz.have_ew)) {
-                /* not worth a layer of its own: the members stay as they are */
+                /* not worth a layer of its own: the members stay as they are (later roots
+                 * come earlier in the walk and never absorb a layer after them) */
                 for (k = 0; k < g->nb; k++) fz.l[g->mem[k]].grp = -1;
-                fz.l[i].grp = -2; /* visited */
                 continue;
             }
             if (g->conv >= 0) fz.l[g->conv].grp = fz.nb_g;
             fused += g->nb;
             fz.nb_g++;
         }
-    for (i = 0; i < net->nb_layers; i++)
-        if (fz.l[i].grp == -2) fz.l[i].grp = -1;
     if (fused == 0) goto done;
     if ((s = emit(&fz, out)) != PRT_OK) goto done;
     if (nb_fused) *nb_fused = fused;

@@ -53,6 +53,7 @@ typedef struct layer_times {
     struct lt {
         char name[128], plugin[96];
         double ms;
+        int32_t layers; /* per-plugin totals: how many layers */
     } *v;
     int bad; /* out of memory: reported, not printed */
 } layer_times;
@@ -103,7 +104,7 @@ static void print_layer_times(layer_times *t, int runs, int json)
         for (j = 0; j < np && strcmp(per[j].plugin, t->v[i].plugin) != 0; j++) {}
         if (j == np) snprintf(per[np++].plugin, sizeof per[0].plugin, "%s", t->v[i].plugin);
         per[j].ms += t->v[i].ms;
-        per[j].name[0]++; /* layer count, up to 255 shown */
+        per[j].layers++;
     }
     qsort(t->v, (size_t)t->n, sizeof *t->v, cmp_lt);
     qsort(per, (size_t)np, sizeof *per, cmp_lt);
@@ -118,7 +119,7 @@ static void print_layer_times(layer_times *t, int runs, int json)
                runs, total);
         printf("  by plugin:\n");
         for (i = 0; i < np; i++)
-            printf("    %-28s %4d layers %10.4f ms %5.1f%%\n", per[i].plugin, (int)(unsigned char)per[i].name[0],
+            printf("    %-28s %4d layers %10.4f ms %5.1f%%\n", per[i].plugin, (int)per[i].layers,
                    per[i].ms, total > 0 ? 100.0 * per[i].ms / total : 0.0);
         printf("  slowest layers:\n");
         for (i = 0; i < t->n && i < 20; i++)

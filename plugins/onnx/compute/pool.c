@@ -172,57 +172,62 @@ typedef struct pjob {
     int64_t id[3], od[3], k[3], st[3], dl[3], pb[3], pe[3]; /* padded to 3 axes */
 } pjob;
 
-static void pl_range(void *arg, int64_t begin, int64_t end)
+/* Output `o` of plane `plane` (plane = n * C + c), any dtype, every kind:
+ * the window walked tap by tap with its bounds checked, in double. */
+static void pl_out(const pjob *j, int64_t plane, int64_t o)
 {
-    const pjob *j = arg;
     const prt__onnx_node *n = j->n;
     const pkind kind = ((const prow *)n->def->row)->kind;
     const pstate *s = PRT__ONNX_STATE(n, pstate);
     const int64_t ivol = j->id[0] * j->id[1] * j->id[2], ovol = j->od[0] * j->od[1] * j->od[2];
-    int64_t plane, o;
-    for (plane = begin; plane < end; plane++) { /* plane = n * C + c */
-        for (o = 0; o < ovol; o++) {
-            int64_t oc[3] = {o / (j->od[1] * j->od[2]), (o / j->od[2]) % j->od[1], o % j->od[2]}, a, b, c;
-            double acc = kind == PL_MAX || kind == PL_GMAX ? -INFINITY : 0, cnt = 0;
-            int64_t best = -1;
-            for (a = 0; a < j->k[0]; a++) {
-                int64_t z = oc[0] * j->st[0] - j->pb[0] + a * j->dl[0];
-                for (b = 0; b < j->k[1]; b++) {
-                    int64_t yy = oc[1] * j->st[1] - j->pb[1] + b * j->dl[1];
-                    for (c = 0; c < j->k[2]; c++) {
-                        int64_t xx = oc[2] * j->st[2] - j->pb[2] + c * j->dl[2], at;
-                        int inside = z >= 0 && z < j->id[0] && yy >= 0 && yy < j->id[1] && xx >= 0 && xx < j->id[2];
-                        double v;
-                        if (!inside) {
-                            if (s->count_pad && z < j->id[0] + j->pe[0] && yy < j->id[1] + j->pe[1] &&
-                                xx < j->id[2] + j->pe[2])
-                                cnt += 1;
-                            continue;
-                        }
-                        at = (z * j->id[1] + yy) * j->id[2] + xx;
-                        v = j->t == PRT_DTYPE_F32 ? (double)((const float *)j->x)[plane * ivol + at]
-                                                  : prt__onnx_get_f64(j->x, j->t, plane * ivol + at);
-                        if (kind == PL_MAX || kind == PL_GMAX) {
-                            if (best < 0 || v > acc) {
-                                acc = v;
-                                best = s->col_major ? (xx * j->id[1] + yy) * j->id[0] + z : at;
-                            }
-                        } else if (kind == PL_LP || kind == PL_GLP) {
-                            acc += pow(fabs(v), s->p);
-                        } else {
-                            acc += v;
-                            cnt += 1;
-                        }
+    int64_t oc[3] = {o / (j->od[1] * j->od[2]), (o / j->od[2]) % j->od[1], o % j->od[2]}, a, b, c;
+    double acc = kind == PL_MAX || kind == PL_GMAX ? -INFINITY : 0, cnt = 0;
+    int64_t best = -1;
+    for (a = 0; a < j->k[0]; a++) {
+        int64_t z = oc[0] * j->st[0] - j->pb[0] + a * j->dl[0];
+        for (b = 0; b < j->k[1]; b++) {
+            int64_t yy = oc[1] * j->st[1] - j->pb[1] + b * j->dl[1];
+            for (c = 0; c < j->k[2]; c++) {
+                int64_t xx = oc[2] * j->st[2] - j->pb[2] + c * j->dl[2], at;
+                int inside = z >= 0 && z < j->id[0] && yy >= 0 && yy < j->id[1] && xx >= 0 && xx < j->id[2];
+                double v;
+                if (!inside) {
+                    if (s->count_pad && z < j->id[0] + j->pe[0] && yy < j->id[1] + j->pe[1] &&
+                        xx < j->id[2] + j->pe[2])
+                        cnt += 1;
+                    continue;
+                }
+                at = (z * j->id[1] + yy) * j->id[2] + xx;
+                v = j->t == PRT_DTYPE_F32 ? (double)((const float *)j->x)[plane * ivol + at]
+                                          : prt__onnx_get_f64(j->x, j->t, plane * ivol + at);
+                if (kind == PL_MAX || kind == PL_GMAX) {
+                    if (best < 0 || v > acc) {
+                        acc = v;
+                        best = s->col_major ? (xx * j->id[1] + yy) * j->id[0] + z : at;
                     }
+                } else if (kind == PL_LP || kind == PL_GLP) {
+                    acc += pow(fabs(v), s->p);
+                } else {
+                    acc += v;
+                    cnt += 1;
                 }
             }
-            if (kind == PL_AVG || kind == PL_GAVG) acc = cnt > 0 ? acc / cnt : 0;
-            if (kind == PL_LP || kind == PL_GLP) acc = pow(acc, 1.0 / s->p);
-            if (j->t == PRT_DTYPE_F32) ((float *)j->y)[plane * ovol + o] = (float)acc;
-            else prt__onnx_scatter_f64(j->y, j->t, plane * ovol + o, &acc, 1);
-            if (j->idx) j->idx[plane * ovol + o] = best < 0 ? -1 : plane * ivol + best;
         }
     }
+    if (kind == PL_AVG || kind == PL_GAVG) acc = cnt > 0 ? acc / cnt : 0;
+    if (kind == PL_LP || kind == PL_GLP) acc = pow(acc, 1.0 / s->p);
+    if (j->t == PRT_DTYPE_F32) ((float *)j->y)[plane * ovol + o] = (float)acc;
+    else prt__onnx_scatter_f64(j->y, j->t, plane * ovol + o, &acc, 1);
+    if (j->idx) j->idx[plane * ovol + o] = best < 0 ? -1 : plane * ivol + best;
+}
+
+static void pl_range(void *arg, int64_t begin, int64_t end)
+{
+    const pjob *j = arg;
+    const int64_t ovol = j->od[0] * j->od[1] * j->od[2];
+    int64_t plane, o;
+    for (plane = begin; plane < end; plane++)
+        for (o = 0; o < ovol; o++) pl_out(j, plane, o);
 }
 
 /* GlobalAveragePool and GlobalMaxPool on f32 planes: one contiguous pass
@@ -254,95 +259,52 @@ static void pl_global_f32(void *arg, int64_t begin, int64_t end)
     }
 }
 
-/* MaxPool (and its Indices) and AveragePool on f32 planes: pl_range's walk
- * without its per-output index arithmetic (output coordinates looped, the
- * input row found once per window row). The same bits as pl_range:
- * comparisons in float, sums in double in the same order. */
+/* MaxPool (and its Indices) and AveragePool on f32 planes: a 2-D window
+ * that lies inside the input is read with no checks, in pl_out's order of
+ * taps (so with its bits: comparisons in float, the sum in double); every
+ * other window goes through pl_out. */
 static void pl_window_f32(void *arg, int64_t begin, int64_t end)
 {
     const pjob *j = arg;
-    const pkind kind = ((const prow *)j->n->def->row)->kind;
     const pstate *s = PRT__ONNX_STATE(j->n, pstate);
+    const int is_max = ((const prow *)j->n->def->row)->kind == PL_MAX;
     const int64_t ivol = j->id[0] * j->id[1] * j->id[2], ovol = j->od[0] * j->od[1] * j->od[2];
-    const int is_max = kind == PL_MAX || kind == PL_GMAX;
-    int64_t plane;
+    int64_t plane, oz, oy, ox, bb, cc;
     for (plane = begin; plane < end; plane++) {
         const float *x = (const float *)j->x + plane * ivol;
         float *y = (float *)j->y + plane * ovol;
-        int64_t oz, oy, ox;
         for (oz = 0; oz < j->od[0]; oz++)
             for (oy = 0; oy < j->od[1]; oy++)
                 for (ox = 0; ox < j->od[2]; ox++) {
                     const int64_t z0 = oz * j->st[0] - j->pb[0], y0 = oy * j->st[1] - j->pb[1],
-                                  x0 = ox * j->st[2] - j->pb[2];
-                    double acc = 0, cnt = 0;
-                    if (j->k[0] == 1 && z0 >= 0 && z0 < j->id[0] && y0 >= 0 && x0 >= 0 &&
-                        y0 + (j->k[1] - 1) * j->dl[1] < j->id[1] && x0 + (j->k[2] - 1) * j->dl[2] < j->id[2]) {
-                        /* a 2-D window inside the input: no checks, the same order of taps */
-                        const float *p0 = x + (z0 * j->id[1] + y0) * j->id[2] + x0;
-                        const int64_t o = (oz * j->od[1] + oy) * j->od[2] + ox;
-                        int64_t bb, cc, at = 0;
-                        if (is_max) {
-                            float v0 = p0[0];
-                            for (bb = 0; bb < j->k[1]; bb++)
-                                for (cc = 0; cc < j->k[2]; cc++) {
-                                    const int64_t off = bb * j->dl[1] * j->id[2] + cc * j->dl[2];
-                                    if (p0[off] > v0) {
-                                        v0 = p0[off];
-                                        at = off;
-                                    }
-                                }
-                            y[o] = v0;
-                            if (j->idx) {
-                                const int64_t w = (z0 * j->id[1] + y0) * j->id[2] + x0 + at;
-                                const int64_t zz = w / (j->id[1] * j->id[2]), yy = w / j->id[2] % j->id[1],
-                                              xx = w % j->id[2];
-                                j->idx[plane * ovol + o] =
-                                    plane * ivol + (s->col_major ? (xx * j->id[1] + yy) * j->id[0] + zz : w);
-                            }
-                        } else {
-                            for (bb = 0; bb < j->k[1]; bb++)
-                                for (cc = 0; cc < j->k[2]; cc++) acc += p0[bb * j->dl[1] * j->id[2] + cc * j->dl[2]];
-                            y[o] = (float)(acc / (double)(j->k[1] * j->k[2]));
-                        }
+                                  x0 = ox * j->st[2] - j->pb[2], o = (oz * j->od[1] + oy) * j->od[2] + ox;
+                    const float *p0;
+                    int64_t at = 0;
+                    double acc = 0;
+                    if (j->k[0] != 1 || z0 < 0 || z0 >= j->id[0] || y0 < 0 || x0 < 0 ||
+                        y0 + (j->k[1] - 1) * j->dl[1] >= j->id[1] || x0 + (j->k[2] - 1) * j->dl[2] >= j->id[2]) {
+                        pl_out(j, plane, o);
                         continue;
                     }
-                    float best = 0.0f;
-                    int have = 0;
-                    int64_t a, b, c, best_at = -1;
-                    for (a = 0; a < j->k[0]; a++) {
-                        const int64_t z = z0 + a * j->dl[0];
-                        for (b = 0; b < j->k[1]; b++) {
-                            const int64_t yy = y0 + b * j->dl[1];
-                            const int row_in = z >= 0 && z < j->id[0] && yy >= 0 && yy < j->id[1];
-                            const float *xr = row_in ? x + (z * j->id[1] + yy) * j->id[2] : x;
-                            for (c = 0; c < j->k[2]; c++) {
-                                const int64_t xx = x0 + c * j->dl[2];
-                                if (!row_in || xx < 0 || xx >= j->id[2]) {
-                                    if (!is_max && s->count_pad && z < j->id[0] + j->pe[0] &&
-                                        yy < j->id[1] + j->pe[1] && xx < j->id[2] + j->pe[2])
-                                        cnt += 1;
-                                    continue;
-                                }
-                                if (is_max) {
-                                    if (!have || xr[xx] > best) {
-                                        best = xr[xx];
-                                        best_at = s->col_major ? (xx * j->id[1] + yy) * j->id[0] + z
-                                                               : (z * j->id[1] + yy) * j->id[2] + xx;
-                                    }
-                                    have = 1;
-                                } else {
-                                    acc += xr[xx];
-                                    cnt += 1;
-                                }
-                            }
-                        }
+                    p0 = x + (z0 * j->id[1] + y0) * j->id[2] + x0;
+                    if (!is_max) {
+                        for (bb = 0; bb < j->k[1]; bb++)
+                            for (cc = 0; cc < j->k[2]; cc++) acc += p0[bb * j->dl[1] * j->id[2] + cc * j->dl[2]];
+                        y[o] = (float)(acc / (double)(j->k[1] * j->k[2]));
+                        continue;
                     }
-                    y[(oz * j->od[1] + oy) * j->od[2] + ox] =
-                        is_max ? (have ? best : -INFINITY) : (float)(cnt > 0 ? acc / cnt : 0);
-                    if (j->idx)
-                        j->idx[plane * ovol + (oz * j->od[1] + oy) * j->od[2] + ox] =
-                            best_at < 0 ? -1 : plane * ivol + best_at;
+                    for (bb = 0; bb < j->k[1]; bb++)
+                        for (cc = 0; cc < j->k[2]; cc++) {
+                            const int64_t off = bb * j->dl[1] * j->id[2] + cc * j->dl[2];
+                            if (p0[off] > p0[at]) at = off;
+                        }
+                    y[o] = p0[at];
+                    if (j->idx) {
+                        const int64_t w = (z0 * j->id[1] + y0) * j->id[2] + x0 + at;
+                        const int64_t yy = w / j->id[2] % j->id[1], xx = w % j->id[2];
+                        j->idx[plane * ovol + o] =
+                            plane * ivol + (s->col_major ? (xx * j->id[1] + yy) * j->id[0] + z0 : w);
+                    }
                 }
     }
 }
