@@ -465,6 +465,59 @@ static int32_t add_const(prog *p, float v)
     return p->nb_consts++;
 }
 
+/* Value v (an instruction's) read by instruction `by` only? */
+static int used_once_by(const prog *p, int64_t v, int32_t by)
+{
+    int32_t i, k, n = 0;
+    for (i = 0; i < p->nb_ins; i++)
+        for (k = 1; k <= 2; k++)
+            if (p->code[4 * i + k] == v && (k == 1 || p->code[4 * i] <= OP_POW)) { /* the binary ops here */
+                if (i != by) return 0;
+                n++;
+            }
+    return n == 1;
+}
+
+static int opnd_is_const(const prog *p, int64_t o, float v)
+{
+    return o < 0 && -1 - o < p->nb_consts && p->consts[-1 - o] == v;
+}
+
+/* x * clip(x + 3, 0, 6) / 6, the hard swish as exporters write it out, is
+ * one HardSwish instruction (x * clamp((x + 3) / 6, 0, 1): the same to an
+ * ulp or two, and one pass over the data instead of four). The removed
+ * instructions' values are renumbered. */
+static void peephole(prog *p)
+{
+    int32_t i;
+    for (i = 0; i + 3 < p->nb_ins; i++) {
+        int64_t *c = &p->code[4 * i], x, v0 = p->nb_vals + i, j;
+        int32_t k;
+        if (c[0] != OP_ADD) continue;
+        if (opnd_is_const(p, c[2], 3.0f)) x = c[1];
+        else if (opnd_is_const(p, c[1], 3.0f)) x = c[2];
+        else continue;
+        if (x < 0) continue;
+        if (c[4] != OP_CLIP || c[5] != v0 || p->consts[c[7]] != 0.0f || p->consts[c[7] + 1] != 6.0f) continue;
+        if (c[8] != OP_MUL || !((c[9] == x && c[10] == v0 + 1) || (c[10] == x && c[9] == v0 + 1))) continue;
+        if (c[12] != OP_DIV || c[13] != v0 + 2 || !opnd_is_const(p, c[14], 6.0f)) continue;
+        if (!used_once_by(p, v0, i + 1) || !used_once_by(p, v0 + 1, i + 2) || !used_once_by(p, v0 + 2, i + 3)) continue;
+        /* instruction i becomes HardSwish(x); i + 1 .. i + 3 go; later values move down by 3 */
+        c[0] = OP_HARDSWISH;
+        c[1] = x;
+        c[2] = 0;
+        c[3] = 0;
+        for (j = i + 4; j < p->nb_ins; j++) memcpy(&p->code[4 * (j - 3)], &p->code[4 * j], 4 * sizeof(int64_t));
+        p->nb_ins -= 3;
+        for (j = i + 1; j < p->nb_ins; j++)
+            for (k = 1; k <= 2; k++) {
+                int64_t *o = &p->code[4 * j + k];
+                if (*o == v0 + 3) *o = v0; /* the old Div's value is the HardSwish's */
+                else if (*o > v0 + 3) *o -= 3;
+            }
+    }
+}
+
 static int make_prog(const fuser *fz, const fgroup *g, int32_t conv_out, prog *p)
 {
     int32_t lv[MAX_INS * 2], i, k, j;
@@ -500,6 +553,7 @@ static int make_prog(const fuser *fz, const fgroup *g, int32_t conv_out, prog *p
         }
     }
     p->nb_ins = g->nb;
+    peephole(p);
     return 1;
 }
 

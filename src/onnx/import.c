@@ -912,7 +912,8 @@ static prt_status import_node(importer *im, int32_t idx, int *dep_missing)
         nb_fields++;
     }
     /* a creator declaring "num_outputs" that the node does not give gets the
-     * node's output count (Split before version 18 splits into that many) */
+     * node's output count (Split before version 18 splits into that many;
+     * MaxPool leaves out Indices when the node does not list it) */
     if ((se_out = schema_entry(found.creator, "num_outputs")) && is_int_field(se_out->type)) {
         int given = 0;
         for (k = 0; k < nb_fields; k++) given |= strcmp(fields[k].name, "num_outputs") == 0;

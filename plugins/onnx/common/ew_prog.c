@@ -2,12 +2,13 @@
  * onnx/common/ew_prog.c - fp32 elementwise programs (see ew_prog.h):
  * checking and decoding, the broadcast plan, and chunked evaluation.
  *
- * Evaluation. prt__ew_range walks [begin, end) a chunk of EW_CHUNK output
- * elements at a time. Before the first chunk every value is classified once:
+ * Evaluation. prt__ew_exec walks [begin, end) a chunk of EW_CHUNK output
+ * elements at a time. prt__ew_bind has classified every value once:
  *   scalar  an input broadcast along every dim, a constant, or the result of
  *           an instruction whose operands are all scalars (computed here,
  *           once, by the same kernels as the vectors);
- *   direct  an input whose flat index is the output's (read in place);
+ *   direct  an input whose flat index is the output's (read in place, also
+ *           when it is the output itself);
  *   buffer  any other input (copied, splat or gathered into a stack buffer
  *           per chunk) and every other instruction result.
  * Each instruction is then one loop over the chunk (vector op vector,
@@ -17,8 +18,14 @@
  * whatever the chunking, so a result never depends on how [begin, end) was
  * split, on the thread count or on the instruction set used.
  *
- * The loops are compiled twice on x86-64: for the baseline and for AVX2 (no
- * FMA: each operation rounds once either way), chosen per call.
+ * Row mode (want_rows) walks a row of the innermost dim at a time where an
+ * input is constant along rows, so that input and what is computed from it
+ * alone are scalars of the row.
+ *
+ * The loops are compiled three times on x86-64: for the baseline, AVX2 and
+ * AVX-512, chosen per call; the file is compiled without contraction of
+ * multiply-adds (CMakeLists.txt), so each operation rounds once on every
+ * instruction set.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -41,9 +48,20 @@
 #define EW_INLINE inline
 #endif
 
+#if defined(__GNUC__) && !defined(__clang__)
+#define EW_IVDEP _Pragma("GCC ivdep")
+#elif defined(__clang__)
+#define EW_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define EW_IVDEP
+#endif
+
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define EW_HAVE_AVX2 1
 #endif
+/* Rows of at least this many elements are walked one by one when an input
+ * is constant along them (row mode, below). */
+#define EW_ROW_MIN 32
 
 /* ---- the opcode table ------------------------------------------------------------ */
 
@@ -280,27 +298,33 @@ prt_status prt__ew_plan(prt__ew_bcast *bc, int32_t nb_in, const prt_dims *in, co
 
 /* ---- kernels ---------------------------------------------------------------------- */
 
-/* Binary ops in three forms: vector-vector, vector-scalar, scalar-vector. */
+/* Binary ops in three forms: vector-vector, vector-scalar, scalar-vector.
+ * y may be one of the operands (the same elements, never shifted): each
+ * element is read before it is written, so the loops carry no dependence
+ * (EW_IVDEP tells the compiler so instead of a restrict that would not hold). */
 #define EW_BIN(nm, expr)                                                                          \
-    static EW_INLINE void nm##_vv(float *restrict y, const float *pa, const float *pb, int64_t n)  \
+    static EW_INLINE void nm##_vv(float *y, const float *pa, const float *pb, int64_t n)           \
     {                                                                                             \
         int64_t k;                                                                                \
+        EW_IVDEP                                                                                  \
         for (k = 0; k < n; k++) {                                                                 \
             const float a = pa[k], b = pb[k];                                                     \
             y[k] = (expr);                                                                        \
         }                                                                                         \
     }                                                                                             \
-    static EW_INLINE void nm##_vs(float *restrict y, const float *pa, const float b, int64_t n)    \
+    static EW_INLINE void nm##_vs(float *y, const float *pa, const float b, int64_t n)             \
     {                                                                                             \
         int64_t k;                                                                                \
+        EW_IVDEP                                                                                  \
         for (k = 0; k < n; k++) {                                                                 \
             const float a = pa[k];                                                                \
             y[k] = (expr);                                                                        \
         }                                                                                         \
     }                                                                                             \
-    static EW_INLINE void nm##_sv(float *restrict y, const float a, const float *pb, int64_t n)    \
+    static EW_INLINE void nm##_sv(float *y, const float a, const float *pb, int64_t n)             \
     {                                                                                             \
         int64_t k;                                                                                \
+        EW_IVDEP                                                                                  \
         for (k = 0; k < n; k++) {                                                                 \
             const float b = pb[k];                                                                \
             y[k] = (expr);                                                                        \
@@ -310,10 +334,11 @@ prt_status prt__ew_plan(prt__ew_bcast *bc, int32_t nb_in, const prt_dims *in, co
 /* Unary ops; c: the instruction's parameters (consts + p), read before the
  * loop as p0 (and p1) by the ops that have them. */
 #define EW_UN_P(nm, read_params, expr)                                                            \
-    static EW_INLINE void nm(float *restrict y, const float *pa, const float *c, int64_t n)        \
+    static EW_INLINE void nm(float *y, const float *pa, const float *c, int64_t n)                 \
     {                                                                                             \
         int64_t k;                                                                                \
         read_params;                                                                              \
+        EW_IVDEP                                                                                  \
         for (k = 0; k < n; k++) {                                                                 \
             const float a = pa[k];                                                                \
             y[k] = (expr);                                                                        \
@@ -395,7 +420,7 @@ typedef struct ew_src {
 } ew_src;
 
 /* y[0..n) = op(a, b). At most one of a, b is a scalar. */
-static EW_INLINE void ew_exec(int32_t op, float *restrict y, ew_src a, ew_src b, const float *c, int64_t n)
+static EW_INLINE void ew_exec(int32_t op, float *y, ew_src a, ew_src b, const float *c, int64_t n)
 {
 #define EW_B(nm)                                                                                  \
     do {                                                                                          \
@@ -450,27 +475,19 @@ static EW_INLINE void ew_exec(int32_t op, float *restrict y, ew_src a, ew_src b,
 
 enum { V_SCALAR = 0, V_DIRECT = 1, V_BUFFER = 2 };
 
-/* What prt__ew_range works out before the first chunk. */
-typedef struct ew_sched {
-    const prt__ew_prog *p;
-    const prt__ew_bcast *bc;
-    const float *const *x;
-    float *y;
-    int8_t kind[EW_VALUES];
-    int8_t slot[EW_VALUES];
-    int16_t last_use[EW_VALUES];
-    float s[EW_VALUES];
-    int32_t nb_gather, gather[PRT__EW_MAX_IN]; /* inputs loaded by the walk */
-    int32_t nb_copy, copy[PRT__EW_MAX_IN];     /* flat inputs that overlap y: copied */
-    int32_t result;                            /* the program's value */
-    int32_t result_in_y;                       /* the last instruction writes y */
-} ew_sched;
-
 /* The walk of the gathered inputs over the collapsed output dims. */
 typedef struct ew_walk {
     int64_t idx[PRT_MAX_DIMS];
     int64_t off[PRT__EW_MAX_IN];
 } ew_walk;
+
+/* The values of one stretch of output elements: the direct and copied
+ * inputs at its first element, the scalars (the bound ones, or in row mode
+ * a copy refolded per row). */
+typedef struct ew_seg {
+    const float *p[PRT__EW_MAX_IN];
+    const float *s;
+} ew_seg;
 
 static int input_is_scalar(const prt__ew_bcast *bc, int32_t k)
 {
@@ -498,17 +515,17 @@ static int overlaps(const float *a, const float *b, int64_t n)
     return ua < ub + len && ub < ua + len;
 }
 
-static ew_src src_of(const ew_sched *sc, float (*buf)[EW_CHUNK], int32_t v, int64_t o)
+static ew_src src_of(const prt__ew_bound *b, const ew_seg *sg, float (*buf)[EW_CHUNK], int32_t v, int64_t o)
 {
     ew_src r = {NULL, 0.0f};
     if (v < 0) {
-        r.s = sc->p->consts[-1 - v];
-    } else if (sc->kind[v] == V_SCALAR) {
-        r.s = sc->s[v];
-    } else if (sc->kind[v] == V_DIRECT) {
-        r.p = sc->x[v] + o;
+        r.s = b->p->consts[-1 - v];
+    } else if (b->kind[v] == V_SCALAR) {
+        r.s = sg->s[v];
+    } else if (b->kind[v] == V_DIRECT) {
+        r.p = sg->p[v] + o;
     } else {
-        r.p = buf[sc->slot[v]];
+        r.p = buf[b->slot[v]];
     }
     return r;
 }
@@ -519,105 +536,153 @@ static const float *params_of(const prt__ew_prog *p, const prt__ew_instr *in)
     return op_info[in->op].nb_params > 0 ? p->consts + in->p : NULL;
 }
 
-static int operand_is_scalar(const ew_sched *sc, int32_t v)
+static int operand_is_scalar(const prt__ew_bound *b, int32_t v)
 {
-    return v < 0 || sc->kind[v] == V_SCALAR;
+    return v < 0 || b->kind[v] == V_SCALAR;
 }
 
-/* Classify every value, fold the scalar instructions, give buffers out. */
-static void sched_init(ew_sched *sc, const prt__ew_prog *p, const prt__ew_bcast *bc, const float *const *x,
-                       float *y, int64_t begin, int64_t end)
+/* The scalar instructions, computed from the scalar inputs in s. */
+static void fold_scalars(const prt__ew_bound *b, float *s)
 {
-    int32_t k, i, nv = p->nb_in + p->nb_ins;
-    int8_t free_slots[EW_VALUES];
-    int32_t nb_free = 0;
-    memset(sc, 0, sizeof *sc);
-    sc->p = p;
-    sc->bc = bc;
-    sc->x = x;
-    sc->y = y;
-    for (k = 0; k < nv; k++) sc->last_use[k] = -1;
+    const prt__ew_prog *p = b->p;
+    int32_t i;
     for (i = 0; i < p->nb_ins; i++) {
         const prt__ew_instr *in = &p->ins[i];
-        if (in->a >= 0) sc->last_use[in->a] = (int16_t)i;
-        if (op_info[in->op].arity == 2 && in->b >= 0) sc->last_use[in->b] = (int16_t)i;
+        const int32_t v = p->nb_in + i, binary = op_info[in->op].arity == 2;
+        float x, y = 0.0f;
+        ew_src sa = {&x, 0.0f}, sb = {&y, 0.0f};
+        if (b->kind[v] != V_SCALAR) continue;
+        x = in->a < 0 ? p->consts[-1 - in->a] : s[in->a];
+        if (binary) y = in->b < 0 ? p->consts[-1 - in->b] : s[in->b];
+        ew_exec(in->op, &s[v], sa, sb, params_of(p, in), 1);
     }
-    sc->result = p->nb_ins > 0 ? nv - 1 : 0;
+}
+
+/* Row mode: the innermost collapsed dim is long (EW_ROW_MIN), no input
+ * needs a copy, every input is scalar, contiguous along the rows or
+ * constant along them, and one is constant along them (a per-channel scale
+ * or bias over NCHW). Each row is then a stretch of its own in which the
+ * inputs constant along it are scalars: instructions on them are computed
+ * once per row instead of per element, and nothing is gathered. */
+static int want_rows(const prt__ew_bound *b)
+{
+    const prt__ew_bcast *bc = b->bc;
+    const int32_t last = bc->rank - 1;
+    int32_t k, rowc = 0;
+    if (bc->rank < 2 || bc->ext[last] < EW_ROW_MIN || b->nb_copy > 0) return 0;
+    for (k = 0; k < b->p->nb_in; k++) {
+        if (b->kind[k] == V_SCALAR) continue;
+        if (bc->stride[k][last] == 0) rowc = 1;
+        else if (bc->stride[k][last] != 1) return 0;
+    }
+    return rowc;
+}
+
+void prt__ew_bind(prt__ew_bound *b, const prt__ew_prog *p, const prt__ew_bcast *bc, const float *const *x,
+                  float *y)
+{
+    int16_t last_use[EW_VALUES];
+    int8_t free_slots[EW_VALUES];
+    int32_t k, i, nv = p->nb_in + p->nb_ins, nb_free = 0;
+    memset(b, 0, sizeof *b);
+    b->p = p;
+    b->bc = bc;
+    b->y = y;
+    for (k = 0; k < p->nb_in; k++) b->x[k] = x[k];
+    for (k = 0; k < nv; k++) last_use[k] = -1;
+    for (i = 0; i < p->nb_ins; i++) {
+        const prt__ew_instr *in = &p->ins[i];
+        if (in->a >= 0) last_use[in->a] = (int16_t)i;
+        if (op_info[in->op].arity == 2 && in->b >= 0) last_use[in->b] = (int16_t)i;
+    }
+    b->result = p->nb_ins > 0 ? nv - 1 : 0;
     for (k = 0; k < p->nb_in; k++) {
         if (input_is_scalar(bc, k)) {
-            sc->kind[k] = V_SCALAR;
-            sc->s[k] = x[k][0];
+            b->kind[k] = V_SCALAR;
+            b->s[k] = x[k][0];
         } else if (!input_is_flat(bc, k)) {
-            sc->kind[k] = V_BUFFER;
-            sc->gather[sc->nb_gather++] = k;
-        } else if (overlaps(x[k] + begin, y + begin, end - begin)) {
-            sc->kind[k] = V_BUFFER;
-            sc->copy[sc->nb_copy++] = k;
+            b->kind[k] = V_BUFFER;
+            b->gather[b->nb_gather++] = k;
+        } else if (x[k] != y && overlaps(x[k], y, bc->volume)) {
+            b->kind[k] = V_BUFFER;
+            b->copy[b->nb_copy++] = k;
         } else {
-            sc->kind[k] = V_DIRECT;
+            b->kind[k] = V_DIRECT; /* also y itself: read element by element before it is written */
+        }
+    }
+    if (want_rows(b)) {
+        const int32_t last = bc->rank - 1;
+        b->rows = 1;
+        b->nb_gather = 0;
+        for (k = 0; k < p->nb_in; k++) {
+            if (b->kind[k] == V_SCALAR) continue;
+            if (bc->stride[k][last] == 0) {
+                b->kind[k] = V_SCALAR;
+                b->rowc[b->nb_rowc++] = k;
+            } else {
+                b->kind[k] = V_DIRECT;
+                b->rowv[b->nb_rowv++] = k;
+            }
         }
     }
     /* Buffers: the loaded inputs, then the results, each freed after its last use. */
     for (k = EW_VALUES - 1; k >= 0; k--) free_slots[nb_free++] = (int8_t)k;
     for (k = 0; k < p->nb_in; k++)
-        if (sc->kind[k] == V_BUFFER) {
-            sc->slot[k] = free_slots[--nb_free];
-            if (sc->last_use[k] < 0 && k != sc->result) free_slots[nb_free++] = sc->slot[k];
+        if (b->kind[k] == V_BUFFER) {
+            b->slot[k] = free_slots[--nb_free];
+            if (last_use[k] < 0 && k != b->result) free_slots[nb_free++] = b->slot[k];
         }
     for (i = 0; i < p->nb_ins; i++) {
         const prt__ew_instr *in = &p->ins[i];
         int32_t v = p->nb_in + i, binary = op_info[in->op].arity == 2;
-        if (operand_is_scalar(sc, in->a) && (!binary || operand_is_scalar(sc, in->b))) {
-            float a = in->a < 0 ? p->consts[-1 - in->a] : sc->s[in->a];
-            float b = binary ? (in->b < 0 ? p->consts[-1 - in->b] : sc->s[in->b]) : 0.0f;
-            ew_src sa = {&a, 0.0f}, sb = {&b, 0.0f};
-            sc->kind[v] = V_SCALAR;
-            ew_exec(in->op, &sc->s[v], sa, sb, params_of(p, in), 1);
+        if (operand_is_scalar(b, in->a) && (!binary || operand_is_scalar(b, in->b))) {
+            b->kind[v] = V_SCALAR;
             continue;
         }
-        sc->kind[v] = V_BUFFER;
-        if (v == sc->result) {
-            sc->result_in_y = 1;
+        b->kind[v] = V_BUFFER;
+        if (v == b->result) {
+            b->result_in_y = 1;
         } else {
-            sc->slot[v] = free_slots[--nb_free];
-            if (sc->last_use[v] < 0) free_slots[nb_free++] = sc->slot[v];
+            b->slot[v] = free_slots[--nb_free];
+            if (last_use[v] < 0) free_slots[nb_free++] = b->slot[v];
         }
         /* Operands dying here free their buffers (after the result took one: no aliasing). */
-        if (in->a >= 0 && sc->last_use[in->a] == i && sc->kind[in->a] == V_BUFFER && in->a != sc->result)
-            free_slots[nb_free++] = sc->slot[in->a];
-        if (binary && in->b >= 0 && in->b != in->a && sc->last_use[in->b] == i && sc->kind[in->b] == V_BUFFER &&
-            in->b != sc->result)
-            free_slots[nb_free++] = sc->slot[in->b];
+        if (in->a >= 0 && last_use[in->a] == i && b->kind[in->a] == V_BUFFER && in->a != b->result)
+            free_slots[nb_free++] = b->slot[in->a];
+        if (binary && in->b >= 0 && in->b != in->a && last_use[in->b] == i && b->kind[in->b] == V_BUFFER &&
+            in->b != b->result)
+            free_slots[nb_free++] = b->slot[in->b];
     }
+    if (!b->rows) fold_scalars(b, b->s); /* row mode folds per row */
 }
 
-static void walk_init(const ew_sched *sc, ew_walk *w, int64_t begin)
+static void walk_init(const prt__ew_bound *b, ew_walk *w, int64_t begin)
 {
-    const prt__ew_bcast *bc = sc->bc;
+    const prt__ew_bcast *bc = b->bc;
     int64_t rem = begin;
     int32_t d, g;
-    for (g = 0; g < sc->nb_gather; g++) w->off[g] = 0;
+    for (g = 0; g < b->nb_gather; g++) w->off[g] = 0;
     for (d = bc->rank - 1; d >= 0; d--) {
         w->idx[d] = rem % bc->ext[d];
         rem /= bc->ext[d];
-        for (g = 0; g < sc->nb_gather; g++) w->off[g] += w->idx[d] * bc->stride[sc->gather[g]][d];
+        for (g = 0; g < b->nb_gather; g++) w->off[g] += w->idx[d] * bc->stride[b->gather[g]][d];
     }
 }
 
 /* Load the next n elements of every gathered input into its buffer. */
-static EW_INLINE void walk_fill(const ew_sched *sc, ew_walk *w, float (*buf)[EW_CHUNK], int64_t n)
+static EW_INLINE void walk_fill(const prt__ew_bound *b, ew_walk *w, float (*buf)[EW_CHUNK], int64_t n)
 {
-    const prt__ew_bcast *bc = sc->bc;
+    const prt__ew_bcast *bc = b->bc;
     int32_t last = bc->rank - 1, g, d;
     int64_t pos = 0;
     while (pos < n) {
         int64_t seg = bc->ext[last] - w->idx[last], t;
         if (seg > n - pos) seg = n - pos;
-        for (g = 0; g < sc->nb_gather; g++) {
-            const int32_t k = sc->gather[g];
+        for (g = 0; g < b->nb_gather; g++) {
+            const int32_t k = b->gather[g];
             const int64_t st = bc->stride[k][last];
-            const float *s = sc->x[k] + w->off[g];
-            float *restrict dst = buf[sc->slot[k]] + pos;
+            const float *s = b->x[k] + w->off[g];
+            float *restrict dst = buf[b->slot[k]] + pos;
             if (st == 1) {
                 memcpy(dst, s, (size_t)seg * sizeof(float));
             } else if (st == 0) {
@@ -633,80 +698,142 @@ static EW_INLINE void walk_fill(const ew_sched *sc, ew_walk *w, float (*buf)[EW_
         for (d = last; d > 0 && w->idx[d] == bc->ext[d]; d--) {
             w->idx[d] = 0;
             w->idx[d - 1]++;
-            for (g = 0; g < sc->nb_gather; g++) {
-                const int32_t k = sc->gather[g];
+            for (g = 0; g < b->nb_gather; g++) {
+                const int32_t k = b->gather[g];
                 w->off[g] += bc->stride[k][d - 1] - bc->ext[d] * bc->stride[k][d];
             }
         }
     }
 }
 
-static EW_INLINE void chunks_body(const ew_sched *sc, int64_t begin, int64_t end)
+/* n output elements from y on: the stretch sg (w: the gather walk at its
+ * first element, when there are gathered inputs). */
+static EW_INLINE void chunks_body(const prt__ew_bound *b, const ew_seg *sg, ew_walk *w, float *y, int64_t n)
 {
     float buf[EW_VALUES][EW_CHUNK];
-    const prt__ew_prog *p = sc->p;
-    ew_walk w;
-    int64_t o, n;
+    const prt__ew_prog *p = b->p;
+    int64_t o, c;
     int32_t i, g;
-    if (sc->nb_gather) walk_init(sc, &w, begin);
-    for (o = begin; o < end; o += n) {
-        n = end - o < EW_CHUNK ? end - o : EW_CHUNK;
-        if (sc->nb_gather) walk_fill(sc, &w, buf, n);
-        for (g = 0; g < sc->nb_copy; g++)
-            memcpy(buf[sc->slot[sc->copy[g]]], sc->x[sc->copy[g]] + o, (size_t)n * sizeof(float));
+    for (o = 0; o < n; o += c) {
+        c = n - o < EW_CHUNK ? n - o : EW_CHUNK;
+        if (b->nb_gather) walk_fill(b, w, buf, c);
+        for (g = 0; g < b->nb_copy; g++)
+            memcpy(buf[b->slot[b->copy[g]]], sg->p[b->copy[g]] + o, (size_t)c * sizeof(float));
         for (i = 0; i < p->nb_ins; i++) {
             const prt__ew_instr *in = &p->ins[i];
             const int32_t v = p->nb_in + i;
-            ew_src a, b = {NULL, 0.0f};
-            if (sc->kind[v] == V_SCALAR) continue;
-            a = src_of(sc, buf, in->a, o);
-            if (op_info[in->op].arity == 2) b = src_of(sc, buf, in->b, o);
-            ew_exec(in->op, v == sc->result ? sc->y + o : buf[sc->slot[v]], a, b, params_of(p, in), n);
+            ew_src sa, sb = {NULL, 0.0f};
+            if (b->kind[v] == V_SCALAR) continue;
+            sa = src_of(b, sg, buf, in->a, o);
+            if (op_info[in->op].arity == 2) sb = src_of(b, sg, buf, in->b, o);
+            ew_exec(in->op, v == b->result ? y + o : buf[b->slot[v]], sa, sb, params_of(p, in), c);
         }
-        if (!sc->result_in_y) {
-            ew_src r = src_of(sc, buf, sc->result, o);
+        if (!b->result_in_y) {
+            ew_src r = src_of(b, sg, buf, b->result, o);
             if (!r.p) {
                 int64_t t;
-                for (t = 0; t < n; t++) sc->y[o + t] = r.s;
-            } else if (r.p != sc->y + o) {
-                memmove(sc->y + o, r.p, (size_t)n * sizeof(float));
+                for (t = 0; t < c; t++) y[o + t] = r.s;
+            } else if (r.p != y + o) {
+                memmove(y + o, r.p, (size_t)c * sizeof(float));
             }
         }
     }
 }
 
-static void chunks_base(const ew_sched *sc, int64_t begin, int64_t end)
+typedef void (*ew_chunks_fn)(const prt__ew_bound *b, const ew_seg *sg, ew_walk *w, float *y, int64_t n);
+
+static void chunks_base(const prt__ew_bound *b, const ew_seg *sg, ew_walk *w, float *y, int64_t n)
 {
-    chunks_body(sc, begin, end);
+    chunks_body(b, sg, w, y, n);
 }
 
 #ifdef EW_HAVE_AVX2
-__attribute__((target("avx2"))) static void chunks_avx2(const ew_sched *sc, int64_t begin, int64_t end)
+__attribute__((target("avx2"))) static void chunks_avx2(const prt__ew_bound *b, const ew_seg *sg, ew_walk *w,
+                                                         float *y, int64_t n)
 {
-    chunks_body(sc, begin, end);
+    chunks_body(b, sg, w, y, n);
+}
+
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
+chunks_avx512(const prt__ew_bound *b, const ew_seg *sg, ew_walk *w, float *y, int64_t n)
+{
+    chunks_body(b, sg, w, y, n);
 }
 #endif
+
+static ew_chunks_fn chunks_pick(void)
+{
+#ifdef EW_HAVE_AVX2
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) return chunks_avx512;
+    if (__builtin_cpu_supports("avx2")) return chunks_avx2;
+#endif
+    return chunks_base;
+}
+
+/* Row mode: each row of the innermost dim in [begin, end) as a stretch. */
+static void exec_rows(const prt__ew_bound *b, ew_chunks_fn chunks, int64_t begin, int64_t end)
+{
+    const prt__ew_bcast *bc = b->bc;
+    const int32_t last = bc->rank - 1;
+    const int64_t len = bc->ext[last];
+    int64_t idx[PRT_MAX_DIMS], off[PRT__EW_MAX_IN], row = begin / len, rem = row, at = begin;
+    float s[EW_VALUES];
+    ew_seg sg;
+    int32_t d, k;
+    memcpy(s, b->s, sizeof s);
+    sg.s = s;
+    for (k = 0; k < b->p->nb_in; k++) off[k] = 0;
+    for (d = last - 1; d >= 0; d--) {
+        idx[d] = rem % bc->ext[d];
+        rem /= bc->ext[d];
+        for (k = 0; k < b->p->nb_in; k++) off[k] += idx[d] * bc->stride[k][d];
+    }
+    while (at < end) {
+        const int64_t row_end = (row + 1) * len < end ? (row + 1) * len : end, inner = at - row * len;
+        for (k = 0; k < b->nb_rowc; k++) s[b->rowc[k]] = b->x[b->rowc[k]][off[b->rowc[k]]];
+        for (k = 0; k < b->nb_rowv; k++) sg.p[b->rowv[k]] = b->x[b->rowv[k]] + off[b->rowv[k]] + inner;
+        fold_scalars(b, s);
+        chunks(b, &sg, NULL, b->y + at, row_end - at);
+        at = row_end;
+        row++;
+        for (d = last - 1; d >= 0; d--) { /* the next row: carry through the outer dims */
+            for (k = 0; k < b->p->nb_in; k++) off[k] += bc->stride[k][d];
+            if (++idx[d] < bc->ext[d] || d == 0) break;
+            for (k = 0; k < b->p->nb_in; k++) off[k] -= bc->ext[d] * bc->stride[k][d];
+            idx[d] = 0;
+        }
+    }
+}
+
+void prt__ew_exec(const prt__ew_bound *b, int64_t begin, int64_t end)
+{
+    const ew_chunks_fn chunks = chunks_pick();
+    ew_seg sg;
+    ew_walk w;
+    int32_t k;
+    if (begin >= end) return;
+    if (b->rows) {
+        exec_rows(b, chunks, begin, end);
+        return;
+    }
+    sg.s = b->s;
+    for (k = 0; k < b->p->nb_in; k++) sg.p[k] = b->kind[k] == V_DIRECT ? b->x[k] + begin : NULL;
+    for (k = 0; k < b->nb_copy; k++) sg.p[b->copy[k]] = b->x[b->copy[k]] + begin;
+    if (b->nb_gather) walk_init(b, &w, begin);
+    chunks(b, &sg, b->nb_gather ? &w : NULL, b->y + begin, end - begin);
+}
 
 void prt__ew_range(const prt__ew_prog *p, const prt__ew_bcast *bc, const float *const *x, float *y, int64_t begin,
                    int64_t end)
 {
-    ew_sched sc;
+    prt__ew_bound b;
     if (begin >= end) return;
-    sched_init(&sc, p, bc, x, y, begin, end);
-#ifdef EW_HAVE_AVX2
-    if (__builtin_cpu_supports("avx2")) {
-        chunks_avx2(&sc, begin, end);
-        return;
-    }
-#endif
-    chunks_base(&sc, begin, end);
+    prt__ew_bind(&b, p, bc, x, y);
+    prt__ew_exec(&b, begin, end);
 }
 
 typedef struct ew_job {
-    const prt__ew_prog *p;
-    const prt__ew_bcast *bc;
-    const float *const *x;
-    float *y;
+    prt__ew_bound b;
     int64_t volume;
 } ew_job;
 
@@ -715,15 +842,17 @@ static void run_block(void *arg, int64_t cb, int64_t ce)
 {
     const ew_job *j = arg;
     int64_t e = ce * EW_CHUNK;
-    prt__ew_range(j->p, j->bc, j->x, j->y, cb * EW_CHUNK, e < j->volume ? e : j->volume);
+    prt__ew_exec(&j->b, cb * EW_CHUNK, e < j->volume ? e : j->volume);
 }
 
 void prt__ew_run(const prt__ew_prog *p, const prt__ew_bcast *bc, const float *const *x, float *y, prt_exec *ex)
 {
-    ew_job j = {p, bc, x, y, bc->volume};
+    ew_job j;
     if (bc->volume <= 0) return;
+    prt__ew_bind(&j.b, p, bc, x, y);
+    j.volume = bc->volume;
     if (bc->volume < EW_PARALLEL_MIN || !ex || !ex->parallel_for || ex->nb_threads <= 1) {
-        prt__ew_range(p, bc, x, y, 0, bc->volume);
+        prt__ew_exec(&j.b, 0, bc->volume);
         return;
     }
     ex->parallel_for(ex, (bc->volume + EW_CHUNK - 1) / EW_CHUNK, EW_GRAIN_CHUNKS, run_block, &j);

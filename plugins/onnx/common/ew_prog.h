@@ -113,9 +113,37 @@ typedef struct prt__ew_bcast {
  * out. Fails with SHAPE_MISMATCH naming the input otherwise. */
 prt_status prt__ew_plan(prt__ew_bcast *bc, int32_t nb_in, const prt_dims *in, const prt_dims *out, prt_msg *err);
 
-/* Evaluate output elements [begin, end) (flat, row-major) into y. An input
- * may be y itself when it has the output's shape (the program then runs in
- * place: each chunk is read before it is written). */
+/* A program bound to its inputs and output (prt__ew_bind), to be evaluated
+ * over any ranges of the output by prt__ew_exec, from any number of threads
+ * at once (it is only read). Binding classifies every value once: a caller
+ * that evaluates many small ranges (a convolution's epilogue, block by
+ * block) binds once per run. Filled by prt__ew_bind; fields are private. */
+typedef struct prt__ew_bound {
+    const prt__ew_prog *p;
+    const prt__ew_bcast *bc;
+    const float *x[PRT__EW_MAX_IN];
+    float *y;
+    int8_t kind[PRT__EW_MAX_IN + PRT__EW_MAX_INS];
+    int8_t slot[PRT__EW_MAX_IN + PRT__EW_MAX_INS];
+    float s[PRT__EW_MAX_IN + PRT__EW_MAX_INS];
+    int32_t nb_gather, gather[PRT__EW_MAX_IN]; /* inputs loaded by the walk */
+    int32_t nb_copy, copy[PRT__EW_MAX_IN];     /* flat inputs that overlap y without being y: copied */
+    int32_t result, result_in_y;
+    int32_t rows;                              /* row mode (see ew_prog.c) */
+    int32_t nb_rowc, rowc[PRT__EW_MAX_IN];     /* row mode: inputs constant along each row */
+    int32_t nb_rowv, rowv[PRT__EW_MAX_IN];     /* row mode: inputs contiguous along each row */
+} prt__ew_bound;
+
+/* Bind p to the inputs x[0 .. p->nb_in) and the output y, walked as bc says.
+ * An input may be y itself when it has the output's shape (the program then
+ * runs in place: each element is read before it is written). */
+void prt__ew_bind(prt__ew_bound *b, const prt__ew_prog *p, const prt__ew_bcast *bc, const float *const *x,
+                  float *y);
+
+/* Evaluate output elements [begin, end) (flat, row-major) into the bound y. */
+void prt__ew_exec(const prt__ew_bound *b, int64_t begin, int64_t end);
+
+/* prt__ew_bind then prt__ew_exec. */
 void prt__ew_range(const prt__ew_prog *p, const prt__ew_bcast *bc, const float *const *x, float *y, int64_t begin,
                    int64_t end);
 

@@ -219,7 +219,9 @@ static prt_status cv_geo(const prt__onnx_node *n, const prt_tensor_desc *in, con
         return PRT_STATUS_INTERNAL;
     }
     g->direct_1x1 = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
-    g->depthwise = g->cg == 1 && g->kh <= PRT__CONV_DW_MAXKH;
+    /* the direct kernel: depthwise, or few output channels per group (the first layers of small networks)
+     * with a spatial kernel, where the GEMM's 16-row blocks would be mostly padding */
+    g->depthwise = g->kh <= PRT__CONV_DW_MAXKH && (g->cg == 1 || (g->coutg <= 8 && g->kh * g->kw >= 4));
     return PRT_OK;
 }
 
@@ -581,12 +583,14 @@ typedef struct fc_epi {
     prt__ew_prog prog;
     prt__ew_bcast bc;
     const float *xs[PRT__EW_MAX_IN]; /* xs[0]: the output itself (the program runs in place) */
+    prt__ew_bound bound;             /* the program bound to xs and the output, once per run */
 } fc_epi;
 
 static void fc_epilogue(const void *arg, float *y, int64_t begin, int64_t end)
 {
     const fc_epi *e = arg;
-    prt__ew_range(&e->prog, &e->bc, e->xs, y, begin, end);
+    (void)y; /* the output the program is bound to */
+    prt__ew_exec(&e->bound, begin, end);
 }
 
 static prt_status fc_run(const prt__onnx_node *n, const prt_tensor_desc *in, int32_t nb_in,
@@ -611,6 +615,7 @@ static prt_status fc_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
     }
     if ((st = prt__ew_plan(&e.bc, e.prog.nb_in, dims, &out[0].dims, err)) != PRT_OK) return st;
     if (g.n * g.cout * g.oh * g.ow <= 0) return PRT_OK;
+    prt__ew_bind(&e.bound, &e.prog, &e.bc, e.xs, y[0]);
     epi.arg = &e;
     if (g.depthwise) prt__conv_dw_run(&g, x[0], x[1], b, y[0], ws, e.prog.nb_ins ? &epi : NULL, ex);
     else prt__conv_blk_run(&g, x[0], x[1], b, y[0], ws, e.prog.nb_ins ? &epi : NULL, ex);

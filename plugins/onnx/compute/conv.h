@@ -23,7 +23,8 @@
 typedef struct prt__conv_geo {
     int64_t n, cin, h, w, cout, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw, g, cg, coutg, kd;
     int direct_1x1; /* 1x1 kernel, stride 1, no padding: X is its own im2col matrix */
-    int depthwise;  /* one input channel per group: the direct kernel */
+    int depthwise;  /* the direct kernel: one input channel per group, or at most 8 output channels per group
+                     * with a kernel of at least 4 taps (conv.c) */
 } prt__conv_geo;
 
 typedef struct prt__conv_epi {
@@ -33,9 +34,11 @@ typedef struct prt__conv_epi {
 
 #define PRT__CONV_DW_MAXKH 64 /* taller depthwise kernels take the blocked path */
 
-/* Depthwise (cg == 1, any coutg, kh <= PRT__CONV_DW_MAXKH): bytes of workspace, and the run. b may be
- * NULL (no bias); epi may be NULL; the epilogue gets one output row at a
- * time. */
+/* The direct kernel (g->depthwise: kh <= PRT__CONV_DW_MAXKH and cg == 1, or
+ * coutg <= 8 with kh * kw >= 4): bytes of workspace, and the run. Each
+ * output row is a sum over the group's input channels of 2-D correlations of
+ * their rows. b may be NULL (no bias); epi may be NULL; the epilogue gets a
+ * few thousand outputs (whole rows) at a time. */
 size_t prt__conv_dw_workspace(const prt__conv_geo *g);
 void prt__conv_dw_run(const prt__conv_geo *g, const float *x, const float *w, const float *b, float *y, void *ws,
                       const prt__conv_epi *epi, prt_exec *ex);
@@ -45,6 +48,8 @@ void prt__conv_dw_run(const prt__conv_geo *g, const float *x, const float *w, co
  * against weights packed once per run with each sum started from the bias,
  * then the epilogue on each output channel's segment of the block. */
 size_t prt__conv_blk_workspace(const prt__conv_geo *g);
+/* Whether the blocked run takes its 1x1 stride-1 path (AVX-512, vectors along the pixels; conv_blk.c). */
+int prt__conv_k1_applies(const prt__conv_geo *g);
 void prt__conv_blk_run(const prt__conv_geo *g, const float *x, const float *w, const float *b, float *y, void *ws,
                        const prt__conv_epi *epi, prt_exec *ex);
 

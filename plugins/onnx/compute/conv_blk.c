@@ -141,27 +141,235 @@ static int blk_pack(void *arg, int64_t k0, int64_t kc, int64_t n0, int64_t nw, i
     return 0;
 }
 
+/* Work items: blocks of up to BLK_W output columns of one (image, group);
+ * narrower blocks while there are too few for the threads (the split
+ * changes no result, see conv.h). Returns the item count. */
+static int64_t blk_split(const prt__conv_geo *g, int64_t threads, int64_t *bw, int64_t *nblk)
+{
+    const int64_t hw = g->oh * g->ow;
+    int64_t items;
+    *bw = BLK_W;
+    for (;;) {
+        *nblk = (hw + *bw - 1) / *bw;
+        items = g->n * g->g * *nblk;
+        if (items >= 4 * threads || *bw <= 32) return items;
+        *bw /= 2;
+    }
+}
+
+/* The epilogue on a finished block (nb columns from yb, all the group's output channels). */
+static void blk_epilogue(const prt__conv_epi *epi, const prt__conv_geo *g, float *y, const float *yb, int64_t nb)
+{
+    const int64_t hw = g->oh * g->ow;
+    int64_t m;
+    if (!epi || !epi->fn) return;
+    if (nb == hw) { /* the block is whole planes: one contiguous range */
+        epi->fn(epi->arg, y, yb - y, yb - y + g->coutg * hw);
+        return;
+    }
+    for (m = 0; m < g->coutg; m++) {
+        const int64_t row = yb + m * hw - y;
+        epi->fn(epi->arg, y, row, row + nb);
+    }
+}
+
 static void blk_range(void *arg, int64_t begin, int64_t end)
 {
     const blk_job *j = arg;
     const prt__conv_geo *g = j->g;
     const int64_t hw = g->oh * g->ow;
-    int64_t t, m;
+    int64_t t;
     for (t = begin; t < end; t++) {
         const int64_t img = t / (g->g * j->nblk), grp = t / j->nblk % g->g, c0 = t % j->nblk * j->bw;
         const int64_t nb = hw - c0 < j->bw ? hw - c0 : j->bw;
         const blk_item it = {j, j->x + (img * g->cin + grp * g->cg) * g->h * g->w, c0};
         float *yb = j->y + (img * g->cout + grp * g->coutg) * hw + c0;
         prt__gemm_packed(&j->pa[grp], nb, blk_pack, (void *)&it, j->b ? j->b + grp * g->coutg : NULL, yb, hw);
-        if (j->epi && j->epi->fn && nb == hw) { /* the block is whole planes: one contiguous range */
-            j->epi->fn(j->epi->arg, j->y, yb - j->y, yb - j->y + g->coutg * hw);
-            continue;
-        }
-        for (m = 0; j->epi && j->epi->fn && m < g->coutg; m++) {
-            const int64_t row = yb + m * hw - j->y;
-            j->epi->fn(j->epi->arg, j->y, row, row + nb);
+        blk_epilogue(j->epi, g, j->y, yb, nb);
+    }
+}
+
+/* ---- 1x1 stride-1 convolutions on AVX-512: vectors along the pixels ----------------------
+ *
+ * Y_g = W_g X_g with X_g the group's input channels as rows (NCHW: each row
+ * contiguous) and Y_g its output channels as rows: a tile of K1_MR output
+ * channels by 32 pixels is 2 * K1_MR accumulators, started from the bias;
+ * per input channel k it loads 32 pixels of row k in place and broadcasts
+ * the tile's weights of column k ([k][K1_MR], packed once per run, rows
+ * past coutg zero), so no packing of X and no transpose of Y. Tiles of 4
+ * rows take the last output channels. Each sum is the bias then one FMA per
+ * k in ascending k, as in prt__gemm_packed, so the result is the same bits. */
+#define K1_MR 12
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(PLUGRT_NO_SIMD)
+#include <immintrin.h>
+#define K1_HAVE 1
+#define K1_AVX512 __attribute__((target("avx512f")))
+
+/* Rows [0, rows) of an MR-row tile: y[r * ldy + q] for pixels q of the masks m0 (0..15), m1 (16..31). */
+static inline __attribute__((always_inline)) K1_AVX512 void
+k1_tile(const int MR, const float *a, const float *bias, const float *x, int64_t ldx, int64_t kn, float *y,
+        int64_t ldy, int64_t rows, __mmask16 m0, __mmask16 m1)
+{
+    __m512 c0[K1_MR], c1[K1_MR];
+    int64_t k;
+    int r;
+#pragma GCC unroll 12
+    for (r = 0; r < MR; r++) c0[r] = c1[r] = _mm512_set1_ps(bias[r]);
+    for (k = 0; k < kn; k++) {
+        const __m512 b0 = _mm512_maskz_loadu_ps(m0, x + k * ldx), b1 = _mm512_maskz_loadu_ps(m1, x + k * ldx + 16);
+        const float *ak = a + k * MR;
+#pragma GCC unroll 12
+        for (r = 0; r < MR; r++) {
+            const __m512 w = _mm512_set1_ps(ak[r]);
+            c0[r] = _mm512_fmadd_ps(w, b0, c0[r]);
+            c1[r] = _mm512_fmadd_ps(w, b1, c1[r]);
         }
     }
+#pragma GCC unroll 12
+    for (r = 0; r < MR; r++) /* every index a constant, so the accumulators stay in registers */
+        if (r < rows) {
+            _mm512_mask_storeu_ps(y + r * ldy, m0, c0[r]);
+            _mm512_mask_storeu_ps(y + r * ldy + 16, m1, c1[r]);
+        }
+}
+
+static K1_AVX512 void k1_tile12(const float *a, const float *bias, const float *x, int64_t ldx, int64_t kn, float *y,
+                                int64_t ldy, int64_t rows, __mmask16 m0, __mmask16 m1)
+{
+    k1_tile(K1_MR, a, bias, x, ldx, kn, y, ldy, rows, m0, m1);
+}
+
+static K1_AVX512 void k1_tile4(const float *a, const float *bias, const float *x, int64_t ldx, int64_t kn, float *y,
+                               int64_t ldy, int64_t rows, __mmask16 m0, __mmask16 m1)
+{
+    k1_tile(4, a, bias, x, ldx, kn, y, ldy, rows, m0, m1);
+}
+#endif
+
+/* The row tiles of coutg output channels: 12 rows while more than 8 remain, then 4 (the last padded). */
+static int64_t k1_tiles(int64_t coutg, int64_t *starts, int64_t *heights)
+{
+    int64_t m = 0, nt = 0;
+    while (m < coutg) {
+        const int64_t h = coutg - m > 8 ? K1_MR : 4;
+        if (starts) {
+            starts[nt] = m;
+            heights[nt] = h;
+        }
+        nt++;
+        m += h;
+    }
+    return nt;
+}
+
+/* Floats of one group's packed weights and padded biases. */
+static int64_t k1_group_floats(const prt__conv_geo *g)
+{
+    int64_t nt = k1_tiles(g->coutg, NULL, NULL);
+    return (nt * K1_MR) * (g->cg + 1);
+}
+
+int prt__conv_k1_applies(const prt__conv_geo *g)
+{
+#ifdef K1_HAVE
+    return g->direct_1x1 && prt__gemm_level() >= 2;
+#else
+    (void)g;
+    return 0;
+#endif
+}
+
+typedef struct k1_job {
+    const prt__conv_geo *g;
+    const float *x, *wp; /* wp: per group, the tiles' [k][h] weights, then their h biases */
+    float *y;
+    const prt__conv_epi *epi;
+    int64_t bw, nblk, ntiles, per_group;
+    const int64_t *starts, *heights;
+} k1_job;
+
+#ifdef K1_HAVE
+static K1_AVX512 void k1_range(void *arg, int64_t begin, int64_t end)
+{
+    const k1_job *j = arg;
+    const prt__conv_geo *g = j->g;
+    const int64_t hw = g->oh * g->ow, kn = g->cg;
+    int64_t t, q, ti;
+    for (t = begin; t < end; t++) {
+        const int64_t img = t / (g->g * j->nblk), grp = t / j->nblk % g->g, c0 = t % j->nblk * j->bw;
+        const int64_t nb = hw - c0 < j->bw ? hw - c0 : j->bw;
+        const float *xg = j->x + (img * g->cin + grp * g->cg) * hw + c0;
+        float *yb = j->y + (img * g->cout + grp * g->coutg) * hw + c0;
+        const float *wg = j->wp + grp * j->per_group;
+        for (q = 0; q < nb; q += 32) {
+            const int64_t n = nb - q < 32 ? nb - q : 32;
+            const __mmask16 m0 = (__mmask16)(n >= 16 ? 0xFFFFu : (1u << n) - 1);
+            const __mmask16 m1 = (__mmask16)(n >= 32 ? 0xFFFFu : n > 16 ? (1u << (n - 16)) - 1 : 0u);
+            const float *a = wg;
+            for (ti = 0; ti < j->ntiles; ti++) {
+                const int64_t h = j->heights[ti], rows = g->coutg - j->starts[ti];
+                float *yt = yb + j->starts[ti] * hw + q;
+                if (h == K1_MR) k1_tile12(a, a + h * kn, xg + q, hw, kn, yt, hw, rows, m0, m1);
+                else k1_tile4(a, a + h * kn, xg + q, hw, kn, yt, hw, rows, m0, m1);
+                a += h * (kn + 1);
+            }
+        }
+        blk_epilogue(j->epi, g, j->y, yb, nb);
+    }
+}
+#endif
+
+static size_t k1_workspace(const prt__conv_geo *g)
+{
+    const int64_t nt = k1_tiles(g->coutg, NULL, NULL);
+    return (size_t)(2 * nt) * sizeof(int64_t) + (size_t)(g->g * k1_group_floats(g)) * sizeof(float) + 64;
+}
+
+static void k1_run(const prt__conv_geo *g, const float *x, const float *w, const float *b, float *y, void *ws,
+                   const prt__conv_epi *epi, prt_exec *ex)
+{
+#ifdef K1_HAVE
+    const int64_t hw = g->oh * g->ow, threads = ex && ex->nb_threads > 1 ? ex->nb_threads : 1, kn = g->cg;
+    int64_t *starts = ws, *heights, grp, ti, k, r, items;
+    float *wp;
+    k1_job j;
+    memset(&j, 0, sizeof j);
+    j.ntiles = k1_tiles(g->coutg, NULL, NULL);
+    heights = starts + j.ntiles;
+    wp = (float *)(void *)((char *)ws + (((size_t)(2 * j.ntiles) * sizeof(int64_t) + 63) / 64 * 64));
+    k1_tiles(g->coutg, starts, heights);
+    j.per_group = k1_group_floats(g);
+    for (grp = 0; grp < g->g; grp++) {
+        float *a = wp + grp * j.per_group;
+        for (ti = 0; ti < j.ntiles; ti++) {
+            const int64_t h = heights[ti];
+            for (r = 0; r < h; r++) { /* W's rows read in order */
+                const int64_t oc = starts[ti] + r;
+                const float *wr = w + (grp * g->coutg + oc) * kn;
+                for (k = 0; k < kn; k++) a[k * h + r] = oc < g->coutg ? wr[k] : 0.0f;
+            }
+            for (r = 0; r < h; r++) {
+                const int64_t oc = starts[ti] + r;
+                a[kn * h + r] = oc < g->coutg && b ? b[grp * g->coutg + oc] : 0.0f;
+            }
+            a += h * (kn + 1);
+        }
+    }
+    j.g = g;
+    j.x = x;
+    j.wp = wp;
+    j.y = y;
+    j.epi = epi;
+    j.starts = starts;
+    j.heights = heights;
+    items = blk_split(g, threads, &j.bw, &j.nblk);
+    if (items <= 0) return;
+    if (threads == 1 || items == 1 || g->n * g->cout * hw * (g->kd + 1) < 131072) k1_range(&j, 0, items);
+    else ex->parallel_for(ex, items, 1, k1_range, &j);
+#else
+    (void)g; (void)x; (void)w; (void)b; (void)y; (void)ws; (void)epi; (void)ex;
+#endif
 }
 
 /* Workspace: the tap table, the groups' packing records, the packed weights. */
@@ -175,8 +383,10 @@ static void blk_layout(const prt__conv_geo *g, int64_t *taps_b, int64_t *pa_b, i
 size_t prt__conv_blk_workspace(const prt__conv_geo *g)
 {
     int64_t tb, pb, per;
+    size_t blk, k1 = g->direct_1x1 ? k1_workspace(g) : 0;
     blk_layout(g, &tb, &pb, &per);
-    return (size_t)(tb + pb) + (size_t)(g->g * per) * sizeof(float);
+    blk = (size_t)(tb + pb) + (size_t)(g->g * per) * sizeof(float);
+    return blk > k1 ? blk : k1;
 }
 
 void prt__conv_blk_run(const prt__conv_geo *g, const float *x, const float *w, const float *b, float *y, void *ws,
@@ -188,6 +398,10 @@ void prt__conv_blk_run(const prt__conv_geo *g, const float *x, const float *w, c
     prt__gemm_pa *pa;
     float *ap;
     blk_job j;
+    if (prt__conv_k1_applies(g)) {
+        k1_run(g, x, w, b, y, ws, epi, ex);
+        return;
+    }
     blk_layout(g, &tb, &pb, &per);
     pa = (prt__gemm_pa *)((char *)ws + tb);
     ap = (float *)((char *)ws + tb + pb);
@@ -213,14 +427,7 @@ void prt__conv_blk_run(const prt__conv_geo *g, const float *x, const float *w, c
     j.pa = pa;
     j.taps = taps;
     j.epi = epi;
-    /* The split changes no result (see conv.h): narrower blocks while there are too few for the threads. */
-    j.bw = BLK_W;
-    for (;;) {
-        j.nblk = (hw + j.bw - 1) / j.bw;
-        items = g->n * g->g * j.nblk;
-        if (items >= 4 * threads || j.bw <= 32) break;
-        j.bw /= 2;
-    }
+    items = blk_split(g, threads, &j.bw, &j.nblk);
     if (items <= 0) return;
     if (threads == 1 || items == 1 || g->n * g->cout * hw * (g->kd + 1) < 131072) blk_range(&j, 0, items);
     else ex->parallel_for(ex, items, 1, blk_range, &j);

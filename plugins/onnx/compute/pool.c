@@ -39,6 +39,15 @@ static prt_status pl_init(prt__onnx_node *n, const prt_fields *fc, prt_msg *err)
     s->count_pad = prt_fields_i64(fc, "count_include_pad", 0, 0) != 0;
     s->col_major = prt_fields_i64(fc, "storage_order", 0, 0) != 0;
     s->p = prt_fields_f64(fc, "p", 0, 2.0);
+    if (n->def->nb_out == 2) { /* MaxPool 8+: Indices only when asked for */
+        const int64_t no = prt_fields_i64(fc, "num_outputs", 0, 2);
+        if (no != 1 && no != 2) {
+            prt_msg_set(err, "%s v%s: num_outputs must be 1 (Y) or 2 (Y, Indices), got %lld", n->def->name,
+                        n->def->version, (long long)no);
+            return PRT_STATUS_INVALID_FIELD;
+        }
+        n->nb_out = (int32_t)no;
+    }
     if ((r->kind == PL_LP || r->kind == PL_GLP) && !(s->p > 0)) {
         prt_msg_set(err, "%s v%s: p must be > 0, got %g", n->def->name, n->def->version, s->p);
         return PRT_STATUS_INVALID_FIELD;
@@ -233,10 +242,10 @@ static void pl_range(void *arg, int64_t begin, int64_t end)
 /* GlobalAveragePool and GlobalMaxPool on f32 planes: one contiguous pass
  * each. The mean sums in double over eight interleaved partial sums (not
  * pl_range's one, so not always its last bit); the max compares as pl_range
- * does (a NaN first stays, later NaNs are passed over). */
-static void pl_global_f32(void *arg, int64_t begin, int64_t end)
+ * does (a NaN first stays, later NaNs are passed over). Compiled for the
+ * baseline and for AVX-512 (the same additions in the same order). */
+static inline __attribute__((always_inline)) void pl_global_body(const pjob *j, int64_t begin, int64_t end)
 {
-    const pjob *j = arg;
     const int64_t len = j->id[0] * j->id[1] * j->id[2];
     const int avg = ((const prow *)j->n->def->row)->kind == PL_GAVG;
     int64_t plane, i, k;
@@ -259,43 +268,148 @@ static void pl_global_f32(void *arg, int64_t begin, int64_t end)
     }
 }
 
+static void pl_global_base(const pjob *j, int64_t begin, int64_t end)
+{
+    pl_global_body(j, begin, end);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(PLUGRT_NO_SIMD)
+__attribute__((target("avx512f,prefer-vector-width=512"))) static void pl_global_512(const pjob *j, int64_t begin,
+                                                                                     int64_t end)
+{
+    pl_global_body(j, begin, end);
+}
+#endif
+
+static void pl_global_f32(void *arg, int64_t begin, int64_t end)
+{
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(PLUGRT_NO_SIMD)
+    if (__builtin_cpu_supports("avx512f")) {
+        pl_global_512(arg, begin, end);
+        return;
+    }
+#endif
+    pl_global_base(arg, begin, end);
+}
+
 /* MaxPool (and its Indices) and AveragePool on f32 planes: a 2-D window
  * that lies inside the input is read with no checks, in pl_out's order of
  * taps (so with its bits: comparisons in float, the sum in double); every
- * other window goes through pl_out. */
+ * other window goes through pl_out. Without Indices, the inside windows of
+ * an output row are computed a piece of the row at a time, tap by tap over
+ * the piece (loops that vectorize): the same taps in the same order per
+ * output, so the same bits. */
+#define PL_PIECE 512
+
+/* n outputs of one row (yr) from the windows at p0, p0 + sx, ...: tap by tap
+ * over the piece (max: into yr; mean: in double into acc, then yr). SX is a
+ * constant where inlined (1 and 2), so the loops vectorize. */
+static inline __attribute__((always_inline)) void pl_piece(float *yr, const float *p0, int64_t n, int64_t SX,
+                                                         const pjob *j, int is_max)
+{
+    double acc[PL_PIECE];
+    float m[PL_PIECE];
+    int64_t bb, cc, t;
+    for (bb = 0; bb < j->k[1]; bb++)
+        for (cc = 0; cc < j->k[2]; cc++) {
+            const float *p = p0 + bb * j->dl[1] * j->id[2] + cc * j->dl[2];
+            if (is_max) {
+                if (bb == 0 && cc == 0)
+                    for (t = 0; t < n; t++) m[t] = p[t * SX];
+                else
+                    for (t = 0; t < n; t++) {
+                        const float v = p[t * SX];
+                        m[t] = v > m[t] ? v : m[t];
+                    }
+            } else if (bb == 0 && cc == 0) {
+                for (t = 0; t < n; t++) acc[t] = 0.0 + p[t * SX]; /* -0 sums to +0, as in pl_out */
+            } else {
+                for (t = 0; t < n; t++) acc[t] += p[t * SX];
+            }
+        }
+    if (is_max) {
+        for (t = 0; t < n; t++) yr[t] = m[t];
+    } else {
+        const double cnt = (double)(j->k[1] * j->k[2]);
+        for (t = 0; t < n; t++) yr[t] = (float)(acc[t] / cnt);
+    }
+}
+
+#define PL_PIECES(suffix, attr)                                                                                  \
+    static attr void pl_piece##suffix(float *yr, const float *p0, int64_t n, const pjob *j, int is_max)          \
+    {                                                                                                            \
+        if (j->st[2] == 1)                                                                                       \
+            pl_piece(yr, p0, n, 1, j, is_max);                                                                   \
+        else if (j->st[2] == 2)                                                                                  \
+            pl_piece(yr, p0, n, 2, j, is_max);                                                                   \
+        else                                                                                                     \
+            pl_piece(yr, p0, n, j->st[2], j, is_max);                                                            \
+    }
+PL_PIECES(_base, )
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(PLUGRT_NO_SIMD)
+PL_PIECES(_512, __attribute__((target("avx512f,prefer-vector-width=512"))))
+#endif
+
 static void pl_window_f32(void *arg, int64_t begin, int64_t end)
 {
     const pjob *j = arg;
     const pstate *s = PRT__ONNX_STATE(j->n, pstate);
     const int is_max = ((const prow *)j->n->def->row)->kind == PL_MAX;
     const int64_t ivol = j->id[0] * j->id[1] * j->id[2], ovol = j->od[0] * j->od[1] * j->od[2];
+    const int64_t sx = j->st[2], dx = j->dl[2], span = (j->k[2] - 1) * dx;
+    /* output columns whose window is inside the row: ox * sx - pb >= 0 and ox * sx - pb + span < width */
+    int64_t in_lo = (j->pb[2] + sx - 1) / sx, in_hi = j->id[2] - 1 - span + j->pb[2] >= 0
+                                                         ? (j->id[2] - 1 - span + j->pb[2]) / sx + 1 : 0;
     int64_t plane, oz, oy, ox, bb, cc;
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(PLUGRT_NO_SIMD)
+    const int avx512 = __builtin_cpu_supports("avx512f");
+#endif
+    if (in_hi > j->od[2]) in_hi = j->od[2];
+    if (in_lo > in_hi || j->idx || j->k[0] != 1) in_lo = in_hi = 0; /* rows output by output */
     for (plane = begin; plane < end; plane++) {
         const float *x = (const float *)j->x + plane * ivol;
         float *y = (float *)j->y + plane * ovol;
         for (oz = 0; oz < j->od[0]; oz++)
-            for (oy = 0; oy < j->od[1]; oy++)
+            for (oy = 0; oy < j->od[1]; oy++) {
+                const int64_t z0 = oz * j->st[0] - j->pb[0], y0 = oy * j->st[1] - j->pb[1];
+                const int rows_in = j->k[0] == 1 && z0 >= 0 && z0 < j->id[0] && y0 >= 0 &&
+                                    y0 + (j->k[1] - 1) * j->dl[1] < j->id[1];
+                const int64_t lo = rows_in ? in_lo : 0, hi = rows_in ? in_hi : 0;
+                float *yr = y + (oz * j->od[1] + oy) * j->od[2];
+                for (ox = lo; ox < hi; ox += PL_PIECE) { /* the inside windows, a piece at a time */
+                    const int64_t n = hi - ox < PL_PIECE ? hi - ox : PL_PIECE;
+                    const float *p0 = x + (z0 * j->id[1] + y0) * j->id[2] + ox * sx - j->pb[2];
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(PLUGRT_NO_SIMD)
+                    if (avx512) {
+                        pl_piece_512(yr + ox, p0, n, j, is_max);
+                        continue;
+                    }
+#endif
+                    pl_piece_base(yr + ox, p0, n, j, is_max);
+                }
                 for (ox = 0; ox < j->od[2]; ox++) {
-                    const int64_t z0 = oz * j->st[0] - j->pb[0], y0 = oy * j->st[1] - j->pb[1],
-                                  x0 = ox * j->st[2] - j->pb[2], o = (oz * j->od[1] + oy) * j->od[2] + ox;
+                    int64_t x0, o, at = 0;
                     const float *p0;
-                    int64_t at = 0;
                     double acc = 0;
+                    if (ox == lo && hi > lo) ox = hi; /* done above */
+                    if (ox >= j->od[2]) break;
+                    x0 = ox * sx - j->pb[2];
+                    o = (oz * j->od[1] + oy) * j->od[2] + ox;
                     if (j->k[0] != 1 || z0 < 0 || z0 >= j->id[0] || y0 < 0 || x0 < 0 ||
-                        y0 + (j->k[1] - 1) * j->dl[1] >= j->id[1] || x0 + (j->k[2] - 1) * j->dl[2] >= j->id[2]) {
+                        y0 + (j->k[1] - 1) * j->dl[1] >= j->id[1] || x0 + span >= j->id[2]) {
                         pl_out(j, plane, o);
                         continue;
                     }
                     p0 = x + (z0 * j->id[1] + y0) * j->id[2] + x0;
                     if (!is_max) {
                         for (bb = 0; bb < j->k[1]; bb++)
-                            for (cc = 0; cc < j->k[2]; cc++) acc += p0[bb * j->dl[1] * j->id[2] + cc * j->dl[2]];
+                            for (cc = 0; cc < j->k[2]; cc++) acc += p0[bb * j->dl[1] * j->id[2] + cc * dx];
                         y[o] = (float)(acc / (double)(j->k[1] * j->k[2]));
                         continue;
                     }
                     for (bb = 0; bb < j->k[1]; bb++)
                         for (cc = 0; cc < j->k[2]; cc++) {
-                            const int64_t off = bb * j->dl[1] * j->id[2] + cc * j->dl[2];
+                            const int64_t off = bb * j->dl[1] * j->id[2] + cc * dx;
                             if (p0[off] > p0[at]) at = off;
                         }
                     y[o] = p0[at];
@@ -306,6 +420,7 @@ static void pl_window_f32(void *arg, int64_t begin, int64_t end)
                             plane * ivol + (s->col_major ? (xx * j->id[1] + yy) * j->id[0] + z0 : w);
                     }
                 }
+            }
     }
 }
 
@@ -367,15 +482,27 @@ static prt_status pl_run(const prt__onnx_node *n, const prt_tensor_desc *in, int
 static const prow r_max = {PL_MAX}, r_avg = {PL_AVG}, r_gmax = {PL_GMAX}, r_gavg = {PL_GAVG};
 static const prow r_lp = {PL_LP}, r_glp = {PL_GLP};
 
-/* Fields in order of appearance across versions; each version takes a prefix. */
+/* Fields in order of appearance across versions; each version takes a prefix.
+ * MaxPool 8 and later also declare num_outputs: the importer sets it to the
+ * count of outputs the node lists (docs/onnx.md), so that Indices, when
+ * nobody asks for it, is neither an output nor computed. */
+#define PL_MAXPOOL_FIELDS                                                                                     \
+    PRT__ONNX_STR("auto_pad", "NOTSET", "NOTSET (use pads), SAME_UPPER, SAME_LOWER or VALID"),                 \
+    PRT__ONNX_OPT("kernel_shape", PRT_FIELD_INT64, "window per spatial axis (required)"),                     \
+    PRT__ONNX_OPT("pads", PRT_FIELD_INT64, "begins then ends; absent: 0"),                                    \
+    PRT__ONNX_OPT("strides", PRT_FIELD_INT64, "absent: 1")
+#define PL_NUM_OUTPUTS PRT__ONNX_I64("num_outputs", 2, "1: Y only; 2: Y and Indices (not an ONNX attribute)")
 static const prt_field_schema s_maxpool[] = {
-    PRT__ONNX_STR("auto_pad", "NOTSET", "NOTSET (use pads), SAME_UPPER, SAME_LOWER or VALID"),
-    PRT__ONNX_OPT("kernel_shape", PRT_FIELD_INT64, "window per spatial axis (required)"),
-    PRT__ONNX_OPT("pads", PRT_FIELD_INT64, "begins then ends; absent: 0"),
-    PRT__ONNX_OPT("strides", PRT_FIELD_INT64, "absent: 1"),
+    PL_MAXPOOL_FIELDS,
     PRT__ONNX_I64("storage_order", 0, "Indices: 0 row major, 1 column major (version 8)"),
     PRT__ONNX_I64("ceil_mode", 0, "1: ceil for the output extent (version 10)"),
     PRT__ONNX_OPT("dilations", PRT_FIELD_INT64, "absent: 1 (version 10)"),
+    PL_NUM_OUTPUTS,
+};
+static const prt_field_schema s_maxpool8[] = {
+    PL_MAXPOOL_FIELDS,
+    PRT__ONNX_I64("storage_order", 0, "Indices: 0 row major, 1 column major (version 8)"),
+    PL_NUM_OUTPUTS,
 };
 static const prt_field_schema s_avgpool[] = {
     PRT__ONNX_STR("auto_pad", "NOTSET", "NOTSET (use pads), SAME_UPPER, SAME_LOWER or VALID"),
@@ -406,8 +533,8 @@ static const prt_field_schema s_glp[] = {PRT__ONNX_I64("p", 2, "the norm's order
 
 static const prt__onnx_def pool_defs[] = {
     PLI("MaxPool", "1", r_max, s_maxpool, 4, 1),
-    PLI("MaxPool", "8", r_max, s_maxpool, 5, 2),
-    PLI("MaxPool", "10", r_max, s_maxpool, 7, 2),
+    PLI("MaxPool", "8", r_max, s_maxpool8, 6, 2),
+    PLI("MaxPool", "10", r_max, s_maxpool, 8, 2),
     PL("AveragePool", "1", r_avg, s_avgpool, 4, 1),
     PL("AveragePool", "7", r_avg, s_avgpool, 5, 1),
     PL("AveragePool", "10", r_avg, s_avgpool, 6, 1),

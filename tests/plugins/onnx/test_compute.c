@@ -284,11 +284,12 @@ TEST(conv_im2col_1x1_depthwise_groups_pads_auto_pad_and_1d)
     }
 }
 
-/* Depthwise shapes of the OCR models (3x3 and 5x5 at strides 1, 2, (2, 1),
+/* The direct kernel. Depthwise shapes of the OCR models (3x3 and 5x5 at strides 1, 2, (2, 1),
  * (1, 2)) and around them: dilations, asymmetric pads, odd extents, images
  * smaller than the kernel, a channel multiplier, other kernel sizes and
- * strides, few planes (rows split over threads); with the AVX-512 interior
- * where the CPU has it and with the portable one. */
+ * strides, few planes (rows split over threads); then convolutions with at
+ * most 8 output channels per group, which it also runs; with the AVX-512
+ * interior where the CPU has it and with the portable one. */
 TEST(conv_depthwise_kernels_match_float64)
 {
     static const conv_case cases[] = {
@@ -310,6 +311,17 @@ TEST(conv_depthwise_kernels_match_float64)
         {1, 2, 64, 70, 2, 3, 3, 2, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},     /* 2 planes, rows split */
         {1, 2, 6, 22, 2, 3, 3, 2, {1, 1}, {1, 1}, {0, 0, 0, 0}, "SAME_UPPER", 0, 1},
         {2, 3, 1, 45, 3, 1, 5, 3, {1, 2}, {1, 1}, {0, 2, 0, 2}, NULL, 1, 1},      /* 1-D, stride 2 */
+        /* maps a few rows tall (the classifier's late layers): kernel rows partly outside, padded copies */
+        {2, 4, 2, 96, 4, 5, 5, 4, {1, 1}, {1, 1}, {2, 2, 2, 2}, NULL, 0, 1},      /* 2 rows, 5x5 */
+        {1, 3, 3, 97, 3, 5, 5, 3, {2, 1}, {1, 1}, {2, 2, 2, 2}, NULL, 0, 1},      /* 3 rows, strides (2, 1) */
+        {1, 3, 4, 33, 3, 3, 3, 3, {1, 2}, {2, 1}, {2, 1, 0, 2}, NULL, 0, 1},      /* dilated rows, stride 2 */
+        {1, 2, 5, 700, 2, 3, 3, 2, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},     /* wide: borders checked, no copy */
+        {1, 2, 40, 200, 2, 5, 5, 2, {1, 1}, {1, 1}, {2, 2, 2, 2}, NULL, 0, 1},    /* too many rows to copy */
+        /* few output channels per group: the same kernel summing the group's input channels */
+        {5, 3, 48, 192, 8, 3, 3, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},    /* the classifier's first layer */
+        {1, 8, 9, 31, 8, 3, 3, 4, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 0},      /* 4 groups of 2 in, 2 out */
+        {1, 4, 80, 100, 3, 3, 3, 1, {1, 1}, {2, 2}, {2, 2, 2, 2}, NULL, 0, 1},    /* rows split to stay in L1 */
+        {2, 5, 3, 40, 6, 5, 5, 1, {1, 1}, {1, 1}, {2, 2, 2, 2}, NULL, 0, 1},      /* 3 rows, 5x5 */
     };
     check_conv_cases(cases, sizeof cases / sizeof cases[0], 100, "depthwise");
 }
@@ -338,6 +350,12 @@ TEST(conv_blocked_gemm_edges_groups_and_thread_counts)
         {1, 12, 7, 100, 24, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},   /* the OCR heads' 3x3, M 24 */
         {1, 10, 9, 90, 17, 3, 3, 1, {2, 1}, {2, 2}, {2, 2, 2, 2}, NULL, 0, 1},    /* strides (2, 1), dilation 2 */
         {2, 8, 5, 70, 12, 3, 3, 2, {1, 1}, {1, 1}, {0, 1, 0, 1}, NULL, 0, 0},     /* groups, pads on W only */
+        {1, 18, 9, 14, 24, 3, 3, 2, {1, 1}, {1, 1}, {1, 1, 1, 1}, NULL, 0, 1},    /* 2 groups of 12 outputs */
+        /* 1x1 stride 1 (AVX-512: tiles of 12 and 4 output channels by 32 pixels) */
+        {2, 32, 7, 13, 200, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},   /* 16 x 12 + 2 x 4 rows, hw 91 */
+        {5, 200, 2, 96, 32, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},   /* K 200 */
+        {1, 24, 5, 9, 30, 1, 1, 3, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 0},     /* 3 groups of 10 outputs */
+        {1, 7, 3, 11, 7, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, NULL, 0, 1},      /* 4 + 4 rows, 3 padded */
     };
     check_conv_cases(cases, sizeof cases / sizeof cases[0], 200, "blocked");
 }
