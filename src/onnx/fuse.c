@@ -483,8 +483,8 @@ static int opnd_is_const(const prog *p, int64_t o, float v)
     return o < 0 && -1 - o < p->nb_consts && p->consts[-1 - o] == v;
 }
 
-/* x * clip(x + 3, 0, 6) / 6, the hard swish as exporters write it out, is
- * one HardSwish instruction (x * clamp((x + 3) / 6, 0, 1): the same to an
+/* x * clip(x + 3, 0, 6) / 6 (either order of the multiply and the divide),
+ * the hard swish as exporters write it out, is one HardSwish instruction (x * clamp((x + 3) / 6, 0, 1): the same to an
  * ulp or two, and one pass over the data instead of four). The removed
  * instructions' values are renumbered. */
 static void peephole(prog *p)
@@ -499,8 +499,13 @@ static void peephole(prog *p)
         else continue;
         if (x < 0) continue;
         if (c[4] != OP_CLIP || c[5] != v0 || p->consts[c[7]] != 0.0f || p->consts[c[7] + 1] != 6.0f) continue;
-        if (c[8] != OP_MUL || !((c[9] == x && c[10] == v0 + 1) || (c[10] == x && c[9] == v0 + 1))) continue;
-        if (c[12] != OP_DIV || c[13] != v0 + 2 || !opnd_is_const(p, c[14], 6.0f)) continue;
+        if (c[8] == OP_MUL) { /* (x * clip) / 6 */
+            if (!((c[9] == x && c[10] == v0 + 1) || (c[10] == x && c[9] == v0 + 1))) continue;
+            if (c[12] != OP_DIV || c[13] != v0 + 2 || !opnd_is_const(p, c[14], 6.0f)) continue;
+        } else { /* x * (clip / 6) */
+            if (c[8] != OP_DIV || c[9] != v0 + 1 || !opnd_is_const(p, c[10], 6.0f)) continue;
+            if (c[12] != OP_MUL || !((c[13] == x && c[14] == v0 + 2) || (c[14] == x && c[13] == v0 + 2))) continue;
+        }
         if (!used_once_by(p, v0, i + 1) || !used_once_by(p, v0 + 1, i + 2) || !used_once_by(p, v0 + 2, i + 3)) continue;
         /* instruction i becomes HardSwish(x); i + 1 .. i + 3 go; later values move down by 3 */
         c[0] = OP_HARDSWISH;

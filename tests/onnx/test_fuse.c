@@ -149,12 +149,31 @@ static void same_output(const char *model, prt_dims xd, const prt_profile_range 
     prt_network_destroy(u);
 }
 
+/* Layer li's "program" field as "op a b p; ..." */
+static const char *program_str(const prt_network *net, int32_t li)
+{
+    static char buf[1024];
+    const prt_field *f = prt_fields_find(prt_owned_fields_get(net->layers[li].fields), "program");
+    size_t n = 0;
+    int64_t i;
+    buf[0] = 0;
+    if (!f || f->type != PRT_FIELD_INT64) return "(no program)";
+    for (i = 0; i + 3 < f->count && n < sizeof buf - 100; i += 4) {
+        const int64_t *c = (const int64_t *)f->data + i;
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%lld %lld %lld %lld", i ? "; " : "", (long long)c[0],
+                              (long long)c[1], (long long)c[2], (long long)c[3]);
+    }
+    return buf;
+}
+
 TEST(conv_batchnorm_hardswish_become_one_fused_conv)
 {
     prt_network *f = import(NULL, "fuse_conv_bn_hswish.onnx", 0, NULL, 0);
     prt_network *u = import(NULL, "fuse_conv_bn_hswish.onnx", 1, NULL, 0);
     CHECK_STR(layers_str(u), "Conv, BatchNormalization, Add, Clip, Div, Mul");
     CHECK_STR(layers_str(f), "plugrt::FusedConv");
+    /* the hard swish written out (Add, Clip, Div, Mul) is one HardSwish (22) of the convolution (value 0) */
+    CHECK_STR(program_str(f, 0), "22 0 0 0");
     prt_network_destroy(f);
     prt_network_destroy(u);
     same_output("fuse_conv_bn_hswish.onnx", dims4(1, 3, 9, 11), NULL, 0);
