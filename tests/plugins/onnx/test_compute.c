@@ -541,6 +541,15 @@ TEST(pools_match_the_operator_examples)
     CHECK_EQ_INT(ot_compare(&y[0], D(11, 12, 15, 16), 4, 0, 0, "MaxPool dilations"), 0);
     ot_free(&y[0]);
     ot_free(&y[1]);
+    /* num_outputs 1 (a node without Indices): one output, the same Y; anything but 1 or 2 is refused */
+    f[2] = FI("num_outputs", 1);
+    CHECK_OK(ot_run("MaxPool", "10", f, 3, &x, 1, y, 1, 1, msg, sizeof msg));
+    CHECK_EQ_INT(ot_compare(&y[0], D(11, 12, 15, 16), 4, 0, 0, "MaxPool without Indices"), 0);
+    ot_free(&y[0]);
+    CHECK(ot_run("MaxPool", "10", f, 3, &x, 1, y, 2, 1, msg, sizeof msg) != PRT_OK);
+    f[2] = FI("num_outputs", 3);
+    CHECK(ot_run("MaxPool", "10", f, 3, &x, 1, y, 2, 1, msg, sizeof msg) != PRT_OK);
+    CHECK_MSG(strstr(msg, "num_outputs must be 1 (Y) or 2 (Y, Indices), got 3") != NULL, "%s", msg);
     CHECK_OK(ot_run("GlobalAveragePool", "1", NULL, 0, &x, 1, y, 1, 1, msg, sizeof msg));
     expect_dims(&y[0], ot_dims(4, (int64_t)1, (int64_t)1, (int64_t)1, (int64_t)1));
     CHECK_EQ_INT(ot_compare(&y[0], D(8.5), 1, 0, 0, "GlobalAveragePool"), 0);
