@@ -189,16 +189,22 @@ static void blk_range(void *arg, int64_t begin, int64_t end)
     }
 }
 
-/* ---- 1x1 stride-1 convolutions on AVX-512: vectors along the pixels ----------------------
+/* ---- convolutions on AVX-512 with vectors along the pixels -------------------------------
  *
- * Y_g = W_g X_g with X_g the group's input channels as rows (NCHW: each row
- * contiguous) and Y_g its output channels as rows: a tile of K1_MR output
- * channels by 32 pixels is 2 * K1_MR accumulators, started from the bias;
- * per input channel k it loads 32 pixels of row k in place and broadcasts
- * the tile's weights of column k ([k][K1_MR], packed once per run, rows
- * past coutg zero), so no packing of X and no transpose of Y. Tiles of 4
- * rows take the last output channels. Each sum is the bias then one FMA per
- * k in ascending k, as in prt__gemm_packed, so the result is the same bits. */
+ * 1x1 stride 1 unpadded: Y_g = W_g X_g with X_g the group's input channels
+ * as rows (NCHW: each row contiguous) and Y_g its output channels as rows:
+ * a tile of K1_MR output channels by 32 pixels is 2 * K1_MR accumulators,
+ * started from the bias; per input channel k it loads 32 pixels of row k in
+ * place and broadcasts the tile's weights of column k ([k][K1_MR], packed
+ * once per run, rows past coutg zero), so no packing of X and no transpose
+ * of Y. Tiles of 4 rows take the last output channels. Each sum is the bias
+ * then one FMA per k in ascending k, as in prt__gemm_packed, so the result
+ * is the same bits. Other kernels at horizontal stride 1 with fewer than 32
+ * output channels per group (kk_shape) take the same tiles inside one
+ * output row, k = (c, i, j) reading input row oy * sh - ph + i * dh at
+ * columns shifted by j * dw - pw in place, the columns outside the input
+ * masked off and rows outside it skipped. The first row tile prefetches each
+ * input row two tiles ahead: the rows are as many streams. */
 #define K1_MR 12
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(PLUGRT_NO_SIMD)
@@ -209,7 +215,7 @@ static void blk_range(void *arg, int64_t begin, int64_t end)
 /* Rows [0, rows) of an MR-row tile: y[r * ldy + q] for pixels q of the masks m0 (0..15), m1 (16..31). */
 static inline __attribute__((always_inline)) K1_AVX512 void
 k1_tile(const int MR, const float *a, const float *bias, const float *x, int64_t ldx, int64_t kn, float *y,
-        int64_t ldy, int64_t rows, __mmask16 m0, __mmask16 m1)
+        int64_t ldy, int64_t rows, __mmask16 m0, __mmask16 m1, int pf)
 {
     __m512 c0[K1_MR], c1[K1_MR];
     int64_t k;
@@ -219,6 +225,8 @@ k1_tile(const int MR, const float *a, const float *bias, const float *x, int64_t
     for (k = 0; k < kn; k++) {
         const __m512 b0 = _mm512_maskz_loadu_ps(m0, x + k * ldx), b1 = _mm512_maskz_loadu_ps(m1, x + k * ldx + 16);
         const float *ak = a + k * MR;
+        if (pf) /* the first row tile fetches this row's pixels two tiles on (each row is a stream of its own) */
+            blk_prefetch(x + k * ldx, 64), blk_prefetch(x + k * ldx, 80);
 #pragma GCC unroll 12
         for (r = 0; r < MR; r++) {
             const __m512 w = _mm512_set1_ps(ak[r]);
@@ -235,15 +243,76 @@ k1_tile(const int MR, const float *a, const float *bias, const float *x, int64_t
 }
 
 static K1_AVX512 void k1_tile12(const float *a, const float *bias, const float *x, int64_t ldx, int64_t kn, float *y,
-                                int64_t ldy, int64_t rows, __mmask16 m0, __mmask16 m1)
+                                int64_t ldy, int64_t rows, __mmask16 m0, __mmask16 m1, int pf)
 {
-    k1_tile(K1_MR, a, bias, x, ldx, kn, y, ldy, rows, m0, m1);
+    k1_tile(K1_MR, a, bias, x, ldx, kn, y, ldy, rows, m0, m1, pf);
 }
 
 static K1_AVX512 void k1_tile4(const float *a, const float *bias, const float *x, int64_t ldx, int64_t kn, float *y,
-                               int64_t ldy, int64_t rows, __mmask16 m0, __mmask16 m1)
+                               int64_t ldy, int64_t rows, __mmask16 m0, __mmask16 m1, int pf)
 {
-    k1_tile(4, a, bias, x, ldx, kn, y, ldy, rows, m0, m1);
+    k1_tile(4, a, bias, x, ldx, kn, y, ldy, rows, m0, m1, pf);
+}
+/* A kh x kw kernel at horizontal stride 1: a tile of MR output channels by
+ * n <= 32 pixels of output row oy from column ox0. Tap (c, i, j) reads
+ * input row oy * sh - ph + i * dh of channel c (skipped when outside the
+ * input) at columns ox0 - pw + j * dw + q, in place; the columns outside the
+ * input are masked off (mj0, mj1: per j). Weights [k][MR] with k = (c * kh
+ * + i) * kw + j, W's own order. */
+static inline __attribute__((always_inline)) K1_AVX512 void
+kk_tile(const int MR, const float *a, const float *bias, const float *xg, const prt__conv_geo *g, int64_t oy,
+        int64_t ox0, float *y, int64_t ldy, int64_t rows, const __mmask16 *mj0, const __mmask16 *mj1, int pf)
+{
+    const int64_t plane = g->h * g->w, kk = g->kh * g->kw;
+    __m512 c0[K1_MR], c1[K1_MR];
+    int64_t c, i, jj;
+    int r;
+#pragma GCC unroll 12
+    for (r = 0; r < MR; r++) c0[r] = c1[r] = _mm512_set1_ps(bias[r]);
+    for (c = 0; c < g->cg; c++)
+        for (i = 0; i < g->kh; i++) {
+            const int64_t iy = oy * g->sh - g->ph + i * g->dh;
+            /* the row's address from its column 0, through an integer: the tap's first column may be left of
+             * the input (masked off), and no pointer is formed outside it */
+            const uintptr_t row = (uintptr_t)(xg + c * plane + (iy >= 0 && iy < g->h ? iy * g->w : 0));
+            if (iy < 0 || iy >= g->h) continue;
+            if (pf) /* as k1_tile: this input row's columns two tiles on */
+                __builtin_prefetch((const void *)(row + (uintptr_t)(ox0 - g->pw + 64) * sizeof(float)), 0, 2),
+                    __builtin_prefetch((const void *)(row + (uintptr_t)(ox0 - g->pw + 80) * sizeof(float)), 0, 2);
+            for (jj = 0; jj < g->kw; jj++) {
+                const uintptr_t at = row + (uintptr_t)(ox0 - g->pw + jj * g->dw) * sizeof(float);
+                const __m512 b0 = _mm512_maskz_loadu_ps(mj0[jj], (const void *)at);
+                const __m512 b1 = _mm512_maskz_loadu_ps(mj1[jj], (const void *)(at + 16 * sizeof(float)));
+                const float *ak = a + ((c * g->kh + i) * g->kw + jj) * MR;
+#pragma GCC unroll 12
+                for (r = 0; r < MR; r++) {
+                    const __m512 w = _mm512_set1_ps(ak[r]);
+                    c0[r] = _mm512_fmadd_ps(w, b0, c0[r]);
+                    c1[r] = _mm512_fmadd_ps(w, b1, c1[r]);
+                }
+            }
+        }
+    (void)kk;
+#pragma GCC unroll 12
+    for (r = 0; r < MR; r++)
+        if (r < rows) {
+            _mm512_mask_storeu_ps(y + r * ldy, mj0[g->kw], c0[r]);
+            _mm512_mask_storeu_ps(y + r * ldy + 16, mj1[g->kw], c1[r]);
+        }
+}
+
+static K1_AVX512 void kk_tile12(const float *a, const float *bias, const float *xg, const prt__conv_geo *g,
+                                int64_t oy, int64_t ox0, float *y, int64_t ldy, int64_t rows, const __mmask16 *mj0,
+                                const __mmask16 *mj1, int pf)
+{
+    kk_tile(K1_MR, a, bias, xg, g, oy, ox0, y, ldy, rows, mj0, mj1, pf);
+}
+
+static K1_AVX512 void kk_tile4(const float *a, const float *bias, const float *xg, const prt__conv_geo *g,
+                               int64_t oy, int64_t ox0, float *y, int64_t ldy, int64_t rows, const __mmask16 *mj0,
+                               const __mmask16 *mj1, int pf)
+{
+    kk_tile(4, a, bias, xg, g, oy, ox0, y, ldy, rows, mj0, mj1, pf);
 }
 #endif
 
@@ -267,13 +336,23 @@ static int64_t k1_tiles(int64_t coutg, int64_t *starts, int64_t *heights)
 static int64_t k1_group_floats(const prt__conv_geo *g)
 {
     int64_t nt = k1_tiles(g->coutg, NULL, NULL);
-    return (nt * K1_MR) * (g->cg + 1);
+    return (nt * K1_MR) * (g->kd + 1);
+}
+
+#define KK_MAXKW 15 /* widest kernel of the general tiles (a mask per column of the kernel) */
+
+/* Other kernels take the tiles at horizontal stride 1 where the GEMM's 32-row tiles would be partly
+ * padding (fewer than 32 output channels per group: a detection head's 3x3 96 -> 24); with more, the GEMM
+ * measured as fast or faster. */
+static int kk_shape(const prt__conv_geo *g)
+{
+    return !g->direct_1x1 && g->sw == 1 && g->kw <= KK_MAXKW && g->coutg < 32;
 }
 
 int prt__conv_k1_applies(const prt__conv_geo *g)
 {
 #ifdef K1_HAVE
-    return g->direct_1x1 && prt__gemm_level() >= 2;
+    return prt__gemm_level() >= 2 && (g->direct_1x1 || kk_shape(g));
 #else
     (void)g;
     return 0;
@@ -294,24 +373,52 @@ static K1_AVX512 void k1_range(void *arg, int64_t begin, int64_t end)
 {
     const k1_job *j = arg;
     const prt__conv_geo *g = j->g;
-    const int64_t hw = g->oh * g->ow, kn = g->cg;
-    int64_t t, q, ti;
+    const int64_t hw = g->oh * g->ow, kn = g->kd;
+    int64_t t, q, ti, n;
     for (t = begin; t < end; t++) {
         const int64_t img = t / (g->g * j->nblk), grp = t / j->nblk % g->g, c0 = t % j->nblk * j->bw;
         const int64_t nb = hw - c0 < j->bw ? hw - c0 : j->bw;
-        const float *xg = j->x + (img * g->cin + grp * g->cg) * hw + c0;
+        const float *xin = j->x + (img * g->cin + grp * g->cg) * g->h * g->w; /* the group's first channel */
         float *yb = j->y + (img * g->cout + grp * g->coutg) * hw + c0;
         const float *wg = j->wp + grp * j->per_group;
-        for (q = 0; q < nb; q += 32) {
-            const int64_t n = nb - q < 32 ? nb - q : 32;
-            const __mmask16 m0 = (__mmask16)(n >= 16 ? 0xFFFFu : (1u << n) - 1);
-            const __mmask16 m1 = (__mmask16)(n >= 32 ? 0xFFFFu : n > 16 ? (1u << (n - 16)) - 1 : 0u);
+        for (q = 0; q < nb; q += n) {
             const float *a = wg;
+            int64_t oy = 0, ox0 = 0;
+            __mmask16 m0, m1;
+            n = nb - q < 32 ? nb - q : 32;
+            if (!g->direct_1x1) { /* general kernels: tiles inside one output row, a mask per kernel column */
+                __mmask16 mj0[KK_MAXKW + 1], mj1[KK_MAXKW + 1];
+                int64_t jj;
+                oy = (c0 + q) / g->ow;
+                ox0 = (c0 + q) % g->ow;
+                if (n > g->ow - ox0) n = g->ow - ox0;
+                for (jj = 0; jj <= g->kw; jj++) { /* jj == kw: the tile's own pixels */
+                    /* lane l reads column ox0 - pw + jj * dw + l: inside [0, w) and l < n */
+                    const int64_t first = jj < g->kw ? ox0 - g->pw + jj * g->dw : 0;
+                    int64_t lo = jj < g->kw ? -first : 0, hi = jj < g->kw ? g->w - first : n, l;
+                    uint32_t bits = 0;
+                    if (lo < 0) lo = 0;
+                    if (hi > n) hi = n;
+                    for (l = lo; l < hi; l++) bits |= 1u << l;
+                    mj0[jj] = (__mmask16)(bits & 0xFFFFu);
+                    mj1[jj] = (__mmask16)(bits >> 16);
+                }
+                for (ti = 0; ti < j->ntiles; ti++) {
+                    const int64_t h = j->heights[ti], rows = g->coutg - j->starts[ti];
+                    float *yt = yb + j->starts[ti] * hw + q;
+                    if (h == K1_MR) kk_tile12(a, a + h * kn, xin, g, oy, ox0, yt, hw, rows, mj0, mj1, ti == 0);
+                    else kk_tile4(a, a + h * kn, xin, g, oy, ox0, yt, hw, rows, mj0, mj1, ti == 0);
+                    a += h * (kn + 1);
+                }
+                continue;
+            }
+            m0 = (__mmask16)(n >= 16 ? 0xFFFFu : (1u << n) - 1);
+            m1 = (__mmask16)(n >= 32 ? 0xFFFFu : n > 16 ? (1u << (n - 16)) - 1 : 0u);
             for (ti = 0; ti < j->ntiles; ti++) {
                 const int64_t h = j->heights[ti], rows = g->coutg - j->starts[ti];
                 float *yt = yb + j->starts[ti] * hw + q;
-                if (h == K1_MR) k1_tile12(a, a + h * kn, xg + q, hw, kn, yt, hw, rows, m0, m1);
-                else k1_tile4(a, a + h * kn, xg + q, hw, kn, yt, hw, rows, m0, m1);
+                if (h == K1_MR) k1_tile12(a, a + h * kn, xin + c0 + q, hw, kn, yt, hw, rows, m0, m1, ti == 0);
+                else k1_tile4(a, a + h * kn, xin + c0 + q, hw, kn, yt, hw, rows, m0, m1, ti == 0);
                 a += h * (kn + 1);
             }
         }
@@ -330,7 +437,7 @@ static void k1_run(const prt__conv_geo *g, const float *x, const float *w, const
                    const prt__conv_epi *epi, prt_exec *ex)
 {
 #ifdef K1_HAVE
-    const int64_t hw = g->oh * g->ow, threads = ex && ex->nb_threads > 1 ? ex->nb_threads : 1, kn = g->cg;
+    const int64_t hw = g->oh * g->ow, threads = ex && ex->nb_threads > 1 ? ex->nb_threads : 1, kn = g->kd;
     int64_t *starts = ws, *heights, grp, ti, k, r, items;
     float *wp;
     k1_job j;
@@ -383,7 +490,8 @@ static void blk_layout(const prt__conv_geo *g, int64_t *taps_b, int64_t *pa_b, i
 size_t prt__conv_blk_workspace(const prt__conv_geo *g)
 {
     int64_t tb, pb, per;
-    size_t blk, k1 = g->direct_1x1 ? k1_workspace(g) : 0;
+    /* either path may run where the plan is loaded (the CPU decides): room for both */
+    size_t blk, k1 = g->direct_1x1 || kk_shape(g) ? k1_workspace(g) : 0;
     blk_layout(g, &tb, &pb, &per);
     blk = (size_t)(tb + pb) + (size_t)(g->g * per) * sizeof(float);
     return blk > k1 ? blk : k1;
