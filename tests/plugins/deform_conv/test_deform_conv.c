@@ -1343,6 +1343,7 @@ static const dcase fused_cases[] = {
     {"fused_far_offsets", 1, 8, 6, 7, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 7.0},
     {"fused_b2_dg3_cols", 2, 24, 40, 37, 70, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 3, 1, 2.0},
     {"fused_group2_cg64_m16", 1, 128, 11, 13, 32, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2, 2, 1, 2.0},
+    {"fused_b2_m300_cg64", 2, 64, 9, 15, 300, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
 };
 #define NB_FUSED ((int)(sizeof(fused_cases) / sizeof(fused_cases[0])))
 
@@ -1368,6 +1369,16 @@ TEST(dcn_cpu_f16_fused_cases)
 }
 
 #ifdef PLUGRT_HAVE_CUDA
+/* How many of the wgmma kernel's three tiles run on this device and shape
+ * (none without a device of compute capability 9.0). */
+static int nb_wgmma_tiles(const prt__dcn_params *p, const prt__dcn_shape *s)
+{
+    int t, n = 0;
+    if (!prt__deform_conv_wgmma_available()) return 0;
+    for (t = 0; t < 3; t++) n += prt__deform_conv_wgmma_fits(p, s, t);
+    return n;
+}
+
 /* fp16 through the fused kernel, forced by PRT_DCN_CUDA_KERNEL ("fused": the tile chosen from
  * the shape; or a tile name), against the float64 reference on the same fp16 inputs. */
 static void check_fused(const char *kernel)
@@ -1408,10 +1419,25 @@ TEST(dcn_cuda_fused_f16_vs_f64)
 
 TEST(dcn_cuda_fused_f16_every_tile)
 {
-    static const char *tiles[] = {"fused128x128", "fused64x128", "fused64x64", "fused16x128"};
+    static const char *tiles[] = {"fused128x128", "fused64x128", "fused64x64", "fused16x128",
+                                  "wgmma256x128", "wgmma128x128", "wgmma64x128"};
     int t;
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
-    for (t = 0; t < 4; t++) check_fused(tiles[t]);
+    for (t = 0; t < (prt__deform_conv_wgmma_available() ? 7 : 4); t++) check_fused(tiles[t]);
+}
+
+/* The wgmma tiles with K split in three (fp32 partial sums added by a last
+ * kernel), where the chunks allow it: splits that start inside a segment
+ * and inside a channel block. */
+TEST(dcn_cuda_wgmma_split_k)
+{
+    static const char *tiles[] = {"wgmma256x128", "wgmma128x128", "wgmma64x128"};
+    int t;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    if (!prt__deform_conv_wgmma_available()) SKIP("no device of compute capability 9.0");
+    CHECK(setenv("PRT_DCN_CUDA_SPLIT", "3", 1) == 0);
+    for (t = 0; t < 3; t++) check_fused(tiles[t]);
+    CHECK(unsetenv("PRT_DCN_CUDA_SPLIT") == 0);
 }
 
 /* Which shapes take the fused kernel: by default one group of at most 64 output channels; the
@@ -1511,10 +1537,15 @@ TEST(dcn_tactics_listed_per_device)
                 CHECK_EQ_INT(n, 1);
                 CHECK_EQ_INT(ids[0], PRT_DCN_TACTIC_IM2COL);
             } else {
-                CHECK_EQ_INT(n, 5);
+                prt__dcn_params p;
+                prt__dcn_shape s;
+                int nw;
+                dset_shape(&d, &p, &s);
+                nw = nb_wgmma_tiles(&p, &s);
+                CHECK_EQ_INT(n, 5 + nw);
                 CHECK(ids[0] >= PRT_DCN_TACTIC_FUSED); /* the default policy's tile */
                 for (i = 0; i < n; i++) seen |= 1 << ids[i];
-                CHECK_EQ_INT(seen, 0x3e); /* 1..5, each once */
+                CHECK_EQ_INT(seen, nw == 3 ? 0x1fe : 0x3e); /* 1..5 (1..8 with the wgmma tiles), each once */
                 CHECK_STR_CONTAINS(pl.b ? pl.b->ops->get_tactic_name(pl.b, 1) : pl.f->ops->build->get_tactic_name(pl.f, 1),
                                    "im2col");
                 CHECK_STR_CONTAINS(pl.b ? pl.b->ops->get_tactic_name(pl.b, 4) : pl.f->ops->build->get_tactic_name(pl.f, 4),
@@ -1536,11 +1567,12 @@ TEST(dcn_tactics_listed_per_device)
         dset_make(&d, &fused_cases[1], 1, 1, 1.0);
         dset_shape(&d, &p, &s);
         s.cout = 128;
-        CHECK_EQ_INT(prt__deform_conv_cuda_tactics(&p, &s, &s, &s, 1, ids, 16), 5);
+        CHECK_EQ_INT(prt__deform_conv_cuda_tactics(&p, &s, &s, &s, 1, ids, 16), 5 + nb_wgmma_tiles(&p, &s));
         CHECK_EQ_INT(ids[0], PRT_DCN_TACTIC_IM2COL);
+        CHECK_STR_CONTAINS(prt__deform_conv_cuda_tactic_name(PRT_DCN_TACTIC_WGMMA), "wgmma256x128");
         s.cin = 12;
         CHECK_EQ_INT(prt__deform_conv_cuda_tactics(&p, &s, &s, &s, 1, ids, 16), 1);
-        CHECK(prt__deform_conv_cuda_tactic_name(7) == NULL);
+        CHECK(prt__deform_conv_cuda_tactic_name(PRT_DCN_TACTIC_COUNT) == NULL);
         dset_free(&d);
     }
 }
@@ -1561,7 +1593,7 @@ TEST(dcn_cuda_every_tactic_vs_f64)
         dset_make(&d, &fused_cases[ci], 9100 + (uint64_t)ci, 1, 6.0);
         dset_shape(&d, &p, &s);
         n = prt__deform_conv_cuda_tactics(&p, &s, &s, &s, 1, ids, 16);
-        CHECK_EQ_INT(n, 5);
+        CHECK_EQ_INT(n, 5 + nb_wgmma_tiles(&p, &s));
         ref = reference(&d);
         for (version = 1; version <= 2; version++)
             for (k = 0; k < n; k++) {
@@ -1593,6 +1625,7 @@ TEST(dcn_tactics_listed_per_device) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_every_tactic_vs_f64) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_f16_vs_f64) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_f16_every_tile) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_wgmma_split_k) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_applies) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_nonfinite_offsets) { SKIP("no CUDA support in this build"); }
 #endif
