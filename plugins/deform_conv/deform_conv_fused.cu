@@ -391,13 +391,13 @@ __global__ void __launch_bounds__(NTHREADS) dcn_fused(const __half *__restrict__
 
 /* ---- host side ---------------------------------------------------------- */
 
-/* Tiles 0..3 are this file's kernel (mma.sync); 4..6 the wgmma kernel's
- * (deform_conv_wgmma.cu: 256x128, 128x128, 64x128). */
-enum { TILE_128x128, TILE_64x128, TILE_64x64, TILE_16x128, TILE_MMA_COUNT, TILE_WG = TILE_MMA_COUNT, TILE_COUNT = 7 };
+/* Tiles 0..3 are this file's kernel (mma.sync); 4..7 the wgmma kernel's
+ * (deform_conv_wgmma.cu: 256x128, 128x128, 64x128, 256x128 with 64 k per step). */
+enum { TILE_128x128, TILE_64x128, TILE_64x64, TILE_16x128, TILE_MMA_COUNT, TILE_WG = TILE_MMA_COUNT, TILE_COUNT = 8 };
 const int tile_bm[TILE_MMA_COUNT] = {128, 64, 64, 16};
 const int tile_bn[TILE_MMA_COUNT] = {128, 128, 64, 128};
 const char *const tile_name[TILE_COUNT] = {"fused128x128", "fused64x128",  "fused64x64", "fused16x128",
-                                           "wgmma256x128", "wgmma128x128", "wgmma64x128"};
+                                           "wgmma256x128", "wgmma128x128", "wgmma64x128", "wgmma256x128k64"};
 
 constexpr int64_t MPAD_ALIGN = 128; /* the largest BM: the workspace does not depend on the tile */
 
@@ -484,6 +484,13 @@ int auto_tile(const prt__dcn_params *p, const prt__dcn_shape *s, const FGeo &g)
     return choose_tile(g, p->group);
 }
 
+/* The tile the default policy runs where it runs a fused kernel. */
+int policy_tile(const prt__dcn_params *p, const prt__dcn_shape *s, const FGeo &g)
+{
+    const int w = prt__deform_conv_wgmma_default_tile(p, s);
+    return w >= 0 ? TILE_WG + w : choose_tile(g, p->group);
+}
+
 /* The shape conditions of the fused kernel (the environment aside). */
 int fused_fits(const prt__dcn_params *p, const prt__dcn_shape *s)
 {
@@ -520,19 +527,19 @@ extern "C" int prt__deform_conv_cuda_smem_limit(const void *kernel, int bytes, u
     return (int)cudaSuccess;
 }
 
-/* By default the fused kernel runs only where it measured faster than
- * im2col + cuBLAS on the H200 (docs/BENCHMARKS.md): one group of at most 64
- * output channels, where the GEMM is too small for cuBLAS to hide the column
- * buffer (case C: 42 us against 54 us). Elsewhere its gather, which costs
- * about ten instructions per B element on the MMA warps' critical path, still
- * loses to cuBLAS (bench/NOTES-gpu.md). */
+/* By default a fused kernel runs only where it measured faster than
+ * im2col + cuBLAS on the H200 (bench/NOTES-gpu.md): the wgmma kernel for one
+ * group of more than 64 output channels whose tiles give every
+ * multiprocessor a block (cases D and F), the mma.sync kernel for one group
+ * of at most 64 (case C). Elsewhere (few columns, groups) im2col + cuBLAS
+ * stays faster. */
 extern "C" int prt__deform_conv_cuda_fused_applies(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16)
 {
     const int o = kernel_override();
     if (!is_f16 || o == KERNEL_IM2COL || !fused_fits(p, s)) return 0;
     if (o >= 0) return tile_ok(p, s, o);
     if (o != KERNEL_DEFAULT) return 1;
-    return p->group == 1 && s->cout <= 64;
+    return prt__deform_conv_wgmma_default_tile(p, s) >= 0 || (p->group == 1 && s->cout <= 64);
 }
 
 extern "C" int prt__deform_conv_cuda_fused_fits(const prt__dcn_params *p, const prt__dcn_shape *s)
@@ -559,7 +566,7 @@ extern "C" const char *prt__deform_conv_cuda_fused_tile(const prt__dcn_params *p
     g.coutg = (int)(s->cout / p->group);
     g.ncols = (int)(s->n * s->hout * s->wout);
     const int o = kernel_override();
-    return tile_name[o >= 0 && tile_ok(p, s, o) ? o : auto_tile(p, s, g)];
+    return tile_name[o >= 0 && tile_ok(p, s, o) ? o : o == KERNEL_FUSED ? auto_tile(p, s, g) : policy_tile(p, s, g)];
 }
 
 extern "C" int prt__deform_conv_cuda_env_override(void) { return kernel_override() != KERNEL_DEFAULT; }
@@ -568,7 +575,10 @@ extern "C" int prt__deform_conv_cuda_env_override(void) { return kernel_override
 static int32_t default_tactic(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16)
 {
     FGeo g;
-    if (!is_f16 || !fused_fits(p, s) || p->group != 1 || s->cout > 64) return PRT_DCN_TACTIC_IM2COL;
+    if (!is_f16 || !fused_fits(p, s)) return PRT_DCN_TACTIC_IM2COL;
+    const int w = prt__deform_conv_wgmma_default_tile(p, s);
+    if (w >= 0) return PRT_DCN_TACTIC_FUSED + TILE_WG + w;
+    if (p->group != 1 || s->cout > 64) return PRT_DCN_TACTIC_IM2COL;
     memset(&g, 0, sizeof g);
     g.coutg = (int)(s->cout / p->group);
     g.ncols = (int)(s->n * s->hout * s->wout);
@@ -620,7 +630,7 @@ extern "C" int prt__deform_conv_cuda_fused_tiled(const prt__dcn_params *p, const
     g.ktot = g.cg * g.kk; g.kpad = (int)round_up(g.ktot, BK);
     if (s->n == 0 || s->cout == 0 || g.hw == 0) return 0;
     const int o = kernel_override();
-    int t = tile >= 0 && tile < TILE_COUNT ? tile : o >= 0 ? o : auto_tile(p, s, g);
+    int t = tile >= 0 && tile < TILE_COUNT ? tile : o >= 0 ? o : o == KERNEL_FUSED ? auto_tile(p, s, g) : policy_tile(p, s, g);
     if (t >= TILE_WG && tile_ok(p, s, t))
         return prt__deform_conv_wgmma(p, s, t - TILE_WG, x, offset, mask, weight, bias, y, workspace, stream, err,
                                       cap);

@@ -1369,13 +1369,22 @@ TEST(dcn_cpu_f16_fused_cases)
 }
 
 #ifdef PLUGRT_HAVE_CUDA
-/* How many of the wgmma kernel's three tiles run on this device and shape
- * (none without a device of compute capability 9.0). */
+/* The wgmma kernel's tiles that run on this device and shape, as a mask of
+ * their tactic ids (none without a device of compute capability 9.0). */
+static int32_t wgmma_tactics(const prt__dcn_params *p, const prt__dcn_shape *s)
+{
+    int t;
+    int32_t m = 0;
+    if (!prt__deform_conv_wgmma_available()) return 0;
+    for (t = 0; t < 4; t++)
+        if (prt__deform_conv_wgmma_fits(p, s, t)) m |= 1 << (PRT_DCN_TACTIC_WGMMA + t);
+    return m;
+}
+
 static int nb_wgmma_tiles(const prt__dcn_params *p, const prt__dcn_shape *s)
 {
-    int t, n = 0;
-    if (!prt__deform_conv_wgmma_available()) return 0;
-    for (t = 0; t < 3; t++) n += prt__deform_conv_wgmma_fits(p, s, t);
+    int32_t m = wgmma_tactics(p, s), n = 0;
+    for (; m; m &= m - 1) n++;
     return n;
 }
 
@@ -1383,7 +1392,7 @@ static int nb_wgmma_tiles(const prt__dcn_params *p, const prt__dcn_shape *s)
  * the shape; or a tile name), against the float64 reference on the same fp16 inputs. */
 static void check_fused(const char *kernel)
 {
-    int ci;
+    int ci, ran = 0;
     CHECK(setenv("PRT_DCN_CUDA_KERNEL", kernel, 1) == 0);
     for (ci = 0; ci < NB_FUSED; ci++) {
         dset d;
@@ -1393,6 +1402,12 @@ static void check_fused(const char *kernel)
         void *y;
         dset_make(&d, &fused_cases[ci], 7000 + (uint64_t)ci, 1, 6.0);
         dset_shape(&d, &p, &s);
+        /* wgmma256x128k64 needs an even number of chunks per segment */
+        if (!strcmp(kernel, "wgmma256x128k64") && !prt__deform_conv_wgmma_fits(&p, &s, 3)) {
+            dset_free(&d);
+            continue;
+        }
+        ran++;
         CHECK_MSG(prt__deform_conv_cuda_fused_applies(&p, &s, 1), "%s: the fused kernel does not apply",
                   fused_cases[ci].name);
         ref = reference(&d);
@@ -1408,6 +1423,7 @@ static void check_fused(const char *kernel)
         free(ref);
         dset_free(&d);
     }
+    CHECK_MSG(ran >= 2, "%s: only %d cases", kernel, ran);
     CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
 }
 
@@ -1420,10 +1436,10 @@ TEST(dcn_cuda_fused_f16_vs_f64)
 TEST(dcn_cuda_fused_f16_every_tile)
 {
     static const char *tiles[] = {"fused128x128", "fused64x128", "fused64x64", "fused16x128",
-                                  "wgmma256x128", "wgmma128x128", "wgmma64x128"};
+                                  "wgmma256x128", "wgmma128x128", "wgmma64x128", "wgmma256x128k64"};
     int t;
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
-    for (t = 0; t < (prt__deform_conv_wgmma_available() ? 7 : 4); t++) check_fused(tiles[t]);
+    for (t = 0; t < (prt__deform_conv_wgmma_available() ? 8 : 4); t++) check_fused(tiles[t]);
 }
 
 /* The wgmma tiles with K split in three (fp32 partial sums added by a last
@@ -1431,12 +1447,12 @@ TEST(dcn_cuda_fused_f16_every_tile)
  * and inside a channel block. */
 TEST(dcn_cuda_wgmma_split_k)
 {
-    static const char *tiles[] = {"wgmma256x128", "wgmma128x128", "wgmma64x128"};
+    static const char *tiles[] = {"wgmma256x128", "wgmma128x128", "wgmma64x128", "wgmma256x128k64"};
     int t;
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
     if (!prt__deform_conv_wgmma_available()) SKIP("no device of compute capability 9.0");
     CHECK(setenv("PRT_DCN_CUDA_SPLIT", "3", 1) == 0);
-    for (t = 0; t < 3; t++) check_fused(tiles[t]);
+    for (t = 0; t < 4; t++) check_fused(tiles[t]);
     CHECK(unsetenv("PRT_DCN_CUDA_SPLIT") == 0);
 }
 
@@ -1545,15 +1561,15 @@ TEST(dcn_tactics_listed_per_device)
                 CHECK_EQ_INT(n, 5 + nw);
                 CHECK(ids[0] >= PRT_DCN_TACTIC_FUSED); /* the default policy's tile */
                 for (i = 0; i < n; i++) seen |= 1 << ids[i];
-                CHECK_EQ_INT(seen, nw == 3 ? 0x1fe : 0x3e); /* 1..5 (1..8 with the wgmma tiles), each once */
+                CHECK_EQ_INT(seen, 0x3e | wgmma_tactics(&p, &s)); /* 1..5 and the wgmma tiles that fit, each once */
                 CHECK_STR_CONTAINS(pl.b ? pl.b->ops->get_tactic_name(pl.b, 1) : pl.f->ops->build->get_tactic_name(pl.f, 1),
                                    "im2col");
                 CHECK_STR_CONTAINS(pl.b ? pl.b->ops->get_tactic_name(pl.b, 4) : pl.f->ops->build->get_tactic_name(pl.f, 4),
                                    "fused64x64");
             }
-            CHECK(!(pl.b ? pl.b->ops->set_tactic(pl.b, 9, &m) : pl.f->ops->runtime->set_tactic(pl.f, 9, &m)) ==
+            CHECK(!(pl.b ? pl.b->ops->set_tactic(pl.b, 10, &m) : pl.f->ops->runtime->set_tactic(pl.f, 10, &m)) ==
                   PRT_OK);
-            CHECK_STR_CONTAINS(g_msg, "tactic 9 is not one of its kernels");
+            CHECK_STR_CONTAINS(g_msg, "tactic 10 is not one of its kernels");
             plug_destroy(&pl);
             dset_free(&d);
         }
