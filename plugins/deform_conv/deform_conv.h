@@ -95,8 +95,10 @@ int prt__deform_conv_cuda_blas_create(void **out, char *err, size_t cap);
  * prt__deform_conv_cuda runs it: fp16, fits, and by default only one group of
  * at most 64 output channels (where it measured faster than im2col + cuBLAS).
  * PRT_DCN_CUDA_KERNEL (environment, read per call) overrides the default:
- * "im2col" never, "fused" whenever it fits, "fused128x128", "fused64x128",
- * "fused64x64" or "fused16x128" whenever it fits, with that tile. */
+ * "im2col" never, "fused" whenever it fits (the wgmma kernel where it runs),
+ * "fused128x128", "fused64x128", "fused64x64", "fused16x128", "wgmma256x128",
+ * "wgmma128x128", "wgmma64x128" or "wgmma256x128k64" whenever that tile fits,
+ * with that tile. */
 int prt__deform_conv_cuda_fused_fits(const prt__dcn_params *p, const prt__dcn_shape *s);
 int prt__deform_conv_cuda_fused_applies(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16);
 /* Workspace of the fused kernel when it fits (0 otherwise), whatever the
@@ -110,10 +112,51 @@ int prt__deform_conv_cuda_fused(const prt__dcn_params *p, const prt__dcn_shape *
 
 void prt__deform_conv_cuda_blas_destroy(void *blas);
 
+/* The extents both fused kernels index with (32-bit; their _fits checks
+ * bound them), in [H, W] order where there are two. */
+typedef struct prt__dcn_cuda_geo {
+    int cin, h, w, hw_in, hout, wout, hw, kk, kw, cg, cpd, dg, coutg, cout, ncols;
+    int sh, sw, ph, pw, dh, dw;
+} prt__dcn_cuda_geo;
+
+static inline void prt__dcn_cuda_geo_set(prt__dcn_cuda_geo *g, const prt__dcn_params *p, const prt__dcn_shape *s)
+{
+    g->cin = (int)s->cin; g->h = (int)s->h; g->w = (int)s->w; g->hw_in = (int)(s->h * s->w);
+    g->hout = (int)s->hout; g->wout = (int)s->wout; g->hw = (int)(s->hout * s->wout);
+    g->kk = (int)(s->kh * s->kw); g->kw = (int)s->kw;
+    g->cg = (int)(s->cin / p->group); g->dg = (int)p->deformable_group; g->cpd = (int)(s->cin / p->deformable_group);
+    g->coutg = (int)(s->cout / p->group); g->cout = (int)s->cout;
+    g->ncols = (int)(s->n * g->hw);
+    g->sh = (int)p->stride[0]; g->sw = (int)p->stride[1]; g->ph = (int)p->padding[0]; g->pw = (int)p->padding[1];
+    g->dh = (int)p->dilation[0]; g->dw = (int)p->dilation[1];
+}
+
+/* Raises a kernel's dynamic shared-memory limit to `bytes`, once per device
+ * (bit d of *done records device d < 64). Returns a cudaError_t. */
+int prt__deform_conv_cuda_smem_limit(const void *kernel, int bytes, unsigned long long *done);
+/* The wgmma fp16 kernel (deform_conv_wgmma.cu, sm_90a). _available: the
+ * current device is of compute capability 9.0. _fits: the shapes tile t
+ * (0 256x128, 1 128x128, 2 64x128, 3 256x128 with 64 k per step, which also
+ * needs an even number of 32-wide chunks per segment) handles: those of the fused kernel whose
+ * group and deformable-group channels nest (one divides the other), within
+ * 32-bit offsets into x, and whose corner table fits shared memory. _tile:
+ * the tile for the shape, -1 when none fits. _workspace: 0 when no tile
+ * fits; prt__deform_conv_cuda_fused_workspace includes it. */
+int prt__deform_conv_wgmma_available(void);
+int prt__deform_conv_wgmma_fits(const prt__dcn_params *p, const prt__dcn_shape *s, int tile);
+int prt__deform_conv_wgmma_tile(const prt__dcn_params *p, const prt__dcn_shape *s);
+/* The tile the default policy runs (-1: another kernel): see README.md. */
+int prt__deform_conv_wgmma_default_tile(const prt__dcn_params *p, const prt__dcn_shape *s);
+size_t prt__deform_conv_wgmma_workspace(const prt__dcn_params *p, const prt__dcn_shape *s);
+int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_shape *s, int tile, const void *x,
+                           const void *offset, const void *mask, const void *weight, const void *bias, void *y,
+                           void *workspace, void *stream, char *err, size_t cap);
+
 /* The CUDA kernels as tactics (docs/plugin-abi.md, "Tactics"; README.md,
  * "Tactics"): 1 im2col + cuBLAS; 2 + t the fused fp16 kernel with tile t
- * (fused128x128, fused64x128, fused64x64, fused16x128). */
-enum { PRT_DCN_TACTIC_IM2COL = 1, PRT_DCN_TACTIC_FUSED = 2, PRT_DCN_TACTIC_COUNT = 6 };
+ * (fused128x128, fused64x128, fused64x64, fused16x128, then the wgmma
+ * kernel's wgmma256x128, wgmma128x128, wgmma64x128, wgmma256x128k64). */
+enum { PRT_DCN_TACTIC_IM2COL = 1, PRT_DCN_TACTIC_FUSED = 2, PRT_DCN_TACTIC_WGMMA = 6, PRT_DCN_TACTIC_COUNT = 10 };
 /* The tactics for a profile (its min, opt and max shapes): im2col, and with
  * fp16 where the fused kernel fits all three shapes the four tiles; the
  * default policy's choice at opt first (the tile from the device's
@@ -133,8 +176,10 @@ int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt__dcn_shape 
                                  const void *x, const void *offset, const void *mask, const void *weight,
                                  const void *bias, void *y, void *workspace, void *stream, void *blas, char *err,
                                  size_t cap);
-/* The fused kernel with tile `tile` (0..3; -1: PRT_DCN_CUDA_KERNEL's tile,
- * else the one chosen from the shape, as prt__deform_conv_cuda_fused). */
+/* The fused kernel with tile `tile` (0..3 mma.sync tiles, 4..7 the wgmma
+ * tiles; -1: PRT_DCN_CUDA_KERNEL's tile, else the one chosen from the shape,
+ * as prt__deform_conv_cuda_fused). A wgmma tile the device or the shape does
+ * not take runs the mma.sync tile chosen from the shape. */
 int prt__deform_conv_cuda_fused_tiled(const prt__dcn_params *p, const prt__dcn_shape *s, int tile, const void *x,
                                       const void *offset, const void *mask, const void *weight, const void *bias,
                                       void *y, void *workspace, void *stream, char *err, size_t cap);

@@ -47,10 +47,8 @@ constexpr int BK = 32;        /* k per chunk */
 constexpr int LDS = BK + 8;   /* shared row in halves: 80 bytes, ldmatrix conflict-free */
 constexpr int NTHREADS = 256; /* 8 warps */
 
-struct FGeo {
-    int cin, h, w, hw_in, hout, wout, hw, kk, kw, cg, cpd, dg, coutg, cout, ktot, kpad, mpad, ncols;
-    int sh, sw, ph, pw, dh, dw;
-    int mtiles, ctiles;
+struct FGeo : prt__dcn_cuda_geo {
+    int ktot, kpad, mpad, mtiles, ctiles;
 };
 
 /* ---- layout kernels ---------------------------------------------------- */
@@ -393,10 +391,13 @@ __global__ void __launch_bounds__(NTHREADS) dcn_fused(const __half *__restrict__
 
 /* ---- host side ---------------------------------------------------------- */
 
-enum { TILE_128x128, TILE_64x128, TILE_64x64, TILE_16x128, TILE_COUNT };
-const int tile_bm[TILE_COUNT] = {128, 64, 64, 16};
-const int tile_bn[TILE_COUNT] = {128, 128, 64, 128};
-const char *const tile_name[TILE_COUNT] = {"fused128x128", "fused64x128", "fused64x64", "fused16x128"};
+/* Tiles 0..3 are this file's kernel (mma.sync); 4..7 the wgmma kernel's
+ * (deform_conv_wgmma.cu: 256x128, 128x128, 64x128, 256x128 with 64 k per step). */
+enum { TILE_128x128, TILE_64x128, TILE_64x64, TILE_16x128, TILE_MMA_COUNT, TILE_WG = TILE_MMA_COUNT, TILE_COUNT = 8 };
+const int tile_bm[TILE_MMA_COUNT] = {128, 64, 64, 16};
+const int tile_bn[TILE_MMA_COUNT] = {128, 128, 64, 128};
+const char *const tile_name[TILE_COUNT] = {"fused128x128", "fused64x128",  "fused64x64", "fused16x128",
+                                           "wgmma256x128", "wgmma128x128", "wgmma64x128", "wgmma256x128k64"};
 
 constexpr int64_t MPAD_ALIGN = 128; /* the largest BM: the workspace does not depend on the tile */
 
@@ -449,26 +450,45 @@ int ffail(char *err, size_t cap, const char *what, cudaError_t ce)
 }
 
 /* Launch one tile shape. Its dynamic shared-memory limit is raised once per
- * device (the attribute belongs to the device's context); a race between
- * threads only raises it twice. */
+ * device (prt__deform_conv_cuda_smem_limit). */
 template <int BM, int BN, int WM, int WN, int STAGES>
 cudaError_t launch(int64_t blocks, cudaStream_t st, const __half *xt, const __half *off, const __half *mask,
                    const __half *a, const __half *bias, __half *y, const FGeo &g)
 {
     constexpr size_t smem = fused_smem<BM, BN, WM, WN, STAGES>();
-    static unsigned long long raised = 0; /* bit d: done on device d < 64 */
-    int dev = 0;
-    cudaError_t ce = cudaGetDevice(&dev);
+    static unsigned long long raised = 0;
+    const cudaError_t ce =
+        (cudaError_t)prt__deform_conv_cuda_smem_limit((const void *)dcn_fused<BM, BN, WM, WN, STAGES>, (int)smem, &raised);
     if (ce != cudaSuccess) return ce;
-    const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0;
-    if (!bit || !(__atomic_load_n(&raised, __ATOMIC_ACQUIRE) & bit)) {
-        ce = cudaFuncSetAttribute(dcn_fused<BM, BN, WM, WN, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)smem);
-        if (ce != cudaSuccess) return ce;
-        __atomic_fetch_or(&raised, bit, __ATOMIC_RELEASE);
-    }
     dcn_fused<BM, BN, WM, WN, STAGES><<<(unsigned)blocks, NTHREADS, smem, st>>>(xt, off, mask, a, bias, y, g);
     return cudaGetLastError();
+}
+
+int fused_fits(const prt__dcn_params *p, const prt__dcn_shape *s);
+
+/* Whether tile t runs on this device and shape. */
+int tile_ok(const prt__dcn_params *p, const prt__dcn_shape *s, int t)
+{
+    if (t < TILE_WG) return fused_fits(p, s);
+    return t < TILE_COUNT && prt__deform_conv_wgmma_available() && prt__deform_conv_wgmma_fits(p, s, t - TILE_WG);
+}
+
+/* The tile "fused" takes: the wgmma kernel's where it runs, else the
+ * largest mma.sync tile that gives every multiprocessor two blocks. */
+int auto_tile(const prt__dcn_params *p, const prt__dcn_shape *s, const FGeo &g)
+{
+    if (prt__deform_conv_wgmma_available()) {
+        const int w = prt__deform_conv_wgmma_tile(p, s);
+        if (w >= 0) return TILE_WG + w;
+    }
+    return choose_tile(g, p->group);
+}
+
+/* The tile the default policy runs where it runs a fused kernel. */
+int policy_tile(const prt__dcn_params *p, const prt__dcn_shape *s, const FGeo &g)
+{
+    const int w = prt__deform_conv_wgmma_default_tile(p, s);
+    return w >= 0 ? TILE_WG + w : choose_tile(g, p->group);
 }
 
 /* The shape conditions of the fused kernel (the environment aside). */
@@ -490,18 +510,36 @@ int fused_fits(const prt__dcn_params *p, const prt__dcn_shape *s)
 
 } // namespace
 
-/* By default the fused kernel runs only where it measured faster than
- * im2col + cuBLAS on the H200 (docs/BENCHMARKS.md): one group of at most 64
- * output channels, where the GEMM is too small for cuBLAS to hide the column
- * buffer (case C: 42 us against 54 us). Elsewhere its gather, which costs
- * about ten instructions per B element on the MMA warps' critical path, still
- * loses to cuBLAS (bench/NOTES-gpu.md). */
+/* A kernel's dynamic shared-memory limit is a property of the device's
+ * context: raised once per device (bit d of *done for device d < 64); a race
+ * between threads only raises it twice. Returns a cudaError_t. */
+extern "C" int prt__deform_conv_cuda_smem_limit(const void *kernel, int bytes, unsigned long long *done)
+{
+    int dev = 0;
+    cudaError_t ce = cudaGetDevice(&dev);
+    if (ce != cudaSuccess) return (int)ce;
+    const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0;
+    if (!bit || !(__atomic_load_n(done, __ATOMIC_ACQUIRE) & bit)) {
+        ce = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        if (ce != cudaSuccess) return (int)ce;
+        __atomic_fetch_or(done, bit, __ATOMIC_RELEASE);
+    }
+    return (int)cudaSuccess;
+}
+
+/* By default a fused kernel runs only where it measured faster than
+ * im2col + cuBLAS on the H200 (bench/NOTES-gpu.md): the wgmma kernel for one
+ * group of more than 64 output channels whose tiles give every
+ * multiprocessor a block (cases D and F), the mma.sync kernel for one group
+ * of at most 64 (case C). Elsewhere (few columns, groups) im2col + cuBLAS
+ * stays faster. */
 extern "C" int prt__deform_conv_cuda_fused_applies(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16)
 {
     const int o = kernel_override();
     if (!is_f16 || o == KERNEL_IM2COL || !fused_fits(p, s)) return 0;
+    if (o >= 0) return tile_ok(p, s, o);
     if (o != KERNEL_DEFAULT) return 1;
-    return p->group == 1 && s->cout <= 64;
+    return prt__deform_conv_wgmma_default_tile(p, s) >= 0 || (p->group == 1 && s->cout <= 64);
 }
 
 extern "C" int prt__deform_conv_cuda_fused_fits(const prt__dcn_params *p, const prt__dcn_shape *s)
@@ -517,7 +555,8 @@ extern "C" size_t prt__deform_conv_cuda_fused_workspace(const prt__dcn_params *p
     const int64_t cg = s->cin / p->group, coutg = s->cout / p->group;
     const size_t xt = (size_t)(s->n * s->h * s->w * s->cin) * 2;
     const size_t a = (size_t)(p->group * round_up(coutg, MPAD_ALIGN) * round_up(cg * s->kh * s->kw, BK)) * 2;
-    return a256(xt) + a256(a) + 256;
+    const size_t own = a256(xt) + a256(a) + 256, wg = prt__deform_conv_wgmma_workspace(p, s);
+    return own > wg ? own : wg;
 }
 
 extern "C" const char *prt__deform_conv_cuda_fused_tile(const prt__dcn_params *p, const prt__dcn_shape *s)
@@ -527,7 +566,7 @@ extern "C" const char *prt__deform_conv_cuda_fused_tile(const prt__dcn_params *p
     g.coutg = (int)(s->cout / p->group);
     g.ncols = (int)(s->n * s->hout * s->wout);
     const int o = kernel_override();
-    return tile_name[o >= 0 ? o : choose_tile(g, p->group)];
+    return tile_name[o >= 0 && tile_ok(p, s, o) ? o : o == KERNEL_FUSED ? auto_tile(p, s, g) : policy_tile(p, s, g)];
 }
 
 extern "C" int prt__deform_conv_cuda_env_override(void) { return kernel_override() != KERNEL_DEFAULT; }
@@ -536,7 +575,10 @@ extern "C" int prt__deform_conv_cuda_env_override(void) { return kernel_override
 static int32_t default_tactic(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16)
 {
     FGeo g;
-    if (!is_f16 || !fused_fits(p, s) || p->group != 1 || s->cout > 64) return PRT_DCN_TACTIC_IM2COL;
+    if (!is_f16 || !fused_fits(p, s)) return PRT_DCN_TACTIC_IM2COL;
+    const int w = prt__deform_conv_wgmma_default_tile(p, s);
+    if (w >= 0) return PRT_DCN_TACTIC_FUSED + TILE_WG + w;
+    if (p->group != 1 || s->cout > 64) return PRT_DCN_TACTIC_IM2COL;
     memset(&g, 0, sizeof g);
     g.coutg = (int)(s->cout / p->group);
     g.ncols = (int)(s->n * s->hout * s->wout);
@@ -553,7 +595,8 @@ extern "C" int32_t prt__deform_conv_cuda_tactics(const prt__dcn_params *p, const
     all[n++] = first;
     if (first != PRT_DCN_TACTIC_IM2COL) all[n++] = PRT_DCN_TACTIC_IM2COL;
     for (i = 0; fused && i < TILE_COUNT; i++)
-        if (PRT_DCN_TACTIC_FUSED + i != first) all[n++] = PRT_DCN_TACTIC_FUSED + i;
+        if (PRT_DCN_TACTIC_FUSED + i != first && tile_ok(p, smin, i) && tile_ok(p, sopt, i) && tile_ok(p, smax, i))
+            all[n++] = PRT_DCN_TACTIC_FUSED + i;
     for (i = 0; i < n && i < cap; i++) ids[i] = all[i];
     return n;
 }
@@ -583,18 +626,15 @@ extern "C" int prt__deform_conv_cuda_fused_tiled(const prt__dcn_params *p, const
     FGeo g;
     memset(&g, 0, sizeof g);
     const int64_t G = p->group;
-    g.cin = (int)s->cin; g.h = (int)s->h; g.w = (int)s->w; g.hw_in = (int)(s->h * s->w);
-    g.hout = (int)s->hout; g.wout = (int)s->wout; g.hw = (int)(s->hout * s->wout);
-    g.kk = (int)(s->kh * s->kw); g.kw = (int)s->kw;
-    g.cg = (int)(s->cin / G); g.dg = (int)p->deformable_group; g.cpd = (int)(s->cin / p->deformable_group);
-    g.coutg = (int)(s->cout / G); g.cout = (int)s->cout;
+    prt__dcn_cuda_geo_set(&g, p, s);
     g.ktot = g.cg * g.kk; g.kpad = (int)round_up(g.ktot, BK);
-    g.ncols = (int)(s->n * g.hw);
-    g.sh = (int)p->stride[0]; g.sw = (int)p->stride[1]; g.ph = (int)p->padding[0]; g.pw = (int)p->padding[1];
-    g.dh = (int)p->dilation[0]; g.dw = (int)p->dilation[1];
     if (s->n == 0 || s->cout == 0 || g.hw == 0) return 0;
     const int o = kernel_override();
-    const int t = tile >= 0 && tile < TILE_COUNT ? tile : o >= 0 ? o : choose_tile(g, G);
+    int t = tile >= 0 && tile < TILE_COUNT ? tile : o >= 0 ? o : o == KERNEL_FUSED ? auto_tile(p, s, g) : policy_tile(p, s, g);
+    if (t >= TILE_WG && tile_ok(p, s, t))
+        return prt__deform_conv_wgmma(p, s, t - TILE_WG, x, offset, mask, weight, bias, y, workspace, stream, err,
+                                      cap);
+    if (t >= TILE_WG) t = choose_tile(g, G);
     g.mpad = (int)round_up(g.coutg, tile_bm[t]);
     g.mtiles = g.mpad / tile_bm[t];
     g.ctiles = (g.ncols + tile_bn[t] - 1) / tile_bn[t];

@@ -1343,6 +1343,7 @@ static const dcase fused_cases[] = {
     {"fused_far_offsets", 1, 8, 6, 7, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 7.0},
     {"fused_b2_dg3_cols", 2, 24, 40, 37, 70, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 3, 1, 2.0},
     {"fused_group2_cg64_m16", 1, 128, 11, 13, 32, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2, 2, 1, 2.0},
+    {"fused_b2_m300_cg64", 2, 64, 9, 15, 300, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
 };
 #define NB_FUSED ((int)(sizeof(fused_cases) / sizeof(fused_cases[0])))
 
@@ -1368,11 +1369,30 @@ TEST(dcn_cpu_f16_fused_cases)
 }
 
 #ifdef PLUGRT_HAVE_CUDA
+/* The wgmma kernel's tiles that run on this device and shape, as a mask of
+ * their tactic ids (none without a device of compute capability 9.0). */
+static int32_t wgmma_tactics(const prt__dcn_params *p, const prt__dcn_shape *s)
+{
+    int t;
+    int32_t m = 0;
+    if (!prt__deform_conv_wgmma_available()) return 0;
+    for (t = 0; t < 4; t++)
+        if (prt__deform_conv_wgmma_fits(p, s, t)) m |= 1 << (PRT_DCN_TACTIC_WGMMA + t);
+    return m;
+}
+
+static int nb_wgmma_tiles(const prt__dcn_params *p, const prt__dcn_shape *s)
+{
+    int32_t m = wgmma_tactics(p, s), n = 0;
+    for (; m; m &= m - 1) n++;
+    return n;
+}
+
 /* fp16 through the fused kernel, forced by PRT_DCN_CUDA_KERNEL ("fused": the tile chosen from
  * the shape; or a tile name), against the float64 reference on the same fp16 inputs. */
 static void check_fused(const char *kernel)
 {
-    int ci;
+    int ci, ran = 0;
     CHECK(setenv("PRT_DCN_CUDA_KERNEL", kernel, 1) == 0);
     for (ci = 0; ci < NB_FUSED; ci++) {
         dset d;
@@ -1382,6 +1402,12 @@ static void check_fused(const char *kernel)
         void *y;
         dset_make(&d, &fused_cases[ci], 7000 + (uint64_t)ci, 1, 6.0);
         dset_shape(&d, &p, &s);
+        /* wgmma256x128k64 needs an even number of chunks per segment */
+        if (!strcmp(kernel, "wgmma256x128k64") && !prt__deform_conv_wgmma_fits(&p, &s, 3)) {
+            dset_free(&d);
+            continue;
+        }
+        ran++;
         CHECK_MSG(prt__deform_conv_cuda_fused_applies(&p, &s, 1), "%s: the fused kernel does not apply",
                   fused_cases[ci].name);
         ref = reference(&d);
@@ -1397,6 +1423,7 @@ static void check_fused(const char *kernel)
         free(ref);
         dset_free(&d);
     }
+    CHECK_MSG(ran >= 2, "%s: only %d cases", kernel, ran);
     CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
 }
 
@@ -1408,10 +1435,25 @@ TEST(dcn_cuda_fused_f16_vs_f64)
 
 TEST(dcn_cuda_fused_f16_every_tile)
 {
-    static const char *tiles[] = {"fused128x128", "fused64x128", "fused64x64", "fused16x128"};
+    static const char *tiles[] = {"fused128x128", "fused64x128", "fused64x64", "fused16x128",
+                                  "wgmma256x128", "wgmma128x128", "wgmma64x128", "wgmma256x128k64"};
     int t;
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    for (t = 0; t < (prt__deform_conv_wgmma_available() ? 8 : 4); t++) check_fused(tiles[t]);
+}
+
+/* The wgmma tiles with K split in three (fp32 partial sums added by a last
+ * kernel), where the chunks allow it: splits that start inside a segment
+ * and inside a channel block. */
+TEST(dcn_cuda_wgmma_split_k)
+{
+    static const char *tiles[] = {"wgmma256x128", "wgmma128x128", "wgmma64x128", "wgmma256x128k64"};
+    int t;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    if (!prt__deform_conv_wgmma_available()) SKIP("no device of compute capability 9.0");
+    CHECK(setenv("PRT_DCN_CUDA_SPLIT", "3", 1) == 0);
     for (t = 0; t < 4; t++) check_fused(tiles[t]);
+    CHECK(unsetenv("PRT_DCN_CUDA_SPLIT") == 0);
 }
 
 /* Which shapes take the fused kernel: by default one group of at most 64 output channels; the
@@ -1511,18 +1553,23 @@ TEST(dcn_tactics_listed_per_device)
                 CHECK_EQ_INT(n, 1);
                 CHECK_EQ_INT(ids[0], PRT_DCN_TACTIC_IM2COL);
             } else {
-                CHECK_EQ_INT(n, 5);
+                prt__dcn_params p;
+                prt__dcn_shape s;
+                int nw;
+                dset_shape(&d, &p, &s);
+                nw = nb_wgmma_tiles(&p, &s);
+                CHECK_EQ_INT(n, 5 + nw);
                 CHECK(ids[0] >= PRT_DCN_TACTIC_FUSED); /* the default policy's tile */
                 for (i = 0; i < n; i++) seen |= 1 << ids[i];
-                CHECK_EQ_INT(seen, 0x3e); /* 1..5, each once */
+                CHECK_EQ_INT(seen, 0x3e | wgmma_tactics(&p, &s)); /* 1..5 and the wgmma tiles that fit, each once */
                 CHECK_STR_CONTAINS(pl.b ? pl.b->ops->get_tactic_name(pl.b, 1) : pl.f->ops->build->get_tactic_name(pl.f, 1),
                                    "im2col");
                 CHECK_STR_CONTAINS(pl.b ? pl.b->ops->get_tactic_name(pl.b, 4) : pl.f->ops->build->get_tactic_name(pl.f, 4),
                                    "fused64x64");
             }
-            CHECK(!(pl.b ? pl.b->ops->set_tactic(pl.b, 9, &m) : pl.f->ops->runtime->set_tactic(pl.f, 9, &m)) ==
+            CHECK(!(pl.b ? pl.b->ops->set_tactic(pl.b, 10, &m) : pl.f->ops->runtime->set_tactic(pl.f, 10, &m)) ==
                   PRT_OK);
-            CHECK_STR_CONTAINS(g_msg, "tactic 9 is not one of its kernels");
+            CHECK_STR_CONTAINS(g_msg, "tactic 10 is not one of its kernels");
             plug_destroy(&pl);
             dset_free(&d);
         }
@@ -1536,11 +1583,12 @@ TEST(dcn_tactics_listed_per_device)
         dset_make(&d, &fused_cases[1], 1, 1, 1.0);
         dset_shape(&d, &p, &s);
         s.cout = 128;
-        CHECK_EQ_INT(prt__deform_conv_cuda_tactics(&p, &s, &s, &s, 1, ids, 16), 5);
+        CHECK_EQ_INT(prt__deform_conv_cuda_tactics(&p, &s, &s, &s, 1, ids, 16), 5 + nb_wgmma_tiles(&p, &s));
         CHECK_EQ_INT(ids[0], PRT_DCN_TACTIC_IM2COL);
+        CHECK_STR_CONTAINS(prt__deform_conv_cuda_tactic_name(PRT_DCN_TACTIC_WGMMA), "wgmma256x128");
         s.cin = 12;
         CHECK_EQ_INT(prt__deform_conv_cuda_tactics(&p, &s, &s, &s, 1, ids, 16), 1);
-        CHECK(prt__deform_conv_cuda_tactic_name(7) == NULL);
+        CHECK(prt__deform_conv_cuda_tactic_name(PRT_DCN_TACTIC_COUNT) == NULL);
         dset_free(&d);
     }
 }
@@ -1561,7 +1609,7 @@ TEST(dcn_cuda_every_tactic_vs_f64)
         dset_make(&d, &fused_cases[ci], 9100 + (uint64_t)ci, 1, 6.0);
         dset_shape(&d, &p, &s);
         n = prt__deform_conv_cuda_tactics(&p, &s, &s, &s, 1, ids, 16);
-        CHECK_EQ_INT(n, 5);
+        CHECK_EQ_INT(n, 5 + nb_wgmma_tiles(&p, &s));
         ref = reference(&d);
         for (version = 1; version <= 2; version++)
             for (k = 0; k < n; k++) {
@@ -1593,6 +1641,7 @@ TEST(dcn_tactics_listed_per_device) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_every_tactic_vs_f64) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_f16_vs_f64) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_f16_every_tile) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_wgmma_split_k) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_applies) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_nonfinite_offsets) { SKIP("no CUDA support in this build"); }
 #endif
