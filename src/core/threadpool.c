@@ -2,11 +2,20 @@
  *
  * Between jobs a worker spins for a short while (SPIN_NS) watching for the
  * next generation before it sleeps on the condition variable, and the
- * caller spins the same way for the workers to finish: a network runs many
+ * caller spins the same way for the job to finish: a network runs many
  * small parallel_for calls back to back, and a sleep and wake-up per call
- * costs more than the work of a small layer. The job fields are written
- * before the generation is published (release) and read after it is seen
- * (acquire). */
+ * costs more than the work of a small layer.
+ *
+ * A job's chunks are claimed from one 64-bit ticket: the job's generation
+ * (high 32 bits), its chunk count (16) and the next chunk (16). A claim is a
+ * compare-and-swap that succeeds only while the ticket still names the
+ * claimer's generation and has chunks left, so a worker that wakes late
+ * never runs a chunk of another job, and the caller waits for the job's
+ * chunks to be completed, not for every worker to have seen the job (a
+ * sleeping worker no longer holds up a job the others have finished). The
+ * job fields are written before the ticket is published (release) and read
+ * after a successful claim (acquire); the caller rewrites them only once
+ * every chunk of the job is completed. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,16 +35,16 @@ struct prt__threadpool {
     pthread_cond_t idle;  /* the caller waits for the workers to finish */
     uint64_t generation;
     int stop;
-    atomic_int busy;          /* workers still inside the current job */
     atomic_ullong published;  /* the generation, for spinning workers */
     atomic_int stopping;
+    atomic_ullong ticket;     /* generation << 32 | nb_chunks << 16 | next chunk */
+    atomic_llong completed;   /* chunks of the current job finished */
     /* the current job */
     prt_range_fn fn;
     void *arg;
     int64_t n;
     int64_t chunk;
     int64_t nb_chunks;
-    atomic_llong next;
 };
 
 int32_t prt__threadpool_nb_cores(void)
@@ -71,12 +80,11 @@ static int next_job(prt__threadpool *tp, uint64_t seen, uint64_t *gen)
     return *gen != seen || atomic_load_explicit(&tp->stopping, memory_order_relaxed);
 }
 
-/* Every worker has finished the current job. */
-static int job_done(prt__threadpool *tp, uint64_t unused, uint64_t *unused_out)
+/* Every chunk of the current job (nb_chunks of them) is completed. */
+static int job_done(prt__threadpool *tp, uint64_t nb_chunks, uint64_t *unused_out)
 {
-    (void)unused;
     (void)unused_out;
-    return atomic_load_explicit(&tp->busy, memory_order_acquire) == 0;
+    return atomic_load_explicit(&tp->completed, memory_order_acquire) == (long long)nb_chunks;
 }
 
 /* Spin until done(tp, arg, out) holds (1) or SPIN_NS pass (0). */
@@ -96,15 +104,27 @@ static int spin_until(prt__threadpool *tp, int (*done)(prt__threadpool *, uint64
     }
 }
 
-static void run_chunks(prt__threadpool *tp)
+/* Claim and run chunks of generation gen while it has any left. */
+static void run_chunks(prt__threadpool *tp, uint64_t gen)
 {
     for (;;) {
-        int64_t c = atomic_fetch_add(&tp->next, 1);
-        int64_t b, e;
-        if (c >= tp->nb_chunks) return;
+        uint64_t v = atomic_load_explicit(&tp->ticket, memory_order_acquire);
+        int64_t c, b, e, nb;
+        if ((v >> 32) != (gen & 0xFFFFFFFFu) || (v & 0xFFFFu) >= ((v >> 16) & 0xFFFFu)) return;
+        if (!atomic_compare_exchange_weak_explicit(&tp->ticket, &v, v + 1, memory_order_acq_rel,
+                                                   memory_order_acquire))
+            continue;
+        c = (int64_t)(v & 0xFFFFu); /* ours: the job's fields stay until it is completed */
+        nb = (int64_t)((v >> 16) & 0xFFFFu);
         b = c * tp->chunk;
         e = tp->n - b < tp->chunk ? tp->n : b + tp->chunk;
         tp->fn(tp->arg, b, e);
+        if (atomic_fetch_add_explicit(&tp->completed, 1, memory_order_acq_rel) + 1 == nb) {
+            /* the last chunk: wake the caller if it went to sleep */
+            pthread_mutex_lock(&tp->lock);
+            pthread_cond_signal(&tp->idle);
+            pthread_mutex_unlock(&tp->lock);
+        }
     }
 }
 
@@ -121,13 +141,7 @@ static void *worker_main(void *p)
         }
         if (atomic_load_explicit(&tp->stopping, memory_order_acquire)) break;
         seen = gen;
-        run_chunks(tp);
-        if (atomic_fetch_sub_explicit(&tp->busy, 1, memory_order_acq_rel) == 1) {
-            /* the last one: wake the caller if it went to sleep */
-            pthread_mutex_lock(&tp->lock);
-            pthread_cond_signal(&tp->idle);
-            pthread_mutex_unlock(&tp->lock);
-        }
+        run_chunks(tp, gen);
     }
     return NULL;
 }
@@ -158,8 +172,8 @@ prt_status prt__threadpool_create(int32_t nb_threads, prt__threadpool **out, cha
     if (!tp) goto oom;
     tp->size = nb_threads;
     tp->nb_workers = nb_threads - 1;
-    atomic_init(&tp->next, 0);
-    atomic_init(&tp->busy, 0);
+    atomic_init(&tp->ticket, 0);
+    atomic_init(&tp->completed, 0);
     atomic_init(&tp->published, 0);
     atomic_init(&tp->stopping, 0);
     if (tp->nb_workers > 0) {
@@ -228,18 +242,21 @@ void prt__threadpool_parallel_for(prt__threadpool *tp, int64_t n, int64_t grain,
     tp->arg = arg;
     tp->n = n;
     tp->chunk = chunk;
-    tp->nb_chunks = n / chunk + (n % chunk != 0);
-    atomic_store(&tp->next, 0);
-    atomic_store_explicit(&tp->busy, tp->nb_workers, memory_order_relaxed);
+    tp->nb_chunks = n / chunk + (n % chunk != 0); /* < 8 * threads: fits the ticket's 16 bits */
+    atomic_store_explicit(&tp->completed, 0, memory_order_relaxed);
     pthread_mutex_lock(&tp->lock);
     tp->generation++;
+    atomic_store_explicit(&tp->ticket,
+                          (tp->generation & 0xFFFFFFFFu) << 32 | (uint64_t)tp->nb_chunks << 16,
+                          memory_order_release);
     atomic_store_explicit(&tp->published, tp->generation, memory_order_release);
     pthread_cond_broadcast(&tp->wake);
     pthread_mutex_unlock(&tp->lock);
-    run_chunks(tp);
-    if (!spin_until(tp, job_done, 0, NULL)) {
+    run_chunks(tp, tp->generation);
+    if (!spin_until(tp, job_done, (uint64_t)tp->nb_chunks, NULL)) {
         pthread_mutex_lock(&tp->lock);
-        while (atomic_load_explicit(&tp->busy, memory_order_acquire) > 0) pthread_cond_wait(&tp->idle, &tp->lock);
+        while (atomic_load_explicit(&tp->completed, memory_order_acquire) < tp->nb_chunks)
+            pthread_cond_wait(&tp->idle, &tp->lock);
         pthread_mutex_unlock(&tp->lock);
     }
 }
