@@ -7,19 +7,22 @@
  *
  *   segment path (at most kSegMaxPre candidates per segment enter NMS: every
  *   BatchedNMS and EfficientNMS run, ONNX with N <= kSegMaxPre): one block per
- *   segment does everything in shared memory:
+ *   segment (1024 threads when every segment has a multiprocessor, else 256)
+ *   does everything in shared memory:
  *     1. collect the segment's candidate keys (64-bit: score, index): with
  *        few, short segments the block reads its scores itself ("direct");
  *        otherwise one pass over all scores (filter_kernel) has already put
  *        them into the segment's slice of the key buffer (atomic slots),
  *     2. with more candidates than enter NMS, a radix select (8 bits a
  *        pass, from the top) finds the pre_len-th largest key,
- *     3. bitonic sort of those keys, descending; decode their boxes,
- *     4. greedy NMS in tiles of 32 sorted boxes (block_greedy): the block
+ *     3. sort those keys, descending (by rank when few, else bitonic);
+ *        decode their boxes,
+ *     4. greedy NMS in tiles of 64 sorted boxes (block_greedy): the block
  *        builds the tile's IoU bitmask, one warp walks it in order, then the
  *        block lets the tile's kept boxes remove every later box; stops at
  *        the segment's keep cap. EfficientNMS writes its rows here.
- *   Then per image: BatchedNMS merges the classes (batched_out_kernel), ONNX
+ *   Then per image: BatchedNMS merges the classes (batched_out_kernel: the
+ *   out_cap best of all kept boxes by a radix select, then in order), ONNX
  *   scans the counts and scatters rows.
  *
  *   long path (ONNX with N > kSegMaxPre): the scores become sort keys that
@@ -48,14 +51,21 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int kBlock = 256;
-constexpr int kTile = 32;
+constexpr int kTile = 64;
 /* The segment path: candidates per segment that enter NMS, at most. */
 constexpr int64_t kSegMaxPre = 4096;
+/* Threads per segment block: many when the segments fit on the GPU at
+ * once (latency), else few (more blocks per multiprocessor). */
+constexpr int kSegMaxThreads = 1024;
 constexpr int kSegThreads = 256;
+/* Sorts of at most this many keys rank each key by counting (one barrier),
+ * larger ones are bitonic. */
+constexpr int kRankSortMax = 512;
 /* Direct collection (no filter pass, no memset): at most this many
  * segments (one wave of blocks) of at most this many scores each. */
 constexpr int64_t kDirectMaxSegs = 256;
 constexpr int64_t kDirectMaxLen = 16384;
+constexpr int kDirectLoads = 8;
 /* The long path: threads per block (one block per multiprocessor), window
  * survivors resolved per round, first and largest window. */
 constexpr int kLongThreads = 512;
@@ -172,7 +182,8 @@ __device__ __forceinline__ bool pair_suppresses(const prt__nms_params &p, int ch
 
 /* ---- the filter pass (segment path with many or long segments) --------- */
 
-/* One candidate test; the index arithmetic only runs for candidates. */
+/* One candidate test; the index arithmetic only runs for candidates, each
+ * of which takes its segment's next slot with an atomic of its own. */
 __device__ __forceinline__ void filter_one(const prt__nms_params &p, int has_thr, float thr, float s, int64_t e,
                                            unsigned *counts, uint64_t *keys, int64_t cap)
 {
@@ -309,48 +320,60 @@ __device__ uint64_t block_select(const uint64_t *k, int64_t n, int64_t need)
 /* Greedy NMS over box[0..n) of one segment, in sorted order, inside one
  * block; rem[i] != 0 marks a box already removed. The boxes are taken kTile
  * at a time: the block builds the tile's suppression bitmask (row r, bit k:
- * box t0 + r suppresses box t0 + k > t0 + r, both standing), one warp walks
- * it in order and keeps what stands, then the block lets the tile's kept
- * boxes remove every later box they suppress. keep(i, slot) is called by one
- * thread for each kept box, in order, slot counting on from `total`; stops
- * at keep_cap. Returns the new total. Every thread of the block calls it;
- * the caller synchronises before (box, cls and rem written). */
+ * box t0 + r suppresses box t0 + k > t0 + r, both standing; one thread per
+ * pair), one warp walks it in order and keeps what stands, then the block
+ * tests every (later standing box, kept box) pair, one per thread, and
+ * removes what the kept boxes suppress. keep(i, slot) is called by one thread
+ * for each kept box, in order, slot counting on from `total`; stops at
+ * keep_cap. Returns the new total. Every thread of the block calls it (a
+ * multiple of 32 threads); the caller synchronises before (box, cls and rem
+ * written). */
 template <class Keep>
 __device__ int64_t block_greedy(const prt__nms_params &p, float thr, int check_cls, const prt_nms_box *box,
                                 const int *cls, unsigned char *rem, int64_t n, int64_t total, int64_t keep_cap,
                                 Keep keep)
 {
-    __shared__ unsigned s_mask[kTile];
+    __shared__ unsigned s_mask[2 * kTile]; /* row r: columns 0-31 in [2r], 32-63 in [2r + 1] */
     __shared__ int s_kept[kTile];
     __shared__ int s_nk;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const int lane = threadIdx.x & 31;
     for (int64_t t0 = 0; t0 < n && total < keep_cap; t0 += kTile) {
-        const int64_t k = t0 + lane;
         /* the same in every warp: rem is not written until the barriers below */
-        const unsigned alive = __ballot_sync(0xffffffffu, k < n && !rem[k]);
+        const unsigned lo = __ballot_sync(0xffffffffu, t0 + lane < n && !rem[t0 + lane]);
+        const unsigned hi = __ballot_sync(0xffffffffu, t0 + 32 + lane < n && !rem[t0 + 32 + lane]);
+        const uint64_t alive = (uint64_t)lo | (uint64_t)hi << 32;
         if (alive == 0) continue;
-        for (int r = warp; r < kTile; r += nwarps) {
+        /* each warp fills half rows: kTile * kTile is a multiple of blockDim.x */
+        for (int u = threadIdx.x; u < kTile * kTile; u += blockDim.x) {
+            const int r = u / kTile, k = u % kTile;
+            /* a half row whose row is removed, whose columns are all removed
+             * or at or before the row, has no bits: the same in the whole warp */
+            const uint64_t cols = alive >> (k & ~31) & 0xffffffffu;
+            if (!((alive >> r) & 1u) || cols == 0 || (k | 31) <= r) {
+                if (lane == 0) s_mask[u / 32] = 0;
+                continue;
+            }
             bool s = false;
-            if (lane > r && ((alive >> r) & (alive >> lane) & 1u)) {
-                const int64_t i = t0 + r;
-                s = pair_suppresses(p, check_cls, thr, box[i], check_cls ? cls[i] : 0, box[k], check_cls ? cls[k] : 0);
+            if (k > r && ((alive >> k) & 1u)) {
+                const int64_t i = t0 + r, j = t0 + k;
+                s = pair_suppresses(p, check_cls, thr, box[i], check_cls ? cls[i] : 0, box[j], check_cls ? cls[j] : 0);
             }
             const unsigned m = __ballot_sync(0xffffffffu, s);
-            if (lane == 0) s_mask[r] = m;
+            if (lane == 0) s_mask[u / 32] = m;
         }
         __syncthreads();
-        if (warp == 0) {
-            unsigned a = alive;
+        if (threadIdx.x < 32) {
+            uint64_t a = alive;
             int nk = 0;
             while (a && total + nk < keep_cap) {
-                const int i = __ffs(a) - 1;
+                const int i = __ffsll((long long)a) - 1;
                 if (lane == 0) {
                     s_kept[nk] = (int)(t0 + i);
                     keep(t0 + i, total + nk);
                 }
                 nk++;
-                a &= ~(1u << i);
-                a &= ~s_mask[i];
+                a &= ~(1ull << i);
+                a &= ~((uint64_t)s_mask[2 * i] | (uint64_t)s_mask[2 * i + 1] << 32);
             }
             if (lane == 0) s_nk = nk;
         }
@@ -358,17 +381,14 @@ __device__ int64_t block_greedy(const prt__nms_params &p, float thr, int check_c
         const int nk = s_nk;
         total += nk;
         if (total < keep_cap) {
-            for (int64_t j = t0 + kTile + threadIdx.x; j < n; j += blockDim.x) {
+            /* n <= 2^16 here (4096 in shared memory, kLongSurv): 32-bit pair indices */
+            const int j0 = (int)t0 + kTile, pairs = ((int)n - j0) * nk;
+            for (int u = threadIdx.x; u < pairs; u += blockDim.x) {
+                const int j = j0 + (int)((unsigned)u / (unsigned)nk);
+                const int i = s_kept[(unsigned)u % (unsigned)nk];
                 if (rem[j]) continue;
-                const prt_nms_box bj = box[j];
-                const int cj = check_cls ? cls[j] : 0;
-                for (int q = 0; q < nk; q++) {
-                    const int i = s_kept[q];
-                    if (pair_suppresses(p, check_cls, thr, box[i], check_cls ? cls[i] : 0, bj, cj)) {
-                        rem[j] = 1;
-                        break;
-                    }
-                }
+                if (pair_suppresses(p, check_cls, thr, box[i], check_cls ? cls[i] : 0, box[j], check_cls ? cls[j] : 0))
+                    rem[j] = 1; /* several threads may store the same 1 */
             }
         }
         __syncthreads();
@@ -423,11 +443,12 @@ __device__ __forceinline__ int64_t seg_elem(const prt__nms_params &p, int64_t se
     return seg * len + t; /* ONNX [B, C, N], EfficientNMS [B, N * C] */
 }
 
-/* One block per segment. Dynamic shared memory: n2cap keys, then pre_len
- * boxes, classes and removed flags. `keys` is the segment's slice of the key
- * buffer (cap entries): filled by filter_kernel (counts[seg] of them), or by
- * this kernel when `direct`. */
-__global__ void __launch_bounds__(kSegThreads)
+/* One block per segment (any multiple of 32 threads up to kSegMaxThreads).
+ * Dynamic shared memory: n2cap keys, then pre_len boxes, classes and removed
+ * flags. `keys` is the segment's slice of the key buffer (cap entries):
+ * filled by filter_kernel (counts[seg] of them), or by this kernel when
+ * `direct`. */
+__global__ void __launch_bounds__(kSegMaxThreads)
 segment_kernel(prt__nms_params p, dev_io io, const unsigned *counts, uint64_t *keys, int64_t cap, int64_t pre_len,
                int n2cap, int64_t keep_len, uint64_t *kept, int *kept_n, int direct)
 {
@@ -438,7 +459,7 @@ segment_kernel(prt__nms_params p, dev_io io, const unsigned *counts, uint64_t *k
     unsigned char *s_rem = (unsigned char *)(s_cls + pre_len);
     __shared__ unsigned s_n;
     const int64_t seg = blockIdx.x;
-    const int tid = threadIdx.x;
+    const int tid = threadIdx.x, nt = blockDim.x, lane = tid & 31;
     uint64_t *gk = keys + seg * cap;
     int64_t K;
     if (tid == 0) s_n = 0;
@@ -451,22 +472,28 @@ segment_kernel(prt__nms_params p, dev_io io, const unsigned *counts, uint64_t *k
         const bool eff = p.kind == PRT_NMS_EFFICIENT;
         /* BatchedNMS's background class has no candidates at all */
         const bool none = !eff && p.background >= 0 && seg % p.C == p.background;
-        for (int64_t t0 = tid; t0 < cap && !none; t0 += 4 * kSegThreads) {
-            float s[4];
+        /* alike in every lane of a warp; kDirectLoads loads in flight per thread */
+        for (int64_t t0 = tid; t0 - lane < cap && !none; t0 += kDirectLoads * nt) {
+            float s[kDirectLoads];
 #pragma unroll
-            for (int q = 0; q < 4; q++) {
-                const int64_t t = t0 + q * kSegThreads;
+            for (int q = 0; q < kDirectLoads; q++) {
+                const int64_t t = t0 + q * nt;
                 s[q] = t < cap ? ld(io.scores, fp16, seg_elem(p, seg, t, cap)) : 0.0f;
             }
 #pragma unroll
-            for (int q = 0; q < 4; q++) {
-                const int64_t t = t0 + q * kSegThreads;
-                if (t >= cap || (has_thr && !prt_nms_passes(s[q], thr, p.score_ge))) continue;
-                if (eff && p.background >= 0 && t % p.C == p.background) continue;
-                const unsigned pos = atomicAdd(&s_n, 1u);
-                const uint64_t key = prt_nms_key(s[q], (uint32_t)t);
-                gk[pos] = key;
-                if (pos < (unsigned)n2cap) s_key[pos] = key;
+            for (int q = 0; q < kDirectLoads; q++) {
+                const int64_t t = t0 + q * nt;
+                const bool ok = t < cap && (!has_thr || prt_nms_passes(s[q], thr, p.score_ge)) &&
+                                !(eff && p.background >= 0 && t % p.C == p.background);
+                const unsigned m = __ballot_sync(0xffffffffu, ok);
+                unsigned pos = 0;
+                if (lane == 0 && m) pos = atomicAdd(&s_n, (unsigned)__popc(m));
+                pos = __shfl_sync(0xffffffffu, pos, 0) + __popc(m & ((1u << lane) - 1u));
+                if (ok) {
+                    const uint64_t key = prt_nms_key(s[q], (uint32_t)t);
+                    gk[pos] = key;
+                    if (pos < (unsigned)n2cap) s_key[pos] = key;
+                }
             }
         }
         __syncthreads();
@@ -474,25 +501,37 @@ segment_kernel(prt__nms_params p, dev_io io, const unsigned *counts, uint64_t *k
     } else {
         K = counts[seg];
         if (K <= pre_len)
-            for (int64_t i = tid; i < K; i += kSegThreads) s_key[i] = gk[i];
+            for (int64_t i = tid; i < K; i += nt) s_key[i] = gk[i];
     }
     if (K > pre_len) {
         /* the pre_len best, in any order */
         const uint64_t t = block_select(gk, K, pre_len);
         if (tid == 0) s_n = 0;
         __syncthreads();
-        for (int64_t i = tid; i < K; i += kSegThreads) {
+        for (int64_t i = tid; i < K; i += nt) {
             const uint64_t key = gk[i];
             if (key >= t) s_key[atomicAdd(&s_n, 1u)] = key;
         }
         K = pre_len;
     }
-    int n2 = 1;
-    while (n2 < K) n2 <<= 1;
-    for (int i = (int)K + tid; i < n2; i += kSegThreads) s_key[i] = 0;
     __syncthreads();
-    block_sort_desc(s_key, n2);
-    for (int64_t i = tid; i < K; i += kSegThreads) {
+    if (K <= nt && K <= kRankSortMax) {
+        /* few keys: each thread places its key at its rank */
+        const uint64_t mine = tid < K ? s_key[tid] : 0;
+        int r = 0;
+        if (tid < K)
+            for (int j = 0; j < (int)K; j++) r += s_key[j] > mine;
+        __syncthreads();
+        if (tid < K) s_key[r] = mine;
+    } else {
+        int n2 = 1;
+        while (n2 < K) n2 <<= 1;
+        for (int i = (int)K + tid; i < n2; i += nt) s_key[i] = 0;
+        __syncthreads();
+        block_sort_desc(s_key, n2);
+    }
+    __syncthreads();
+    for (int64_t i = tid; i < K; i += nt) {
         float o[4];
         const int64_t idx = prt_nms_key_idx(s_key[i]);
         dev_box(p, io, seg, idx, o, &s_box[i]);
@@ -509,7 +548,7 @@ segment_kernel(prt__nms_params p, dev_io io, const unsigned *counts, uint64_t *k
     if (p.kind == PRT_NMS_EFFICIENT) {
         /* the segment is the image: its rows */
         const int64_t n = total < p.out_cap ? total : p.out_cap;
-        for (int64_t r = tid; r < p.out_cap; r += kSegThreads) {
+        for (int64_t r = tid; r < p.out_cap; r += nt) {
             if (r < n)
                 emit(p, io, seg, r, seg, prt_nms_key_idx(out[r]), prt_nms_key_score(out[r]));
             else
@@ -545,40 +584,93 @@ __device__ __forceinline__ uint64_t merge_key(uint64_t key, int64_t c, int64_t j
     return (key & 0xffffffff00000000ull) | ((uint64_t)(0xfffff - c) << 12) | (uint64_t)(0xfff - j);
 }
 
+/* Per image: the kept boxes of all classes in (score desc, class asc, rank
+ * asc) order, the first out_cap of them as rows. With at most kMergeMax
+ * kept boxes (and use_sort): their merge keys in shared memory, the out_cap
+ * best found by a radix select, then ordered by rank or bitonic sort; with
+ * more, each kept box finds its row by binary searches in the other
+ * classes' lists. */
 __global__ void __launch_bounds__(kMergeThreads)
 batched_out_kernel(prt__nms_params p, dev_io io, const uint64_t *kept, const int *kept_n, int64_t keep_len,
                    int use_sort)
 {
+    typedef cub::BlockScan<int, kMergeThreads> scan_t;
     extern __shared__ uint64_t sk[];
-    __shared__ int s_total;
+    __shared__ typename scan_t::TempStorage scan_tmp;
+    __shared__ int s_off[kMergeThreads + 1];
+    __shared__ unsigned s_n;
     const int64_t b = blockIdx.x;
     const int64_t row_len = keep_len ? keep_len : 1;
     const int tid = threadIdx.x;
-    if (tid == 0) s_total = 0;
-    __syncthreads();
-    /* Gather the kept boxes of every class (in any order). */
-    for (int64_t e = tid; e < p.C * row_len; e += blockDim.x) {
-        int64_t c = e / row_len, j = e - c * row_len, seg = b * p.C + c;
-        if (j >= kept_n[seg]) continue;
-        int slot = atomicAdd(&s_total, 1);
-        if (use_sort && slot < kMergeMax) sk[slot] = merge_key(kept[seg * row_len + j], c, j);
+    int64_t total = 0;
+    /* Gather the merge keys, kMergeThreads classes at a time: offsets by a
+     * scan of the counts, then one thread per kept box. */
+    for (int64_t c0 = 0; c0 < p.C; c0 += kMergeThreads) {
+        const int64_t c = c0 + tid;
+        const int n = c < p.C ? kept_n[b * p.C + c] : 0;
+        int off, agg;
+        scan_t(scan_tmp).ExclusiveSum(n, off, agg);
+        s_off[tid] = off;
+        if (tid == 0) s_off[kMergeThreads] = agg;
+        __syncthreads();
+        for (int t = tid; t < agg; t += kMergeThreads) {
+            int lo = 0, hi = kMergeThreads; /* the class: last offset <= t */
+            while (hi - lo > 1) {
+                const int mid = (lo + hi) >> 1;
+                if (s_off[mid] <= t)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            const int64_t j = t - s_off[lo], slot = total + t;
+            if (use_sort && slot < kMergeMax) sk[slot] = merge_key(kept[(b * p.C + c0 + lo) * row_len + j], c0 + lo, j);
+        }
+        total += agg;
+        __syncthreads();
     }
-    __syncthreads();
-    const int64_t total = s_total;
     const int64_t nrows = total < p.out_cap ? total : p.out_cap;
     if (use_sort && total <= kMergeMax) {
-        /* Bitonic sort, descending, padded with zero keys. */
-        int n2 = 1;
-        while (n2 < total) n2 <<= 1;
-        for (int i = (int)total + tid; i < n2; i += blockDim.x) sk[i] = 0;
-        __syncthreads();
-        block_sort_desc(sk, n2);
-        for (int64_t r = tid; r < nrows; r += blockDim.x) {
-            uint64_t mk = sk[r];
-            int64_t c = 0xfffff - (int64_t)((mk >> 12) & 0xfffff), j = 0xfff - (int64_t)(mk & 0xfff);
-            int64_t seg = b * p.C + c;
-            uint64_t key = kept[seg * row_len + j];
-            emit(p, io, b, r, seg, prt_nms_key_idx(key), prt_nms_key_score(key));
+        int64_t n = total;
+        if (n > nrows) {
+            /* keep the nrows best (in any order), in front */
+            const uint64_t t = block_select(sk, n, nrows);
+            uint64_t mine[kMergeMax / kMergeThreads];
+#pragma unroll
+            for (int q = 0; q < kMergeMax / kMergeThreads; q++) {
+                const int64_t i = tid + q * kMergeThreads;
+                mine[q] = i < n ? sk[i] : 0;
+            }
+            if (tid == 0) s_n = 0;
+            __syncthreads();
+#pragma unroll
+            for (int q = 0; q < kMergeMax / kMergeThreads; q++)
+                if (tid + q * kMergeThreads < n && mine[q] >= t) sk[atomicAdd(&s_n, 1u)] = mine[q];
+            __syncthreads();
+            n = nrows;
+        }
+        if (n <= kRankSortMax) {
+            /* each key's row is its rank */
+            for (int64_t i = tid; i < n; i += kMergeThreads) {
+                const uint64_t mk = sk[i];
+                int r = 0;
+                for (int j = 0; j < (int)n; j++) r += sk[j] > mk;
+                const int64_t c = 0xfffff - (int64_t)((mk >> 12) & 0xfffff), j = 0xfff - (int64_t)(mk & 0xfff);
+                const uint64_t key = kept[(b * p.C + c) * row_len + j];
+                emit(p, io, b, r, b * p.C + c, prt_nms_key_idx(key), prt_nms_key_score(key));
+            }
+        } else {
+            /* bitonic sort, descending, padded with zero keys */
+            int n2 = 1;
+            while (n2 < n) n2 <<= 1;
+            for (int i = (int)n + tid; i < n2; i += kMergeThreads) sk[i] = 0;
+            __syncthreads();
+            block_sort_desc(sk, n2);
+            for (int64_t r = tid; r < n; r += kMergeThreads) {
+                const uint64_t mk = sk[r];
+                const int64_t c = 0xfffff - (int64_t)((mk >> 12) & 0xfffff), j = 0xfff - (int64_t)(mk & 0xfff);
+                const uint64_t key = kept[(b * p.C + c) * row_len + j];
+                emit(p, io, b, r, b * p.C + c, prt_nms_key_idx(key), prt_nms_key_score(key));
+            }
         }
     } else {
         /* Each kept box finds its row by counting, in every other class,
@@ -679,8 +771,8 @@ long_keys_kernel(dev_io io, uint64_t *keys, int64_t total, int64_t N, int ib, in
  * launched cooperatively (grid-wide barriers). Per segment, a round takes
  * the window of W sorted candidates from position p:
  *   A. the whole grid tests each window candidate against the segment's
- *      kept boxes (all before p); bit t of surv: candidate p + t still
- *      stands,
+ *      kept boxes (all before p; each block stages them in shared memory);
+ *      bit t of surv: candidate p + t still stands,
  *   B. one block lists the standing ones in order, at most kLongSurv (with
  *      more, the window ends at the multiple of 32 at or below the next
  *      one's position; the rest are tested again next round), runs
@@ -736,20 +828,31 @@ long_kernel(prt__nms_params p, dev_io io, const uint64_t *keys, int64_t N, int i
             const int64_t p0 = st[s].p, len = st[s].W < st[s].K - p0 ? st[s].W : st[s].K - p0, nk = st[s].nk;
             const prt_nms_box *bx = boxes + s * N;
             const int *kp = kept_pos + s * N;
-            /* warp-aligned: p0 is a multiple of 32, so is gsize */
-            for (int64_t t = gtid; t < (len + 31) / 32 * 32; t += gsize) {
-                bool stands = false;
-                if (t < len) {
-                    const prt_nms_box b = bx[p0 + t];
-                    stands = true;
-                    for (int64_t q = 0; q < nk; q++)
-                        if (pair_suppresses(p, 0, thr, bx[kp[q]], 0, b, 0)) {
-                            stands = false;
-                            break;
-                        }
+            /* alike in every thread of a block; p0 and gsize are multiples of 32 */
+            for (int64_t t0 = (int64_t)blockIdx.x * blockDim.x; t0 < len; t0 += gsize) {
+                const int64_t t = t0 + tid;
+                bool stands = t < len;
+                const prt_nms_box b = bx[p0 + (stands ? t : 0)];
+                /* the kept boxes, kLongSurv at a time through shared memory */
+                for (int64_t c0 = 0; c0 < nk; c0 += kLongSurv) {
+                    const int cn = (int)(nk - c0 < kLongSurv ? nk - c0 : kLongSurv);
+                    __syncthreads();
+                    for (int i = tid; i < cn; i += kLongThreads) s_box[i] = bx[kp[c0 + i]];
+                    __syncthreads();
+                    int q = 0;
+                    for (; stands && q + 4 <= cn; q += 4) {
+                        const bool h0 = pair_suppresses(p, 0, thr, s_box[q], 0, b, 0);
+                        const bool h1 = pair_suppresses(p, 0, thr, s_box[q + 1], 0, b, 0);
+                        const bool h2 = pair_suppresses(p, 0, thr, s_box[q + 2], 0, b, 0);
+                        const bool h3 = pair_suppresses(p, 0, thr, s_box[q + 3], 0, b, 0);
+                        if (h0 || h1 || h2 || h3) stands = false;
+                    }
+                    for (; stands && q < cn; q++)
+                        if (pair_suppresses(p, 0, thr, s_box[q], 0, b, 0)) stands = false;
+                    if (!__syncthreads_or(stands)) break;
                 }
                 const unsigned m = __ballot_sync(0xffffffffu, stands);
-                if ((tid & 31) == 0) surv[s * sw + t / 32] = m;
+                if ((tid & 31) == 0 && t < ((len + 31) & ~31)) surv[s * sw + t / 32] = m;
             }
         }
         grid.sync();
@@ -941,7 +1044,11 @@ extern "C" int prt__nms_cuda_run(const prt__nms_params *p, prt__nms_io *io, void
             (e = cudaFuncSetAttribute(segment_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L.smem)) !=
                 cudaSuccess)
             return (int)e;
-        segment_kernel<<<(unsigned)L.nseg, kSegThreads, L.smem, stream>>>(*p, d, counts, keys_in, L.cap, L.pre_len,
+        int dev = 0, sms = 0;
+        if ((e = cudaGetDevice(&dev)) != cudaSuccess) return (int)e;
+        if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess) return (int)e;
+        const int threads = L.nseg <= sms ? kSegMaxThreads : kSegThreads;
+        segment_kernel<<<(unsigned)L.nseg, threads, L.smem, stream>>>(*p, d, counts, keys_in, L.cap, L.pre_len,
                                                                            L.n2cap, L.keep_len, kept, kept_n,
                                                                            L.direct);
     } else {
