@@ -258,6 +258,17 @@ __device__ void block_sort_desc(uint64_t *sk, int n2)
     }
 }
 
+/* The same for any n keys: padded with zero keys to a power of two (the
+ * buffer must hold it). The caller synchronises before. */
+__device__ void block_sort_desc_pad(uint64_t *sk, int n)
+{
+    int n2 = 1;
+    while (n2 < n) n2 <<= 1;
+    for (int i = n + (int)threadIdx.x; i < n2; i += blockDim.x) sk[i] = 0;
+    __syncthreads();
+    block_sort_desc(sk, n2);
+}
+
 /* The need-th largest of the n distinct keys k[0..n) (1 <= need <= n):
  * exactly `need` keys are >= the value returned. A radix select over 8-bit
  * digits from the top, which stops once every key sharing the prefix found
@@ -524,11 +535,7 @@ segment_kernel(prt__nms_params p, dev_io io, const unsigned *counts, uint64_t *k
         __syncthreads();
         if (tid < K) s_key[r] = mine;
     } else {
-        int n2 = 1;
-        while (n2 < K) n2 <<= 1;
-        for (int i = (int)K + tid; i < n2; i += nt) s_key[i] = 0;
-        __syncthreads();
-        block_sort_desc(s_key, n2);
+        block_sort_desc_pad(s_key, (int)K);
     }
     __syncthreads();
     for (int64_t i = tid; i < K; i += nt) {
@@ -582,6 +589,15 @@ constexpr int kMergeMax = 8192; /* keys sorted in shared memory (64 KiB) */
 __device__ __forceinline__ uint64_t merge_key(uint64_t key, int64_t c, int64_t j)
 {
     return (key & 0xffffffff00000000ull) | ((uint64_t)(0xfffff - c) << 12) | (uint64_t)(0xfff - j);
+}
+
+/* Row `row` of image b: the kept box named by merge key mk. */
+__device__ void merge_emit(const prt__nms_params &p, const dev_io &io, const uint64_t *kept, int64_t row_len, int64_t b,
+                           int64_t row, uint64_t mk)
+{
+    const int64_t c = 0xfffff - (int64_t)((mk >> 12) & 0xfffff), j = 0xfff - (int64_t)(mk & 0xfff);
+    const uint64_t key = kept[(b * p.C + c) * row_len + j];
+    emit(p, io, b, row, b * p.C + c, prt_nms_key_idx(key), prt_nms_key_score(key));
 }
 
 /* Per image: the kept boxes of all classes in (score desc, class asc, rank
@@ -654,23 +670,11 @@ batched_out_kernel(prt__nms_params p, dev_io io, const uint64_t *kept, const int
                 const uint64_t mk = sk[i];
                 int r = 0;
                 for (int j = 0; j < (int)n; j++) r += sk[j] > mk;
-                const int64_t c = 0xfffff - (int64_t)((mk >> 12) & 0xfffff), j = 0xfff - (int64_t)(mk & 0xfff);
-                const uint64_t key = kept[(b * p.C + c) * row_len + j];
-                emit(p, io, b, r, b * p.C + c, prt_nms_key_idx(key), prt_nms_key_score(key));
+                merge_emit(p, io, kept, row_len, b, r, mk);
             }
         } else {
-            /* bitonic sort, descending, padded with zero keys */
-            int n2 = 1;
-            while (n2 < n) n2 <<= 1;
-            for (int i = (int)n + tid; i < n2; i += kMergeThreads) sk[i] = 0;
-            __syncthreads();
-            block_sort_desc(sk, n2);
-            for (int64_t r = tid; r < n; r += kMergeThreads) {
-                const uint64_t mk = sk[r];
-                const int64_t c = 0xfffff - (int64_t)((mk >> 12) & 0xfffff), j = 0xfff - (int64_t)(mk & 0xfff);
-                const uint64_t key = kept[(b * p.C + c) * row_len + j];
-                emit(p, io, b, r, b * p.C + c, prt_nms_key_idx(key), prt_nms_key_score(key));
-            }
+            block_sort_desc_pad(sk, (int)n);
+            for (int64_t r = tid; r < n; r += kMergeThreads) merge_emit(p, io, kept, row_len, b, r, sk[r]);
         }
     } else {
         /* Each kept box finds its row by counting, in every other class,
