@@ -892,7 +892,8 @@ TEST(cuda_enqueue_captures_into_graph)
     }
 }
 
-/* ---- one big dense segment (the CUDA bitmask path) ---- */
+/* ---- one big dense segment (CUDA: the long path for ONNX, the segment path with its radix select for
+ * EfficientNMS and BatchedNMS) ---- */
 
 /* [1, N, 4] boxes jittered around 40 objects of a 640x640 image (most
  * boxes overlap an earlier one by IoU > 0.5), scores on a grid of 1/4096
