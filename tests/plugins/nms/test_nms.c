@@ -714,10 +714,13 @@ static const rcase rcases[] = {
     {PRT_NMS_EFFICIENT, 2, 1500, 2, 1, 0, 80, -1, 1, 0, 0, 1, 0, 0.1f, 0.4f, 0, 1},
     {PRT_NMS_ONNX, 2, 2000, 3, 1, 0, 0, -1, 1, 0, 0, 0, 0, 0.05f, 0.5f, 1000000, 0},
     {PRT_NMS_ONNX, 1, 3000, 2, 1, 0, 0, -1, 1, 0, 0, 0, 0, 0.5f, 0.3f, 37, 1},
-    /* 65 long segments: CUDA takes the one-block-per-segment path */
+    /* 65 segments of 1100 boxes: CUDA's segment path, blocks reading their own scores */
     {PRT_NMS_ONNX, 1, 1100, 65, 1, 0, 0, -1, 1, 0, 0, 0, 0, 0.5f, 0.5f, 1000000, 0},
-    /* 360 segments: CUDA sorts them in two batches (more than CUB sorts without a host synchronisation) */
+    /* 360 segments: CUDA's segment path after the filter pass over all scores */
     {PRT_NMS_BATCHED, 4, 600, 90, 1, 100, 100, -1, 1, 0, 0, 0, 0, 0.05f, 0.5f, 0, 0},
+    /* N > 4096: CUDA's long path, 6 segments in the same rounds; then with a cap and centre boxes */
+    {PRT_NMS_ONNX, 2, 5000, 3, 1, 0, 0, -1, 1, 0, 0, 0, 0, 0.05f, 0.5f, 1000000, 0},
+    {PRT_NMS_ONNX, 1, 4500, 2, 1, 0, 0, -1, 1, 0, 0, 0, 0, 0.5f, 0.3f, 37, 1},
 };
 
 static void compare_outputs(const rcase *rc, const th_tensor *a, const th_tensor *b, int64_t na, int64_t nb,
@@ -854,15 +857,16 @@ TEST(cuda_equals_cpu_randomized)
     }
 }
 
-/* Each kind's CUDA enqueue, with more segments than CUB sorts without a host synchronisation (2 x 200
- * classes; NMS-T has 2560), captured into a CUDA graph: no host synchronisation inside, and the graph's
- * results equal the CPU's. */
+/* Each kind's CUDA enqueue captured into a CUDA graph: no host synchronisation inside, and the graph's
+ * results equal the CPU's. 2 x 200 segments (NMS-T has 2560; more than 500 once made CUB's segmented sort
+ * wait for the host) take the filter pass; the last case takes the long path (a cooperative kernel). */
 TEST(cuda_enqueue_captures_into_graph)
 {
     static const rcase gc[] = {
         {PRT_NMS_BATCHED, 2, 500, 200, 1, 100, 100, -1, 1, 0, 0, 0, 0, 0.05f, 0.5f, 0, 0},
         {PRT_NMS_EFFICIENT, 2, 500, 200, 1, 0, 100, -1, 1, 0, 0, 0, 0, 0.05f, 0.5f, 0, 0},
         {PRT_NMS_ONNX, 2, 500, 200, 1, 0, 0, -1, 1, 0, 0, 0, 0, 0.05f, 0.5f, 50, 0},
+        {PRT_NMS_ONNX, 1, 5000, 2, 1, 0, 0, -1, 1, 0, 0, 0, 0, 0.05f, 0.5f, 1000000, 0},
     };
     size_t k;
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
@@ -888,7 +892,8 @@ TEST(cuda_enqueue_captures_into_graph)
     }
 }
 
-/* ---- one big dense segment (the CUDA bitmask path) ---- */
+/* ---- one big dense segment (CUDA: the long path for ONNX, the segment path with its radix select for
+ * EfficientNMS and BatchedNMS) ---- */
 
 /* [1, N, 4] boxes jittered around 40 objects of a 640x640 image (most
  * boxes overlap an earlier one by IoU > 0.5), scores on a grid of 1/4096
@@ -918,6 +923,30 @@ static void dense_inputs(float *boxes, float *scores, int64_t N)
     }
 }
 
+/* The plain reference of ONNX NMS over in[0..4] (boxes [1, N, 4], scores [1, 1, N], the three scalars)
+ * into ref ([N, 3], poisoned first); returns the number of rows. */
+static int64_t onnx_one_class_reference(const th_tensor *in, int64_t N, th_tensor *ref)
+{
+    prt__nms_params q;
+    prt__nms_io io;
+    memset(&q, 0, sizeof q);
+    q.kind = PRT_NMS_ONNX;
+    q.B = 1; q.N = N; q.C = 1;
+    q.box_classes = 1;
+    q.box_mode = PRT_NMS_BOX_CORNERS;
+    q.background = -1;
+    q.pre_cap = N; q.keep_cap = N;
+    memset(ref->data, 0x33, th_bytes(ref));
+    memset(&io, 0, sizeof io);
+    io.boxes = in[0].data; io.scores = in[1].data;
+    io.max_per_class = (const int64_t *)in[2].data;
+    io.iou_thr = (const float *)in[3].data;
+    io.score_thr = (const float *)in[4].data;
+    io.selected = (int64_t *)ref->data;
+    CHECK_OK(prt__nms_reference(&q, &io));
+    return io.nb_selected;
+}
+
 /* N = 20000, C = 1, score threshold 0, IoU 0.5: ONNX with no cap,
  * EfficientNMS class-agnostic and BatchedNMS topK 4096; CUDA equals the CPU
  * (and the ONNX rows equal the plain reference) element for element. */
@@ -942,27 +971,10 @@ TEST(cuda_dense_single_class_matches_cpu)
     ((float *)in[4].data)[0] = 0.0f;
     {
         /* ONNX, no cap: against the plain reference and the CPU plugin */
-        prt__nms_params q;
-        prt__nms_io io;
         th_tensor ref;
         int64_t dr[2] = {N, 3}, nref;
-        memset(&q, 0, sizeof q);
-        q.kind = PRT_NMS_ONNX;
-        q.B = 1; q.N = N; q.C = 1;
-        q.box_classes = 1;
-        q.box_mode = PRT_NMS_BOX_CORNERS;
-        q.background = -1;
-        q.pre_cap = N; q.keep_cap = N;
         th_tensor_alloc(&ref, "ref", PRT_DTYPE_I64, 2, dr);
-        memset(ref.data, 0x33, th_bytes(&ref));
-        memset(&io, 0, sizeof io);
-        io.boxes = in[0].data; io.scores = in[1].data;
-        io.max_per_class = (const int64_t *)in[2].data;
-        io.iou_thr = (const float *)in[3].data;
-        io.score_thr = (const float *)in[4].data;
-        io.selected = (int64_t *)ref.data;
-        CHECK_OK(prt__nms_reference(&q, &io));
-        nref = io.nb_selected;
+        nref = onnx_one_class_reference(in, N, &ref);
         CHECK(nref > N / 97 && nref < N / 4); /* most boxes suppressed, the isolated ones kept */
         memset(&s, 0, sizeof s);
         fc = fl_get(&s);
@@ -1018,6 +1030,60 @@ TEST(cuda_dense_single_class_matches_cpu)
         th_run_free(&rg);
         th_tensors_free(bin, 2);
     }
+    th_tensors_free(in, 5);
+}
+
+/* The long path's windows: 3000 boxes of one object with the highest scores (all but the first
+ * suppressed), then 5000 isolated small boxes (all kept). The windows grow over the cluster, so the one
+ * that reaches the isolated boxes holds more than the 1024 standing candidates a round resolves and is
+ * cut, round after round. ONNX, one class, with no cap and with a cap reached inside a cut window; CUDA
+ * equals the plain reference element for element. */
+TEST(cuda_long_path_window_cut_matches_reference)
+{
+    const int64_t N = 8000, caps[2] = {N, 3000};
+    th_tensor in[5], ref;
+    th_run rg;
+    prt_fields fc;
+    fl s;
+    int64_t db[3] = {1, N, 4}, ds[3] = {1, 1, N}, one[1] = {1}, dr[2] = {N, 3}, n, i;
+    int k;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    rng_seed(777);
+    th_tensor_alloc(&in[0], "boxes", PRT_DTYPE_F32, 3, db);
+    th_tensor_alloc(&in[1], "scores", PRT_DTYPE_F32, 3, ds);
+    th_tensor_alloc(&in[2], "max", PRT_DTYPE_I64, 1, one);
+    th_tensor_alloc(&in[3], "iou", PRT_DTYPE_F32, 1, one);
+    th_tensor_alloc(&in[4], "score", PRT_DTYPE_F32, 1, one);
+    for (n = 0; n < N; n++) {
+        float *b = (float *)in[0].data + 4 * n;
+        if (n < 3000) {
+            b[0] = (float)(100 + urand() * 4); b[1] = (float)(100 + urand() * 4);
+            b[2] = (float)(200 + urand() * 4); b[3] = (float)(200 + urand() * 4);
+            ((float *)in[1].data)[n] = 0.9f - (float)n * 1e-5f;
+        } else {
+            b[0] = 1000.0f + 2.0f * (float)n; b[1] = 0.0f;
+            b[2] = 1000.5f + 2.0f * (float)n; b[3] = 0.5f;
+            ((float *)in[1].data)[n] = 0.5f - (float)(n - 3000) * 1e-5f;
+        }
+    }
+    ((float *)in[3].data)[0] = 0.5f;
+    ((float *)in[4].data)[0] = 0.1f;
+    th_tensor_alloc(&ref, "ref", PRT_DTYPE_I64, 2, dr);
+    memset(&s, 0, sizeof s);
+    fc = fl_get(&s);
+    for (k = 0; k < 2; k++) {
+        int64_t nref;
+        ((int64_t *)in[2].data)[0] = caps[k];
+        nref = onnx_one_class_reference(in, N, &ref);
+        CHECK_EQ_INT(nref, k == 0 ? 5001 : 3000);
+        CHECK_OK(th_run_field(&prt__nms_onnx_creator, &fc, in, 5, PRT_DEVICE_CUDA, 1, &rg));
+        CHECK_EQ_INT(rg.out[0].dims.d[0], nref);
+        for (i = 0; i < nref * 3 && rg.out[0].dims.d[0] == nref; i++)
+            CHECK_MSG(i64(&rg.out[0], i) == i64(&ref, i), "cap %lld: element %lld: %lld, expected %lld",
+                      (long long)caps[k], (long long)i, (long long)i64(&rg.out[0], i), (long long)i64(&ref, i));
+        th_run_free(&rg);
+    }
+    th_tensor_free(&ref);
     th_tensors_free(in, 5);
 }
 
