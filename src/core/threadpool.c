@@ -15,7 +15,9 @@
  * sleeping worker no longer holds up a job the others have finished). The
  * job fields are written before the ticket is published (release) and read
  * after a successful claim (acquire); the caller rewrites them only once
- * every chunk of the job is completed. */
+ * every chunk of the job is completed. The lock and the condition variables
+ * are touched only where a thread sleeps or must be woken (counted in
+ * sleepers and caller_asleep), so back-to-back jobs take no lock. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -35,10 +37,18 @@ struct prt__threadpool {
     pthread_cond_t idle;  /* the caller waits for the workers to finish */
     uint64_t generation;
     int stop;
+    /* the words the threads spin on or update per job, a cache line apart (64 bytes of padding
+     * between them: calloc gives no 64-byte alignment to rely on) */
+    char pad0[64];
     atomic_ullong published;  /* the generation, for spinning workers */
     atomic_int stopping;
+    char pad1[64];
     atomic_ullong ticket;     /* generation << 32 | nb_chunks << 16 | next chunk */
-    atomic_llong completed;   /* chunks of the current job finished */
+    char pad2[64];
+    atomic_llong completed;   /* chunks of the current job finished, added once per thread and job */
+    char pad3[64];
+    atomic_int sleepers;      /* workers asleep (or about to be) on `wake` */
+    atomic_int caller_asleep; /* the caller asleep (or about to be) on `idle` */
     /* the current job */
     prt_range_fn fn;
     void *arg;
@@ -104,13 +114,15 @@ static int spin_until(prt__threadpool *tp, int (*done)(prt__threadpool *, uint64
     }
 }
 
-/* Claim and run chunks of generation gen while it has any left. */
+/* Claim and run chunks of generation gen while it has any left; then add
+ * how many this thread ran to completed (one update per thread and job). */
 static void run_chunks(prt__threadpool *tp, uint64_t gen)
 {
+    int64_t done = 0, nb = 0;
     for (;;) {
         uint64_t v = atomic_load_explicit(&tp->ticket, memory_order_acquire);
-        int64_t c, b, e, nb;
-        if ((v >> 32) != (gen & 0xFFFFFFFFu) || (v & 0xFFFFu) >= ((v >> 16) & 0xFFFFu)) return;
+        int64_t c, b, e;
+        if ((v >> 32) != (gen & 0xFFFFFFFFu) || (v & 0xFFFFu) >= ((v >> 16) & 0xFFFFu)) break;
         if (!atomic_compare_exchange_weak_explicit(&tp->ticket, &v, v + 1, memory_order_acq_rel,
                                                    memory_order_acquire))
             continue;
@@ -119,12 +131,16 @@ static void run_chunks(prt__threadpool *tp, uint64_t gen)
         b = c * tp->chunk;
         e = tp->n - b < tp->chunk ? tp->n : b + tp->chunk;
         tp->fn(tp->arg, b, e);
-        if (atomic_fetch_add_explicit(&tp->completed, 1, memory_order_acq_rel) + 1 == nb) {
-            /* the last chunk: wake the caller if it went to sleep */
-            pthread_mutex_lock(&tp->lock);
-            pthread_cond_signal(&tp->idle);
-            pthread_mutex_unlock(&tp->lock);
-        }
+        done++;
+    }
+    /* The update that completes the job wakes the caller if it went to sleep: the caller sets
+     * caller_asleep and then reads completed, this adds to completed and then reads caller_asleep (both
+     * sequentially consistent), so one of the two sees the other; the lock makes the signal wait for the
+     * caller's wait. */
+    if (done > 0 && atomic_fetch_add(&tp->completed, done) + done == nb && atomic_load(&tp->caller_asleep)) {
+        pthread_mutex_lock(&tp->lock);
+        pthread_cond_signal(&tp->idle);
+        pthread_mutex_unlock(&tp->lock);
     }
 }
 
@@ -134,9 +150,13 @@ static void *worker_main(void *p)
     uint64_t seen = 0, gen = 0;
     for (;;) {
         if (!spin_until(tp, next_job, seen, &gen)) {
+            /* as for the caller below: sleepers first, then the generation; the publisher stores the
+             * generation, then reads sleepers */
             pthread_mutex_lock(&tp->lock);
-            while (!tp->stop && tp->generation == seen) pthread_cond_wait(&tp->wake, &tp->lock);
-            gen = tp->generation;
+            atomic_fetch_add(&tp->sleepers, 1);
+            while (!tp->stop && atomic_load(&tp->published) == seen) pthread_cond_wait(&tp->wake, &tp->lock);
+            atomic_fetch_sub(&tp->sleepers, 1);
+            gen = atomic_load(&tp->published);
             pthread_mutex_unlock(&tp->lock);
         }
         if (atomic_load_explicit(&tp->stopping, memory_order_acquire)) break;
@@ -174,6 +194,8 @@ prt_status prt__threadpool_create(int32_t nb_threads, prt__threadpool **out, cha
     tp->nb_workers = nb_threads - 1;
     atomic_init(&tp->ticket, 0);
     atomic_init(&tp->completed, 0);
+    atomic_init(&tp->sleepers, 0);
+    atomic_init(&tp->caller_asleep, 0);
     atomic_init(&tp->published, 0);
     atomic_init(&tp->stopping, 0);
     if (tp->nb_workers > 0) {
@@ -244,19 +266,22 @@ void prt__threadpool_parallel_for(prt__threadpool *tp, int64_t n, int64_t grain,
     tp->chunk = chunk;
     tp->nb_chunks = n / chunk + (n % chunk != 0); /* < 8 * threads: fits the ticket's 16 bits */
     atomic_store_explicit(&tp->completed, 0, memory_order_relaxed);
-    pthread_mutex_lock(&tp->lock);
     tp->generation++;
     atomic_store_explicit(&tp->ticket,
                           (tp->generation & 0xFFFFFFFFu) << 32 | (uint64_t)tp->nb_chunks << 16,
                           memory_order_release);
-    atomic_store_explicit(&tp->published, tp->generation, memory_order_release);
-    pthread_cond_broadcast(&tp->wake);
-    pthread_mutex_unlock(&tp->lock);
+    atomic_store(&tp->published, tp->generation);
+    if (atomic_load(&tp->sleepers) > 0) { /* spinning workers see `published`; sleeping ones need waking */
+        pthread_mutex_lock(&tp->lock);
+        pthread_cond_broadcast(&tp->wake);
+        pthread_mutex_unlock(&tp->lock);
+    }
     run_chunks(tp, tp->generation);
     if (!spin_until(tp, job_done, (uint64_t)tp->nb_chunks, NULL)) {
         pthread_mutex_lock(&tp->lock);
-        while (atomic_load_explicit(&tp->completed, memory_order_acquire) < tp->nb_chunks)
-            pthread_cond_wait(&tp->idle, &tp->lock);
+        atomic_store(&tp->caller_asleep, 1);
+        while (atomic_load(&tp->completed) < tp->nb_chunks) pthread_cond_wait(&tp->idle, &tp->lock);
+        atomic_store(&tp->caller_asleep, 0);
         pthread_mutex_unlock(&tp->lock);
     }
 }
