@@ -3,7 +3,13 @@
 same run, and prints a table with the ratio. Shapes as rapidocr runs them:
 det [1,3,736,1472], rec [5,3,48,1000], cls [5,3,48,192].
     python3 bench/models/bench_models.py --plugrt build/tools/plugrt/plugrt [--threads 2] [--iterations 20]
-                                         [--gflops 234] [--gbs 25] [--no-fuse]
+                                         [--rounds 3] [--gflops 234] [--gbs 25] [--no-fuse]
+Each runtime is timed in --rounds rounds (a new onnxruntime session, a new
+plugrt process), alternating, each the median of --iterations runs; the
+table gives the median of the rounds and, in brackets, their range. On a
+shared virtual machine a whole process can land in a slow stretch (both
+runtimes were seen at twice their usual time for a round): rounds keep one
+such stretch from deciding the number.
 The floor column is bench/models/model_cost.py's: the larger of the
 model's multiply-adds over the FMA rate (--gflops, of the threads used) and
 the bytes it must touch over the bandwidth (--gbs).
@@ -54,13 +60,15 @@ def main():
     ap.add_argument("--models", default=common.MODELS)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--iterations", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=3, help="rounds per runtime, alternating (median reported)")
     ap.add_argument("--gflops", type=float, default=234.0, help="FMA rate of the threads used, GFLOP/s")
     ap.add_argument("--gbs", type=float, default=25.0, help="memory bandwidth, GB/s")
     ap.add_argument("--no-fuse", action="store_true", help="import without layer fusion")
     a = ap.parse_args()
     common.require_models(a.models)
     rng = np.random.default_rng(11)
-    print("onnxruntime %s, %d threads, median of %d runs" % (ort.__version__, a.threads, a.iterations))
+    print("onnxruntime %s, %d threads, median of %d rounds of the median of %d runs [range of the rounds]" %
+          (ort.__version__, a.threads, a.rounds, a.iterations))
     print("floor: max(2 * MACs / %.0f GFLOP/s, bytes / %.0f GB/s)" % (a.gflops, a.gbs))
     print("| model | input | floor ms | onnxruntime ms | % floor | plugrt ms | % floor | plugrt / onnxruntime speed |")
     print("|---|---|---|---|---|---|---|---|")
@@ -73,17 +81,26 @@ def main():
             np.save(xin, x)
             macs, nbytes, _ = model_cost.cost(path, iname, shape)
             floor = max(2.0 * macs / (a.gflops * 1e9), nbytes / (a.gbs * 1e9)) * 1e3
-            ref = ort_median_ms(path, iname, x, a.threads, a.iterations)
-            try:
-                ours = plugrt_median_ms(a.plugrt, path, iname, shape, xin, a.threads, a.iterations,
-                                        ["--no-fuse"] if a.no_fuse else [])
-                cell, ratio = "%.2f | %.0f%%" % (ours, 100.0 * floor / ours), "%.2fx" % (ref / ours)
-            except common.MissingOp as e:
-                cell, ratio = "cannot run yet (%s) | -" % e, "-"
-            except (RuntimeError, KeyError, ValueError) as e:
-                cell, ratio = "failed (%s) | -" % str(e).splitlines()[0], "-"
-            print("| %s | %s | %.2f | %.2f | %.0f%% | %s | %s |" % (name, list(shape), floor, ref, 100.0 * floor / ref,
-                                                                 cell, ratio))
+            refs, ours = [], []
+            cell, ratio = None, None
+            for _ in range(max(1, a.rounds)):
+                refs.append(ort_median_ms(path, iname, x, a.threads, a.iterations))
+                if cell is not None:
+                    continue
+                try:
+                    ours.append(plugrt_median_ms(a.plugrt, path, iname, shape, xin, a.threads, a.iterations,
+                                                 ["--no-fuse"] if a.no_fuse else []))
+                except common.MissingOp as e:
+                    cell, ratio = "cannot run yet (%s) | -" % e, "-"
+                except (RuntimeError, KeyError, ValueError) as e:
+                    cell, ratio = "failed (%s) | -" % str(e).splitlines()[0], "-"
+            ref = float(np.median(refs))
+            if cell is None:
+                o = float(np.median(ours))
+                cell = "%.2f [%.2f-%.2f] | %.0f%%" % (o, min(ours), max(ours), 100.0 * floor / o)
+                ratio = "%.2fx" % (ref / o)
+            print("| %s | %s | %.2f | %.2f [%.2f-%.2f] | %.0f%% | %s | %s |" % (
+                name, list(shape), floor, ref, min(refs), max(refs), 100.0 * floor / ref, cell, ratio))
     return 0
 
 
