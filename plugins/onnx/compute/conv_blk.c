@@ -263,7 +263,7 @@ static inline __attribute__((always_inline)) K1_AVX512 void
 kk_tile(const int MR, const float *a, const float *bias, const float *xg, const prt__conv_geo *g, int64_t oy,
         int64_t ox0, float *y, int64_t ldy, int64_t rows, const __mmask16 *mj0, const __mmask16 *mj1, int pf)
 {
-    const int64_t plane = g->h * g->w, kk = g->kh * g->kw;
+    const int64_t plane = g->h * g->w;
     __m512 c0[K1_MR], c1[K1_MR];
     int64_t c, i, jj;
     int r;
@@ -292,7 +292,6 @@ kk_tile(const int MR, const float *a, const float *bias, const float *xg, const 
                 }
             }
         }
-    (void)kk;
 #pragma GCC unroll 12
     for (r = 0; r < MR; r++)
         if (r < rows) {
