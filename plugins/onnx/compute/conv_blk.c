@@ -157,17 +157,18 @@ static int64_t blk_split(const prt__conv_geo *g, int64_t threads, int64_t *bw, i
     }
 }
 
-/* The epilogue on a finished block (nb columns from yb, all the group's output channels). */
-static void blk_epilogue(const prt__conv_epi *epi, const prt__conv_geo *g, float *y, const float *yb, int64_t nb)
+/* The epilogue on a finished block: nb columns from yb, output channels [r0, r1) of the group. */
+static void blk_epilogue(const prt__conv_epi *epi, const prt__conv_geo *g, float *y, const float *yb, int64_t nb,
+                         int64_t r0, int64_t r1)
 {
     const int64_t hw = g->oh * g->ow;
     int64_t m;
     if (!epi || !epi->fn) return;
     if (nb == hw) { /* the block is whole planes: one contiguous range */
-        epi->fn(epi->arg, y, yb - y, yb - y + g->coutg * hw);
+        epi->fn(epi->arg, y, yb + r0 * hw - y, yb + r1 * hw - y);
         return;
     }
-    for (m = 0; m < g->coutg; m++) {
+    for (m = r0; m < r1; m++) {
         const int64_t row = yb + m * hw - y;
         epi->fn(epi->arg, y, row, row + nb);
     }
@@ -185,7 +186,7 @@ static void blk_range(void *arg, int64_t begin, int64_t end)
         const blk_item it = {j, j->x + (img * g->cin + grp * g->cg) * g->h * g->w, c0};
         float *yb = j->y + (img * g->cout + grp * g->coutg) * hw + c0;
         prt__gemm_packed(&j->pa[grp], nb, blk_pack, (void *)&it, j->b ? j->b + grp * g->coutg : NULL, yb, hw);
-        blk_epilogue(j->epi, g, j->y, yb, nb);
+        blk_epilogue(j->epi, g, j->y, yb, nb, 0, g->coutg);
     }
 }
 
@@ -364,6 +365,7 @@ typedef struct k1_job {
     float *y;
     const prt__conv_epi *epi;
     int64_t bw, nblk, ntiles, per_group;
+    int64_t osplit; /* ranges of row tiles per block (whole planes only) */
     const int64_t *starts, *heights;
 } k1_job;
 
@@ -375,11 +377,15 @@ static K1_AVX512 void k1_range(void *arg, int64_t begin, int64_t end)
     const int64_t hw = g->oh * g->ow, kn = g->kd;
     int64_t t, q, ti, n;
     for (t = begin; t < end; t++) {
-        const int64_t img = t / (g->g * j->nblk), grp = t / j->nblk % g->g, c0 = t % j->nblk * j->bw;
+        /* t = ((img * groups + grp) * nblk + block) * osplit + part */
+        const int64_t part = t % j->osplit, blk = t / j->osplit;
+        const int64_t img = blk / (g->g * j->nblk), grp = blk / j->nblk % g->g, c0 = blk % j->nblk * j->bw;
         const int64_t nb = hw - c0 < j->bw ? hw - c0 : j->bw;
+        const int64_t t0 = j->ntiles * part / j->osplit, t1 = j->ntiles * (part + 1) / j->osplit;
         const float *xin = j->x + (img * g->cin + grp * g->cg) * g->h * g->w; /* the group's first channel */
         float *yb = j->y + (img * g->cout + grp * g->coutg) * hw + c0;
         const float *wg = j->wp + grp * j->per_group;
+        for (ti = 0; ti < t0; ti++) wg += j->heights[ti] * (kn + 1); /* tile t0's weights */
         for (q = 0; q < nb; q += n) {
             const float *a = wg;
             int64_t oy = 0, ox0 = 0;
@@ -402,26 +408,26 @@ static K1_AVX512 void k1_range(void *arg, int64_t begin, int64_t end)
                     mj0[jj] = (__mmask16)(bits & 0xFFFFu);
                     mj1[jj] = (__mmask16)(bits >> 16);
                 }
-                for (ti = 0; ti < j->ntiles; ti++) {
+                for (ti = t0; ti < t1; ti++) {
                     const int64_t h = j->heights[ti], rows = g->coutg - j->starts[ti];
                     float *yt = yb + j->starts[ti] * hw + q;
-                    if (h == K1_MR) kk_tile12(a, a + h * kn, xin, g, oy, ox0, yt, hw, rows, mj0, mj1, ti == 0);
-                    else kk_tile4(a, a + h * kn, xin, g, oy, ox0, yt, hw, rows, mj0, mj1, ti == 0);
+                    if (h == K1_MR) kk_tile12(a, a + h * kn, xin, g, oy, ox0, yt, hw, rows, mj0, mj1, ti == t0);
+                    else kk_tile4(a, a + h * kn, xin, g, oy, ox0, yt, hw, rows, mj0, mj1, ti == t0);
                     a += h * (kn + 1);
                 }
                 continue;
             }
             m0 = (__mmask16)(n >= 16 ? 0xFFFFu : (1u << n) - 1);
             m1 = (__mmask16)(n >= 32 ? 0xFFFFu : n > 16 ? (1u << (n - 16)) - 1 : 0u);
-            for (ti = 0; ti < j->ntiles; ti++) {
+            for (ti = t0; ti < t1; ti++) {
                 const int64_t h = j->heights[ti], rows = g->coutg - j->starts[ti];
                 float *yt = yb + j->starts[ti] * hw + q;
-                if (h == K1_MR) k1_tile12(a, a + h * kn, xin + c0 + q, hw, kn, yt, hw, rows, m0, m1, ti == 0);
-                else k1_tile4(a, a + h * kn, xin + c0 + q, hw, kn, yt, hw, rows, m0, m1, ti == 0);
+                if (h == K1_MR) k1_tile12(a, a + h * kn, xin + c0 + q, hw, kn, yt, hw, rows, m0, m1, ti == t0);
+                else k1_tile4(a, a + h * kn, xin + c0 + q, hw, kn, yt, hw, rows, m0, m1, ti == t0);
                 a += h * (kn + 1);
             }
         }
-        blk_epilogue(j->epi, g, j->y, yb, nb);
+        blk_epilogue(j->epi, g, j->y, yb, nb, j->starts[t0], t1 < j->ntiles ? j->starts[t1] : g->coutg);
     }
 }
 #endif
@@ -469,7 +475,18 @@ static void k1_run(const prt__conv_geo *g, const float *x, const float *w, const
     j.epi = epi;
     j.starts = starts;
     j.heights = heights;
-    items = blk_split(g, threads, &j.bw, &j.nblk);
+    /* Whole planes per block where they fit one, split into ranges of row tiles while there are too few
+     * items for the threads (the epilogue then still gets whole planes); else column blocks. */
+    j.osplit = 1;
+    if (hw <= BLK_W && g->n * g->g < 4 * threads) {
+        j.bw = hw > 0 ? hw : 1;
+        j.nblk = 1;
+        j.osplit = (4 * threads + g->n * g->g - 1) / (g->n * g->g);
+        if (j.osplit > j.ntiles) j.osplit = j.ntiles;
+        items = g->n * g->g * j.osplit;
+    } else {
+        items = blk_split(g, threads, &j.bw, &j.nblk);
+    }
     if (items <= 0) return;
     if (threads == 1 || items == 1 || g->n * g->cout * hw * (g->kd + 1) < 131072) k1_range(&j, 0, items);
     else ex->parallel_for(ex, items, 1, k1_range, &j);
