@@ -200,11 +200,12 @@ static void blk_range(void *arg, int64_t begin, int64_t end)
  * once per run, rows past coutg zero), so no packing of X and no transpose
  * of Y. Tiles of 4 rows take the last output channels. Each sum is the bias
  * then one FMA per k in ascending k, as in prt__gemm_packed, so the result
- * is the same bits. Other kernels at horizontal stride 1 with fewer than 32
- * output channels per group (kk_shape) take the same tiles inside one
- * output row, k = (c, i, j) reading input row oy * sh - ph + i * dh at
- * columns shifted by j * dw - pw in place, the columns outside the input
- * masked off and rows outside it skipped. The first row tile prefetches each
+ * is the same bits. Other kernels at horizontal stride 1 or 2 with fewer
+ * than 32 output channels per group (kk_shape) take the same tiles inside
+ * one output row, k = (c, i, j) reading input row oy * sh - ph + i * dh at
+ * columns shifted by j * dw - pw in place (stride 2: twice the floats, the
+ * even lanes kept), the columns outside the input masked off and rows
+ * outside it skipped. The first row tile prefetches each
  * input row two tiles ahead: the rows are as many streams. */
 #define K1_MR 12
 
@@ -254,16 +255,20 @@ static K1_AVX512 void k1_tile4(const float *a, const float *bias, const float *x
 {
     k1_tile(4, a, bias, x, ldx, kn, y, ldy, rows, m0, m1, pf);
 }
-/* A kh x kw kernel at horizontal stride 1: a tile of MR output channels by
- * n <= 32 pixels of output row oy from column ox0. Tap (c, i, j) reads
- * input row oy * sh - ph + i * dh of channel c (skipped when outside the
- * input) at columns ox0 - pw + j * dw + q, in place; the columns outside the
- * input are masked off (mj0, mj1: per j). Weights [k][MR] with k = (c * kh
- * + i) * kw + j, W's own order. */
+/* A kh x kw kernel at horizontal stride SX (1 or 2): a tile of MR output
+ * channels by n <= 32 pixels of output row oy from column ox0. Tap (c, i, j)
+ * reads input row oy * sh - ph + i * dh of channel c (skipped when outside
+ * the input) at columns ox0 * SX - pw + j * dw + SX * l for pixel l, in
+ * place: 32 * SX consecutive floats loaded under masks lm[2 * SX * j ..]
+ * that leave out the columns outside the input (and, at stride 2, the odd
+ * ones), then at stride 2 the even lanes taken. s0, s1: the tile's pixels.
+ * Weights [k][MR] with k = (c * kh + i) * kw + j, W's own order. */
 static inline __attribute__((always_inline)) K1_AVX512 void
-kk_tile(const int MR, const float *a, const float *bias, const float *xg, const prt__conv_geo *g, int64_t oy,
-        int64_t ox0, float *y, int64_t ldy, int64_t rows, const __mmask16 *mj0, const __mmask16 *mj1, int pf)
+kk_tile(const int MR, const int SX, const float *a, const float *bias, const float *xg, const prt__conv_geo *g,
+        int64_t oy, int64_t ox0, float *y, int64_t ldy, int64_t rows, const __mmask16 *lm, __mmask16 s0,
+        __mmask16 s1, int pf)
 {
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
     const int64_t plane = g->h * g->w;
     __m512 c0[K1_MR], c1[K1_MR];
     int64_t c, i, jj;
@@ -278,13 +283,25 @@ kk_tile(const int MR, const float *a, const float *bias, const float *xg, const 
             const uintptr_t row = (uintptr_t)(xg + c * plane + (iy >= 0 && iy < g->h ? iy * g->w : 0));
             if (iy < 0 || iy >= g->h) continue;
             if (pf) /* as k1_tile: this input row's columns two tiles on */
-                __builtin_prefetch((const void *)(row + (uintptr_t)(ox0 - g->pw + 64) * sizeof(float)), 0, 2),
-                    __builtin_prefetch((const void *)(row + (uintptr_t)(ox0 - g->pw + 80) * sizeof(float)), 0, 2);
+                __builtin_prefetch((const void *)(row + (uintptr_t)(ox0 * SX - g->pw + 64 * SX) * sizeof(float)), 0,
+                                   2),
+                    __builtin_prefetch(
+                        (const void *)(row + (uintptr_t)(ox0 * SX - g->pw + 64 * SX + 16) * sizeof(float)), 0, 2);
             for (jj = 0; jj < g->kw; jj++) {
-                const uintptr_t at = row + (uintptr_t)(ox0 - g->pw + jj * g->dw) * sizeof(float);
-                const __m512 b0 = _mm512_maskz_loadu_ps(mj0[jj], (const void *)at);
-                const __m512 b1 = _mm512_maskz_loadu_ps(mj1[jj], (const void *)(at + 16 * sizeof(float)));
+                const uintptr_t at = row + (uintptr_t)(ox0 * SX - g->pw + jj * g->dw) * sizeof(float);
+                const __mmask16 *m = lm + 2 * SX * jj;
                 const float *ak = a + ((c * g->kh + i) * g->kw + jj) * MR;
+                __m512 b0, b1;
+                if (SX == 1) {
+                    b0 = _mm512_maskz_loadu_ps(m[0], (const void *)at);
+                    b1 = _mm512_maskz_loadu_ps(m[1], (const void *)(at + 16 * sizeof(float)));
+                } else {
+                    b0 = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(m[0], (const void *)at), even,
+                                                _mm512_maskz_loadu_ps(m[1], (const void *)(at + 16 * sizeof(float))));
+                    b1 = _mm512_permutex2var_ps(
+                        _mm512_maskz_loadu_ps(m[2], (const void *)(at + 32 * sizeof(float))), even,
+                        _mm512_maskz_loadu_ps(m[3], (const void *)(at + 48 * sizeof(float))));
+                }
 #pragma GCC unroll 12
                 for (r = 0; r < MR; r++) {
                     const __m512 w = _mm512_set1_ps(ak[r]);
@@ -296,24 +313,22 @@ kk_tile(const int MR, const float *a, const float *bias, const float *xg, const 
 #pragma GCC unroll 12
     for (r = 0; r < MR; r++)
         if (r < rows) {
-            _mm512_mask_storeu_ps(y + r * ldy, mj0[g->kw], c0[r]);
-            _mm512_mask_storeu_ps(y + r * ldy + 16, mj1[g->kw], c1[r]);
+            _mm512_mask_storeu_ps(y + r * ldy, s0, c0[r]);
+            _mm512_mask_storeu_ps(y + r * ldy + 16, s1, c1[r]);
         }
 }
 
-static K1_AVX512 void kk_tile12(const float *a, const float *bias, const float *xg, const prt__conv_geo *g,
-                                int64_t oy, int64_t ox0, float *y, int64_t ldy, int64_t rows, const __mmask16 *mj0,
-                                const __mmask16 *mj1, int pf)
-{
-    kk_tile(K1_MR, a, bias, xg, g, oy, ox0, y, ldy, rows, mj0, mj1, pf);
-}
-
-static K1_AVX512 void kk_tile4(const float *a, const float *bias, const float *xg, const prt__conv_geo *g,
-                               int64_t oy, int64_t ox0, float *y, int64_t ldy, int64_t rows, const __mmask16 *mj0,
-                               const __mmask16 *mj1, int pf)
-{
-    kk_tile(4, a, bias, xg, g, oy, ox0, y, ldy, rows, mj0, mj1, pf);
-}
+#define KK_TILE(name, MR, SX)                                                                                      \
+    static K1_AVX512 void name(const float *a, const float *bias, const float *xg, const prt__conv_geo *g,         \
+                               int64_t oy, int64_t ox0, float *y, int64_t ldy, int64_t rows, const __mmask16 *lm,  \
+                               __mmask16 s0, __mmask16 s1, int pf)                                                 \
+    {                                                                                                              \
+        kk_tile(MR, SX, a, bias, xg, g, oy, ox0, y, ldy, rows, lm, s0, s1, pf);                                    \
+    }
+KK_TILE(kk_tile12s1, K1_MR, 1)
+KK_TILE(kk_tile4s1, 4, 1)
+KK_TILE(kk_tile12s2, K1_MR, 2)
+KK_TILE(kk_tile4s2, 4, 2)
 #endif
 
 /* The row tiles of coutg output channels: 12 rows while more than 8 remain, then 4 (the last padded). */
@@ -341,12 +356,12 @@ static int64_t k1_group_floats(const prt__conv_geo *g)
 
 #define KK_MAXKW 15 /* widest kernel of the general tiles (a mask per column of the kernel) */
 
-/* Other kernels take the tiles at horizontal stride 1 where the GEMM's 32-row tiles would be partly
- * padding (fewer than 32 output channels per group: a detection head's 3x3 96 -> 24); with more, the GEMM
- * measured as fast or faster. */
+/* Other kernels take the tiles at horizontal stride 1 or 2 where the GEMM's 32-row tiles would be partly
+ * padding (fewer than 32 output channels per group: a detection head's 3x3 96 -> 24, the models' first
+ * layers 3 -> 8 or 16 at stride 2); with more, the GEMM measured as fast or faster. */
 static int kk_shape(const prt__conv_geo *g)
 {
-    return !g->direct_1x1 && g->sw == 1 && g->kw <= KK_MAXKW && g->coutg < 32;
+    return !g->direct_1x1 && (g->sw == 1 || g->sw == 2) && g->kw <= KK_MAXKW && g->coutg < 32;
 }
 
 int prt__conv_k1_applies(const prt__conv_geo *g)
@@ -391,28 +406,42 @@ static K1_AVX512 void k1_range(void *arg, int64_t begin, int64_t end)
             int64_t oy = 0, ox0 = 0;
             __mmask16 m0, m1;
             n = nb - q < 32 ? nb - q : 32;
-            if (!g->direct_1x1) { /* general kernels: tiles inside one output row, a mask per kernel column */
-                __mmask16 mj0[KK_MAXKW + 1], mj1[KK_MAXKW + 1];
-                int64_t jj;
+            if (!g->direct_1x1) { /* general kernels: tiles inside one output row, masks per kernel column */
+                __mmask16 lm[4 * KK_MAXKW];
+                const int64_t sx = g->sw;
+                int64_t jj, e;
                 oy = (c0 + q) / g->ow;
                 ox0 = (c0 + q) % g->ow;
                 if (n > g->ow - ox0) n = g->ow - ox0;
-                for (jj = 0; jj <= g->kw; jj++) { /* jj == kw: the tile's own pixels */
-                    /* lane l reads column ox0 - pw + jj * dw + l: inside [0, w) and l < n */
-                    const int64_t first = jj < g->kw ? ox0 - g->pw + jj * g->dw : 0;
-                    int64_t lo = jj < g->kw ? -first : 0, hi = jj < g->kw ? g->w - first : n, l;
-                    uint32_t bits = 0;
-                    if (lo < 0) lo = 0;
+                for (jj = 0; jj < g->kw; jj++) {
+                    /* pixel l reads column first + sx * l: inside [0, w) for l in [lo, hi), also l < n; at
+                     * stride 2 its float is raw element 2 l (the pixel bits spread to the even positions) */
+                    const int64_t first = ox0 * sx - g->pw + jj * g->dw;
+                    int64_t lo = first >= 0 ? 0 : (-first + sx - 1) / sx;
+                    int64_t hi = g->w - 1 - first < 0 ? 0 : (g->w - 1 - first) / sx + 1;
+                    uint64_t bits;
                     if (hi > n) hi = n;
-                    for (l = lo; l < hi; l++) bits |= 1u << l;
-                    mj0[jj] = (__mmask16)(bits & 0xFFFFu);
-                    mj1[jj] = (__mmask16)(bits >> 16);
+                    if (lo > hi) lo = hi;
+                    bits = (hi >= 32 ? 0xFFFFFFFFu : ((uint64_t)1 << hi) - 1) & ~(((uint64_t)1 << lo) - 1);
+                    if (sx == 2) {
+                        bits = (bits | bits << 16) & 0x0000FFFF0000FFFFull;
+                        bits = (bits | bits << 8) & 0x00FF00FF00FF00FFull;
+                        bits = (bits | bits << 4) & 0x0F0F0F0F0F0F0F0Full;
+                        bits = (bits | bits << 2) & 0x3333333333333333ull;
+                        bits = (bits | bits << 1) & 0x5555555555555555ull;
+                    }
+                    for (e = 0; e < 2 * sx; e++) lm[2 * sx * jj + e] = (__mmask16)(bits >> (16 * e) & 0xFFFFu);
                 }
+                m0 = (__mmask16)(n >= 16 ? 0xFFFFu : (1u << n) - 1);
+                m1 = (__mmask16)(n >= 32 ? 0xFFFFu : n > 16 ? (1u << (n - 16)) - 1 : 0u);
                 for (ti = t0; ti < t1; ti++) {
                     const int64_t h = j->heights[ti], rows = g->coutg - j->starts[ti];
                     float *yt = yb + j->starts[ti] * hw + q;
-                    if (h == K1_MR) kk_tile12(a, a + h * kn, xin, g, oy, ox0, yt, hw, rows, mj0, mj1, ti == t0);
-                    else kk_tile4(a, a + h * kn, xin, g, oy, ox0, yt, hw, rows, mj0, mj1, ti == t0);
+                    const int pf = ti == t0;
+                    if (sx == 1 && h == K1_MR) kk_tile12s1(a, a + h * kn, xin, g, oy, ox0, yt, hw, rows, lm, m0, m1, pf);
+                    else if (sx == 1) kk_tile4s1(a, a + h * kn, xin, g, oy, ox0, yt, hw, rows, lm, m0, m1, pf);
+                    else if (h == K1_MR) kk_tile12s2(a, a + h * kn, xin, g, oy, ox0, yt, hw, rows, lm, m0, m1, pf);
+                    else kk_tile4s2(a, a + h * kn, xin, g, oy, ox0, yt, hw, rows, lm, m0, m1, pf);
                     a += h * (kn + 1);
                 }
                 continue;
