@@ -89,8 +89,9 @@ typedef struct sjob {
 
 /* Softmax / LogSoftmax of one contiguous f32 vector: the max and the values
  * read as they are, exp in fp32 once per element (kept in y), the sum and
- * the final scale in double. */
-static void s_softmax_f32(const sjob *j, int64_t base)
+ * the final scale in double. Compiled for the baseline and for AVX-512 (this
+ * file contracts no multiply-add, so both give the same bits). */
+static inline __attribute__((always_inline)) void s_softmax_body(const sjob *j, int64_t base)
 {
     const float *x = (const float *)j->x + base;
     float *y = (float *)j->y + base;
@@ -114,6 +115,30 @@ static void s_softmax_f32(const sjob *j, int64_t base)
     for (k = 0; k < j->len; k++) sum += prt__ew_expf(x[k] - m);
     lse = log(sum);
     for (k = 0; k < j->len; k++) y[k] = (float)((double)x[k] - (double)m - lse);
+}
+
+static void s_softmax_base(const sjob *j, int64_t base)
+{
+    s_softmax_body(j, base);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(PLUGRT_NO_SIMD)
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void s_softmax_512(const sjob *j,
+                                                                                              int64_t base)
+{
+    s_softmax_body(j, base);
+}
+#endif
+
+static void s_softmax_f32(const sjob *j, int64_t base)
+{
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(PLUGRT_NO_SIMD)
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
+        s_softmax_512(j, base);
+        return;
+    }
+#endif
+    s_softmax_base(j, base);
 }
 
 static void s_range(void *arg, int64_t begin, int64_t end)
