@@ -214,6 +214,44 @@ static void blk_range(void *arg, int64_t begin, int64_t end)
 #define K1_HAVE 1
 #define K1_AVX512 __attribute__((target("avx512f")))
 
+/* The accumulators of an MR-row tile: started from the bias, one FMA per row
+ * for a k (the tile's weights ak[0 .. MR) against the pixels b0, b1), and
+ * stored for the rows < rows under the pixel masks. Inlined with MR a
+ * constant and every index a constant, so the accumulators stay in
+ * registers. */
+static inline __attribute__((always_inline)) K1_AVX512 void k1_acc_init(const int MR, __m512 *c0, __m512 *c1,
+                                                                       const float *bias)
+{
+    int r;
+#pragma GCC unroll 12
+    for (r = 0; r < MR; r++) c0[r] = c1[r] = _mm512_set1_ps(bias[r]);
+}
+
+static inline __attribute__((always_inline)) K1_AVX512 void k1_acc_fma(const int MR, __m512 *c0, __m512 *c1,
+                                                                      const float *ak, __m512 b0, __m512 b1)
+{
+    int r;
+#pragma GCC unroll 12
+    for (r = 0; r < MR; r++) {
+        const __m512 w = _mm512_set1_ps(ak[r]);
+        c0[r] = _mm512_fmadd_ps(w, b0, c0[r]);
+        c1[r] = _mm512_fmadd_ps(w, b1, c1[r]);
+    }
+}
+
+static inline __attribute__((always_inline)) K1_AVX512 void k1_acc_store(const int MR, const __m512 *c0,
+                                                                        const __m512 *c1, float *y, int64_t ldy,
+                                                                        int64_t rows, __mmask16 m0, __mmask16 m1)
+{
+    int r;
+#pragma GCC unroll 12
+    for (r = 0; r < MR; r++)
+        if (r < rows) {
+            _mm512_mask_storeu_ps(y + r * ldy, m0, c0[r]);
+            _mm512_mask_storeu_ps(y + r * ldy + 16, m1, c1[r]);
+        }
+}
+
 /* Rows [0, rows) of an MR-row tile: y[r * ldy + q] for pixels q of the masks m0 (0..15), m1 (16..31). */
 static inline __attribute__((always_inline)) K1_AVX512 void
 k1_tile(const int MR, const float *a, const float *bias, const float *x, int64_t ldx, int64_t kn, float *y,
@@ -221,27 +259,14 @@ k1_tile(const int MR, const float *a, const float *bias, const float *x, int64_t
 {
     __m512 c0[K1_MR], c1[K1_MR];
     int64_t k;
-    int r;
-#pragma GCC unroll 12
-    for (r = 0; r < MR; r++) c0[r] = c1[r] = _mm512_set1_ps(bias[r]);
+    k1_acc_init(MR, c0, c1, bias);
     for (k = 0; k < kn; k++) {
         const __m512 b0 = _mm512_maskz_loadu_ps(m0, x + k * ldx), b1 = _mm512_maskz_loadu_ps(m1, x + k * ldx + 16);
-        const float *ak = a + k * MR;
         if (pf) /* the first row tile fetches this row's pixels two tiles on (each row is a stream of its own) */
             blk_prefetch(x + k * ldx, 64), blk_prefetch(x + k * ldx, 80);
-#pragma GCC unroll 12
-        for (r = 0; r < MR; r++) {
-            const __m512 w = _mm512_set1_ps(ak[r]);
-            c0[r] = _mm512_fmadd_ps(w, b0, c0[r]);
-            c1[r] = _mm512_fmadd_ps(w, b1, c1[r]);
-        }
+        k1_acc_fma(MR, c0, c1, a + k * MR, b0, b1);
     }
-#pragma GCC unroll 12
-    for (r = 0; r < MR; r++) /* every index a constant, so the accumulators stay in registers */
-        if (r < rows) {
-            _mm512_mask_storeu_ps(y + r * ldy, m0, c0[r]);
-            _mm512_mask_storeu_ps(y + r * ldy + 16, m1, c1[r]);
-        }
+    k1_acc_store(MR, c0, c1, y, ldy, rows, m0, m1);
 }
 
 static K1_AVX512 void k1_tile12(const float *a, const float *bias, const float *x, int64_t ldx, int64_t kn, float *y,
@@ -272,9 +297,7 @@ kk_tile(const int MR, const int SX, const float *a, const float *bias, const flo
     const int64_t plane = g->h * g->w;
     __m512 c0[K1_MR], c1[K1_MR];
     int64_t c, i, jj;
-    int r;
-#pragma GCC unroll 12
-    for (r = 0; r < MR; r++) c0[r] = c1[r] = _mm512_set1_ps(bias[r]);
+    k1_acc_init(MR, c0, c1, bias);
     for (c = 0; c < g->cg; c++)
         for (i = 0; i < g->kh; i++) {
             const int64_t iy = oy * g->sh - g->ph + i * g->dh;
@@ -302,20 +325,10 @@ kk_tile(const int MR, const int SX, const float *a, const float *bias, const flo
                         _mm512_maskz_loadu_ps(m[2], (const void *)(at + 32 * sizeof(float))), even,
                         _mm512_maskz_loadu_ps(m[3], (const void *)(at + 48 * sizeof(float))));
                 }
-#pragma GCC unroll 12
-                for (r = 0; r < MR; r++) {
-                    const __m512 w = _mm512_set1_ps(ak[r]);
-                    c0[r] = _mm512_fmadd_ps(w, b0, c0[r]);
-                    c1[r] = _mm512_fmadd_ps(w, b1, c1[r]);
-                }
+                k1_acc_fma(MR, c0, c1, ak, b0, b1);
             }
         }
-#pragma GCC unroll 12
-    for (r = 0; r < MR; r++)
-        if (r < rows) {
-            _mm512_mask_storeu_ps(y + r * ldy, s0, c0[r]);
-            _mm512_mask_storeu_ps(y + r * ldy + 16, s1, c1[r]);
-        }
+    k1_acc_store(MR, c0, c1, y, ldy, rows, s0, s1);
 }
 
 #define KK_TILE(name, MR, SX)                                                                                      \
