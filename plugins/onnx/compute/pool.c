@@ -350,17 +350,54 @@ PL_PIECES(_base, )
 PL_PIECES(_512, __attribute__((target("avx512f,prefer-vector-width=512"))))
 #endif
 
+/* Output (oz, oy, ox) of plane `plane`: a window inside the input read with
+ * no checks, in pl_out's order of taps (with its Indices), any other through
+ * pl_out. */
+static void pl_window_one(const pjob *j, int64_t plane, int64_t oz, int64_t oy, int64_t ox, int is_max)
+{
+    const pstate *s = PRT__ONNX_STATE(j->n, pstate);
+    const int64_t ivol = j->id[0] * j->id[1] * j->id[2], ovol = j->od[0] * j->od[1] * j->od[2];
+    const int64_t z0 = oz * j->st[0] - j->pb[0], y0 = oy * j->st[1] - j->pb[1], x0 = ox * j->st[2] - j->pb[2];
+    const int64_t o = (oz * j->od[1] + oy) * j->od[2] + ox, dx = j->dl[2], span = (j->k[2] - 1) * dx;
+    const float *p0;
+    float *y = (float *)j->y + plane * ovol;
+    int64_t at = 0, bb, cc;
+    double acc = 0;
+    if (j->k[0] != 1 || z0 < 0 || z0 >= j->id[0] || y0 < 0 || x0 < 0 || y0 + (j->k[1] - 1) * j->dl[1] >= j->id[1] ||
+        x0 + span >= j->id[2]) {
+        pl_out(j, plane, o);
+        return;
+    }
+    p0 = (const float *)j->x + plane * ivol + (z0 * j->id[1] + y0) * j->id[2] + x0;
+    if (!is_max) {
+        for (bb = 0; bb < j->k[1]; bb++)
+            for (cc = 0; cc < j->k[2]; cc++) acc += p0[bb * j->dl[1] * j->id[2] + cc * dx];
+        y[o] = (float)(acc / (double)(j->k[1] * j->k[2]));
+        return;
+    }
+    for (bb = 0; bb < j->k[1]; bb++)
+        for (cc = 0; cc < j->k[2]; cc++) {
+            const int64_t off = bb * j->dl[1] * j->id[2] + cc * dx;
+            if (p0[off] > p0[at]) at = off;
+        }
+    y[o] = p0[at];
+    if (j->idx) {
+        const int64_t w = (z0 * j->id[1] + y0) * j->id[2] + x0 + at;
+        const int64_t yy = w / j->id[2] % j->id[1], xx = w % j->id[2];
+        j->idx[plane * ovol + o] = plane * ivol + (s->col_major ? (xx * j->id[1] + yy) * j->id[0] + z0 : w);
+    }
+}
+
 static void pl_window_f32(void *arg, int64_t begin, int64_t end)
 {
     const pjob *j = arg;
-    const pstate *s = PRT__ONNX_STATE(j->n, pstate);
     const int is_max = ((const prow *)j->n->def->row)->kind == PL_MAX;
     const int64_t ivol = j->id[0] * j->id[1] * j->id[2], ovol = j->od[0] * j->od[1] * j->od[2];
-    const int64_t sx = j->st[2], dx = j->dl[2], span = (j->k[2] - 1) * dx;
+    const int64_t sx = j->st[2], span = (j->k[2] - 1) * j->dl[2];
     /* output columns whose window is inside the row: ox * sx - pb >= 0 and ox * sx - pb + span < width */
     int64_t in_lo = (j->pb[2] + sx - 1) / sx, in_hi = j->id[2] - 1 - span + j->pb[2] >= 0
                                                          ? (j->id[2] - 1 - span + j->pb[2]) / sx + 1 : 0;
-    int64_t plane, oz, oy, ox, bb, cc;
+    int64_t plane, oz, oy, ox;
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(PLUGRT_NO_SIMD)
     const int avx512 = __builtin_cpu_supports("avx512f");
 #endif
@@ -387,39 +424,9 @@ static void pl_window_f32(void *arg, int64_t begin, int64_t end)
 #endif
                     pl_piece_base(yr + ox, p0, n, j, is_max);
                 }
-                for (ox = 0; ox < j->od[2]; ox++) {
-                    int64_t x0, o, at = 0;
-                    const float *p0;
-                    double acc = 0;
-                    if (ox == lo && hi > lo) ox = hi; /* done above */
-                    if (ox >= j->od[2]) break;
-                    x0 = ox * sx - j->pb[2];
-                    o = (oz * j->od[1] + oy) * j->od[2] + ox;
-                    if (j->k[0] != 1 || z0 < 0 || z0 >= j->id[0] || y0 < 0 || x0 < 0 ||
-                        y0 + (j->k[1] - 1) * j->dl[1] >= j->id[1] || x0 + span >= j->id[2]) {
-                        pl_out(j, plane, o);
-                        continue;
-                    }
-                    p0 = x + (z0 * j->id[1] + y0) * j->id[2] + x0;
-                    if (!is_max) {
-                        for (bb = 0; bb < j->k[1]; bb++)
-                            for (cc = 0; cc < j->k[2]; cc++) acc += p0[bb * j->dl[1] * j->id[2] + cc * dx];
-                        y[o] = (float)(acc / (double)(j->k[1] * j->k[2]));
-                        continue;
-                    }
-                    for (bb = 0; bb < j->k[1]; bb++)
-                        for (cc = 0; cc < j->k[2]; cc++) {
-                            const int64_t off = bb * j->dl[1] * j->id[2] + cc * dx;
-                            if (p0[off] > p0[at]) at = off;
-                        }
-                    y[o] = p0[at];
-                    if (j->idx) {
-                        const int64_t w = (z0 * j->id[1] + y0) * j->id[2] + x0 + at;
-                        const int64_t yy = w / j->id[2] % j->id[1], xx = w % j->id[2];
-                        j->idx[plane * ovol + o] =
-                            plane * ivol + (s->col_major ? (xx * j->id[1] + yy) * j->id[0] + z0 : w);
-                    }
-                }
+                /* the others, output by output */
+                for (ox = 0; ox < lo; ox++) pl_window_one(j, plane, oz, oy, ox, is_max);
+                for (ox = hi; ox < j->od[2]; ox++) pl_window_one(j, plane, oz, oy, ox, is_max); /* hi >= lo */
             }
     }
 }
