@@ -1,8 +1,9 @@
 /*
  * onnx/compute/conv.c - Conv and ConvTranspose (1-D and 2-D; groups,
  * dilations, pads, auto_pad), fp32. Conv runs on the engines of conv.h:
- * a direct kernel for depthwise convolutions (conv_dw.c), otherwise blocks
- * of output columns through im2col + GEMM (conv_blk.c). ConvTranspose: the
+ * a direct kernel for depthwise convolutions and few output channels per
+ * group (conv_dw.c), otherwise blocks of output columns through im2col +
+ * GEMM or the pixel tiles (conv_blk.c). ConvTranspose: the
  * GEMM of W^T and X into the workspace, then col2im adds it into Y.
  * ConvInteger: a direct loop with exact integer accumulation.
  */
@@ -221,7 +222,7 @@ static prt_status cv_geo(const prt__onnx_node *n, const prt_tensor_desc *in, con
     g->direct_1x1 = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
     /* the direct kernel: depthwise, or few output channels per group (the first layers of small networks)
      * with a spatial kernel, where the GEMM's 16-row blocks would be mostly padding */
-    g->depthwise = g->kh <= PRT__CONV_DW_MAXKH && (g->cg == 1 || (g->coutg <= 8 && g->kh * g->kw >= 4));
+    g->direct = g->kh <= PRT__CONV_DW_MAXKH && (g->cg == 1 || (g->coutg <= 8 && g->kh * g->kw >= 4));
     return PRT_OK;
 }
 
@@ -235,7 +236,7 @@ static size_t cv_workspace(const prt__onnx_node *n, const prt_tensor_desc *in, i
     if (cv_geo(n, in, out, &g, &m) != PRT_OK) return 0;
     /* a direct-kernel shape with several input channels per group may take the blocked run's pixel tiles
      * where the plan is loaded (cv_direct): room for those */
-    return g.depthwise && g.cg == 1 ? prt__conv_dw_workspace(&g) : prt__conv_blk_workspace(&g);
+    return g.direct && g.cg == 1 ? prt__conv_dw_workspace(&g) : prt__conv_blk_workspace(&g);
 }
 
 /* The direct kernel, or the blocked run: a direct-kernel shape with several input channels per group runs
@@ -243,7 +244,7 @@ static size_t cv_workspace(const prt__onnx_node *n, const prt_tensor_desc *in, i
  * classifier's first layer, 3 -> 8 channels at stride 2). */
 static int cv_direct(const cgeo *g)
 {
-    return g->depthwise && (g->cg == 1 || !prt__conv_k1_applies(g));
+    return g->direct && (g->cg == 1 || !prt__conv_k1_applies(g));
 }
 
 typedef prt_status (*cv_geo_fn)(const prt__onnx_node *n, const prt_tensor_desc *in, const prt_tensor_desc *out,

@@ -1,7 +1,7 @@
 /*
  * onnx/compute/conv.h - the fp32 convolution engines behind Conv and
- * plugrt::FusedConv (conv.c): the geometry of one run, a direct depthwise
- * kernel (conv_dw.c) and the blocked im2col + GEMM (conv_blk.c).
+ * plugrt::FusedConv (conv.c): the geometry of one run, a direct kernel
+ * (conv_dw.c) and the blocked run: im2col + GEMM or pixel tiles (conv_blk.c).
  *
  * Both engines write Y = conv(X, W) + B and then hand each finished piece
  * of Y to an optional epilogue while it is still in cache: a segment of one
@@ -23,7 +23,7 @@
 typedef struct prt__conv_geo {
     int64_t n, cin, h, w, cout, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw, g, cg, coutg, kd;
     int direct_1x1; /* 1x1 kernel, stride 1, no padding: X is its own im2col matrix */
-    int depthwise;  /* the direct kernel: one input channel per group, or at most 8 output channels per group
+    int direct;     /* the direct kernel: one input channel per group, or at most 8 output channels per group
                      * with a kernel of at least 4 taps (conv.c) */
 } prt__conv_geo;
 
@@ -34,7 +34,7 @@ typedef struct prt__conv_epi {
 
 #define PRT__CONV_DW_MAXKH 64 /* taller depthwise kernels take the blocked path */
 
-/* The direct kernel (g->depthwise: kh <= PRT__CONV_DW_MAXKH and cg == 1, or
+/* The direct kernel (g->direct: kh <= PRT__CONV_DW_MAXKH and cg == 1, or
  * coutg <= 8 with kh * kw >= 4): bytes of workspace, and the run. Each
  * output row is a sum over the group's input channels of 2-D correlations of
  * their rows. b may be NULL (no bias); epi may be NULL; the epilogue gets a
