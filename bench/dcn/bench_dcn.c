@@ -4,7 +4,7 @@
  * weights U[-1, 1] / sqrt(Cin/group*9), fixed seeds).
  *
  *   bench_dcn [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N]
- *             [--threads N] [--reps N] [--types f32,f16] [--probe]
+ *             [--threads N] [--reps N] [--types f32,f16,bf16] [--probe]
  *
  * --probe (CPU): measures this machine's FMA peak per core (independent
  * 512-bit and 256-bit FMAs, timed in thread CPU time) and prints, after each
@@ -330,9 +330,13 @@ static double io_bytes(const bset *b, size_t elt)
     return (double)t * (double)elt;
 }
 
-/* Accuracy at benchmark size: the fp16 output of input set `din16` (in dy16)
- * against the fp32 op on the same fp16-valued inputs. */
-static int check_f16(const bset *b, void *const din16[5], void *dy16, cudaStream_t st, result *r)
+/* 16-bit values of the benchmark's types: f16 1 is fp16, 2 bfloat16. */
+static uint16_t to16(float v, int f16) { return f16 == 2 ? prt_f32_to_bf16(v) : prt_f32_to_f16(v); }
+static float from16(uint16_t h, int f16) { return f16 == 2 ? prt_bf16_to_f32(h) : prt_f16_to_f32(h); }
+
+/* Accuracy at benchmark size: the 16-bit output of input set `din16` (in
+ * dy16) against the fp32 op on the same 16-bit-valued inputs. */
+static int check_f16(const bset *b, void *const din16[5], void *dy16, int f16, cudaStream_t st, result *r)
 {
     void *d32[5] = {0}, *dy32 = NULL;
     prt_op *op32 = make_op(b, PRT_DTYPE_F32, PRT_DEVICE_CUDA, 1, st);
@@ -346,7 +350,7 @@ static int check_f16(const bset *b, void *const din16[5], void *dy16, cudaStream
         uint16_t *t16 = (uint16_t *)malloc(b->nel[k] * 2);
         float *t32 = (float *)malloc(b->nel[k] * 4);
         cudaMemcpy(t16, din16[k], b->nel[k] * 2, cudaMemcpyDeviceToHost);
-        for (j = 0; j < b->nel[k]; j++) t32[j] = prt_f16_to_f32(t16[j]);
+        for (j = 0; j < b->nel[k]; j++) t32[j] = from16(t16[j], f16);
         if (cudaMalloc(&d32[k], b->nel[k] * 4) == cudaSuccess)
             cudaMemcpy(d32[k], t32, b->nel[k] * 4, cudaMemcpyHostToDevice);
         free(t16);
@@ -373,7 +377,7 @@ static int check_f16(const bset *b, void *const din16[5], void *dy16, cudaStream
     cudaMemcpy(h16, dy16, b->nout * 2, cudaMemcpyDeviceToHost);
     cudaMemcpy(h32, dy32, b->nout * 4, cudaMemcpyDeviceToHost);
     for (j = 0; j < b->nout; j++) {
-        const double d = fabs((double)prt_f16_to_f32(h16[j]) - h32[j]);
+        const double d = fabs((double)from16(h16[j], f16) - h32[j]);
         if (!(d <= e)) e = isfinite(d) ? d : INFINITY;
         if (fabs(h32[j]) > m) m = fabs(h32[j]);
     }
@@ -406,7 +410,8 @@ static int bench_cuda(const bcase *c, int f16, int iters)
     nsets = (int)((150u << 20) / set_bytes) + 1;
     if (nsets > 8) nsets = 8;
     cudaStreamCreate(&st);
-    op = make_op(&b, f16 ? PRT_DTYPE_F16 : PRT_DTYPE_F32, PRT_DEVICE_CUDA, 1, st);
+    const char *tname = f16 == 2 ? "bf16" : f16 ? "f16" : "f32";
+    op = make_op(&b, f16 == 2 ? PRT_DTYPE_BF16 : f16 ? PRT_DTYPE_F16 : PRT_DTYPE_F32, PRT_DEVICE_CUDA, 1, st);
     if (!op) return -1;
     if (cudaMalloc(&dy, b.nout * elt) != cudaSuccess) {
         fprintf(stderr, "CUDA case %c: cudaMalloc of the output: %s\n", c->id, cudaGetErrorString(cudaGetLastError()));
@@ -419,7 +424,7 @@ static int bench_cuda(const bcase *c, int f16, int iters)
             for (j = 0; j < b.nel[k]; j++) {
                 float v = b.data[k][j];
                 if (i && k != 3 && k != 4) v = b.data[k][(j + (size_t)i * 7919) % b.nel[k]];
-                if (f16) ((uint16_t *)h)[j] = prt_f32_to_f16(v);
+                if (f16) ((uint16_t *)h)[j] = to16(v, f16);
                 else ((float *)h)[j] = v;
             }
             if (cudaMalloc(&din[i][k], bytes) != cudaSuccess) {
@@ -446,7 +451,7 @@ static int bench_cuda(const bcase *c, int f16, int iters)
         if (i >= 0) t[i] = ms * 1e3;
     }
     if (rc != 0 || cudaDeviceSynchronize() != cudaSuccess) {
-        fprintf(stderr, "CUDA case %c %s: %s / %s\n", c->id, f16 ? "f16" : "f32", prt_op_last_error(op),
+        fprintf(stderr, "CUDA case %c %s: %s / %s\n", c->id, tname, prt_op_last_error(op),
                 cudaGetErrorString(cudaGetLastError()));
         return -1;
     }
@@ -454,7 +459,7 @@ static int bench_cuda(const bcase *c, int f16, int iters)
     {
         const double fl = gflop(&b) * 1e-3 / (f16 ? 790.0 : 67.0) * 1e6;
         const double by = io_bytes(&b, elt) / 4.3e12 * 1e6;
-        add_result(&b, c->id, "cuda", f16 ? "f16" : "f32", t[iters / 2], fl > by ? fl : by);
+        add_result(&b, c->id, "cuda", tname, t[iters / 2], fl > by ? fl : by);
     }
     if (f16)
         snprintf(results[nres - 1].kernel, sizeof(results[nres - 1].kernel), "%s",
@@ -463,7 +468,7 @@ static int bench_cuda(const bcase *c, int f16, int iters)
         const void *in[5] = {din[0][0], din[0][1], din[0][2], din[0][3], din[0][4]};
         void *out[1] = {dy};
         if (prt_op_run(op, in, out) != PRT_OK || cudaStreamSynchronize(st) != cudaSuccess ||
-            check_f16(&b, din[0], dy, st, &results[nres - 1]) != 0)
+            check_f16(&b, din[0], dy, f16, st, &results[nres - 1]) != 0)
             return -1;
     }
     free(t);
@@ -475,6 +480,23 @@ static int bench_cuda(const bcase *c, int f16, int iters)
     cudaEventDestroy(e1);
     cudaStreamDestroy(st);
     bset_free(&b);
+    return 0;
+}
+#endif
+
+#ifdef PLUGRT_HAVE_CUDA
+/* Whether the comma-separated list names the type t. */
+static int has_type(const char *list, const char *t)
+{
+    const size_t n = strlen(t);
+    const char *p = list;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, t, n) == 0) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
     return 0;
 }
 #endif
@@ -494,7 +516,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--types") && i + 1 < argc) types = argv[++i];
         else if (!strcmp(argv[i], "--probe")) probe = 1;
         else {
-            fprintf(stderr, "usage: %s [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N] [--threads N] [--reps N] [--types f32,f16] [--probe]\n",
+            fprintf(stderr, "usage: %s [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N] [--threads N] [--reps N] [--types f32,f16,bf16] [--probe]\n",
                     argv[0]);
             return 2;
         }
@@ -510,8 +532,9 @@ int main(int argc, char **argv)
         } else {
             for (i = 0; i < (int)(sizeof(bcases) / sizeof(bcases[0])); i++) {
                 if (!strchr(sel, bcases[i].id)) continue;
-                if (strstr(types, "f32") && bench_cuda(&bcases[i], 0, iters) != 0) return 1;
-                if (strstr(types, "f16") && bench_cuda(&bcases[i], 1, iters) != 0) return 1;
+                if (has_type(types, "f32") && bench_cuda(&bcases[i], 0, iters) != 0) return 1;
+                if (has_type(types, "f16") && bench_cuda(&bcases[i], 1, iters) != 0) return 1;
+                if (has_type(types, "bf16") && bench_cuda(&bcases[i], 2, iters) != 0) return 1;
             }
         }
     }

@@ -57,8 +57,9 @@ def nbytes(c, elt):
 
 
 def floor_us(c, dtype):
-    rate = 790.0 if dtype == "f16" else 67.0
-    return max(gflop(c) * 1e-3 / rate * 1e6, nbytes(c, 2 if dtype == "f16" else 4) / 4.3e12 * 1e6)
+    half = dtype in ("f16", "bf16")  # the same tensor-core rate for both
+    rate = 790.0 if half else 67.0
+    return max(gflop(c) * 1e-3 / rate * 1e6, nbytes(c, 2 if half else 4) / 4.3e12 * 1e6)
 
 
 def make_inputs(c, rng):
@@ -72,8 +73,8 @@ def make_inputs(c, rng):
     return x, off, mask, wt, b
 
 
-def run_ours(bench, cases, iters, threads):
-    cmd = [bench, "--json", "--cases", cases, "--iters", str(iters), "--threads", str(threads)]
+def run_ours(bench, cases, iters, threads, types):
+    cmd = [bench, "--json", "--cases", cases, "--iters", str(iters), "--threads", str(threads), "--types", types]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         sys.stderr.write(p.stderr)
@@ -99,7 +100,7 @@ def time_cuda(torch, fn, sets, iters):
     return float(np.median(ts))
 
 
-def bench_torch(cases, iters):
+def bench_torch(cases, iters, types):
     import torch
     import torchvision
     from torchvision.ops import deform_conv2d
@@ -117,8 +118,8 @@ def bench_torch(cases, iters):
         base = make_inputs(c, rng)
         set_bytes = sum(a.nbytes for a in base)
         nsets = min(8, (150 << 20) // set_bytes + 1)
-        for dtype in ("f32", "f16"):
-            tdt = torch.float16 if dtype == "f16" else torch.float32
+        for dtype in types:
+            tdt = {"f16": torch.float16, "bf16": torch.bfloat16}.get(dtype, torch.float32)
             sets = []
             for k in range(nsets):
                 x, off, mask, wt, b = base if k == 0 else make_inputs(c, rng)
@@ -131,8 +132,12 @@ def bench_torch(cases, iters):
                 return torch.nn.functional.conv2d(x, wt, b, stride=s, padding=1, groups=g)
 
             with torch.no_grad():
-                res[(cid, "tv", dtype)] = time_cuda(torch, dcn, sets, iters)
-                res[(cid, "cudnn", dtype)] = time_cuda(torch, conv, sets, iters)
+                # each peer on its own: a type one of them does not implement leaves the others
+                for key, fn in (("tv", dcn), ("cudnn", conv)):
+                    try:
+                        res[(cid, key, dtype)] = time_cuda(torch, fn, sets, iters)
+                    except Exception as e:
+                        print("  %s %s case %s: %s" % (key, dtype, cid, str(e).splitlines()[0]), flush=True)
             del sets
             torch.cuda.empty_cache()
         print("  torch case %s done" % cid, flush=True)
@@ -201,11 +206,13 @@ def main():
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--no-gpu", action="store_true")
+    ap.add_argument("--types", default="f32,f16,bf16")
     ap.add_argument("--out")
     a = ap.parse_args()
-    ours = run_ours(a.bench, a.cases, a.iters, a.threads)
+    types = a.types.split(",")
+    ours = run_ours(a.bench, a.cases, a.iters, a.threads, a.types)
     try:
-        tv = {} if a.no_gpu else bench_torch(a.cases, a.iters)
+        tv = {} if a.no_gpu else bench_torch(a.cases, a.iters, types)
     except Exception as e:  # keep the other half of the comparison
         print("torch timing failed: %r" % (e,), flush=True)
         tv = {}
@@ -214,20 +221,21 @@ def main():
     print("%-4s %-4s %9s %9s %7s %9s %8s %9s %8s %9s %8s %-13s %8s" % (
         "case", "type", "ours", "tv", "ratio", "cudnn", "ours/cdn", "ours_TF/s", "ours%flr", "floor", "tv%flr",
         "kernel", "f16_err"))
+    nan = float("nan")
     for cid in a.cases:
         c = CASES[cid]
-        for dtype in ("f32", "f16"):
+        for dtype in types:
             o = ours.get((cid, "cuda", dtype))
-            t = tv.get((cid, "tv", dtype))
-            if not o or t is None:
+            if not o:
                 continue
+            t = tv.get((cid, "tv", dtype), nan)  # nan: torchvision has no kernel for the type
             fl = floor_us(c, dtype)
             row = dict(case=cid, dtype=dtype, device="cuda", ours_us=o["us"], tv_us=t,
                        cudnn_us=tv.get((cid, "cudnn", dtype)), ratio=t / o["us"], ours_tflops=o["tflops"],
                        floor_us=fl, ours_pct_floor=100 * fl / o["us"], tv_pct_floor=100 * fl / t,
                        kernel=o.get("kernel", ""), f16_err=o.get("f16_err", -1), ymax=o.get("ymax", -1))
             rows.append(row)
-            cdn = row["cudnn_us"] or float("nan")
+            cdn = row["cudnn_us"] or nan
             err = "%8.1e" % row["f16_err"] if row["f16_err"] >= 0 else "%8s" % "-"
             print("%-4s %-4s %9.1f %9.1f %7.2f %9.1f %8.2f %9.2f %7.1f%% %9.1f %7.1f%% %-13s %s" % (
                 cid, dtype, o["us"], t, row["ratio"], cdn, o["us"] / cdn, o["tflops"], row["ours_pct_floor"], fl,

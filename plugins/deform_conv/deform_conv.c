@@ -130,6 +130,7 @@ typedef struct dcn_core {
     const char *name;           /* DCN_NAME or "DeformConv", for messages */
     const char *tag;            /* "v1", "v2" or "v19", for messages */
     uint16_t *bias_h;           /* o.bias as f16, when o.bias is set */
+    uint16_t *bias_b;           /* o.bias as bf16, when o.bias is set */
     int32_t nb_in;              /* inputs once configured; 0 before */
     prt_plugin_context *ctx;    /* attached context, or NULL */
     void *blas;                 /* cuBLAS handle acquired from ctx */
@@ -327,8 +328,8 @@ static prt_status core_output_types(const dcn_core *c, const prt_dtype *in, int3
     int32_t i, r[R_COUNT];
     prt_status st = check_nb(c, nb_in, nb_out, err);
     if (st != PRT_OK) return st;
-    if (in[0] != PRT_DTYPE_F32 && in[0] != PRT_DTYPE_F16) {
-        prt_msg_set(err, "%s %s: %s must be f32 or f16, got %s", c->name, c->tag, RNAME(c, R_X),
+    if (in[0] != PRT_DTYPE_F32 && in[0] != PRT_DTYPE_F16 && in[0] != PRT_DTYPE_BF16) {
+        prt_msg_set(err, "%s %s: %s must be f32, f16 or bf16, got %s", c->name, c->tag, RNAME(c, R_X),
                     prt_dtype_name(in[0]));
         return PRT_STATUS_TYPE_MISMATCH;
     }
@@ -402,7 +403,7 @@ static int core_supports(const dcn_core *c, int32_t pos, const prt_tensor_desc *
     if (nb_out != 1 || pos < 0 || pos >= nb_in + nb_out) return 0;
     if (c->onnx ? (nb_in < 3 || nb_in > (c->o.bias ? 4 : 5)) : (nb_in != 4 && nb_in != 5)) return 0;
     if (dp->format != PRT_FORMAT_LINEAR) return 0;
-    if (dp->dtype != PRT_DTYPE_F32 && dp->dtype != PRT_DTYPE_F16) return 0;
+    if (dp->dtype != PRT_DTYPE_F32 && dp->dtype != PRT_DTYPE_F16 && dp->dtype != PRT_DTYPE_BF16) return 0;
     return pos == 0 || dp->dtype == d0->dtype;
 }
 
@@ -475,15 +476,15 @@ static int core_workspace_layout(const dcn_core *c, const prt_dims *const *d, in
                                  dcn_ws *out)
 {
     prt__dcn_shape s;
-    size_t a, b = 0, es = t == PRT_DTYPE_F16 ? 2 : 4;
+    size_t a, b = 0, es = t == PRT_DTYPE_F32 ? 4 : 2;
     int32_t r[R_COUNT];
     memset(out, 0, sizeof(*out));
     if (check_nb(c, nb_in, 1, NULL) != PRT_OK) return -1;
     core_roles(c, nb_in, nb_in > 3 ? d[3]->nb : -1, r);
     if (shape_from_dims(c, d[r[R_X]], d[r[R_WEIGHT]], 0, &s) != 0) return -1;
-    a = dev == PRT_DEVICE_CUDA ? 0 : prt__deform_conv_cpu_workspace(&c->p, &s, t == PRT_DTYPE_F16);
+    a = dev == PRT_DEVICE_CUDA ? 0 : prt__deform_conv_cpu_workspace(&c->p, &s, t != PRT_DTYPE_F32);
 #ifdef PLUGRT_HAVE_CUDA
-    if (dev != PRT_DEVICE_CPU) b = prt__deform_conv_cuda_workspace(&c->p, &s, t == PRT_DTYPE_F16);
+    if (dev != PRT_DEVICE_CPU) b = prt__deform_conv_cuda_workspace(&c->p, &s, t != PRT_DTYPE_F32);
 #endif
     out->kernel = a > b ? a : b;
     out->total = ws_round(out->kernel);
@@ -528,20 +529,23 @@ static prt_status exec_fail(prt_exec *ex, prt_status st, const char *msg)
     DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v), DCN_X64(v)
 static const float dcn_ones_f32[1024] = {DCN_X1024(1.0f)};
 static const uint16_t dcn_ones_f16[2048] = {DCN_X1024(0x3c00u), DCN_X1024(0x3c00u)};
+static const uint16_t dcn_ones_bf16[2048] = {DCN_X1024(0x3f80u), DCN_X1024(0x3f80u)};
 #undef DCN_X1024
 #undef DCN_X64
 #undef DCN_X8
 #endif
 
-/* A mask of ones (n elements of 2 or 4 bytes) at dst: on the CPU written
- * here, on CUDA copied from the table above and then doubled device-side,
+/* A mask of ones (n elements of elt's type) at dst: on the CPU written
+ * here, on CUDA copied from the tables above and then doubled device-side,
  * all queued on the stream (no kernel of its own). */
-static int fill_ones(prt_exec *ex, void *dst, int64_t n, int is_f16)
+static int fill_ones(prt_exec *ex, void *dst, int64_t n, int elt)
 {
     int64_t i;
+    const int is_f16 = elt != PRT_DCN_F32;
+    const uint16_t one16 = elt == PRT_DCN_BF16 ? 0x3f80u : 0x3c00u;
     if (ex->device == PRT_DEVICE_CPU) {
         if (is_f16)
-            for (i = 0; i < n; i++) ((uint16_t *)dst)[i] = 0x3c00u;
+            for (i = 0; i < n; i++) ((uint16_t *)dst)[i] = one16;
         else
             for (i = 0; i < n; i++) ((float *)dst)[i] = 1.0f;
         return 0;
@@ -552,7 +556,10 @@ static int fill_ones(prt_exec *ex, void *dst, int64_t n, int is_f16)
         size_t done = bytes < sizeof(dcn_ones_f32) ? bytes : sizeof(dcn_ones_f32);
         cudaStream_t st = (cudaStream_t)ex->cuda_stream;
         if (n <= 0) return 0;
-        if (cudaMemcpyAsync(dst, is_f16 ? (const void *)dcn_ones_f16 : (const void *)dcn_ones_f32, done,
+        const void *ones = elt == PRT_DCN_BF16 ? (const void *)dcn_ones_bf16
+                           : is_f16          ? (const void *)dcn_ones_f16
+                                             : (const void *)dcn_ones_f32;
+        if (cudaMemcpyAsync(dst, ones, done,
                             cudaMemcpyHostToDevice, st) != cudaSuccess)
             return -1;
         while (done < bytes) {
@@ -577,7 +584,7 @@ static prt_status core_enqueue(const dcn_core *c, const prt_tensor_desc *in, con
     const prt_dims *kp[5];
     const void *mask, *bias;
     int32_t i, r[R_COUNT];
-    int is_f16;
+    int elt, is_f16;
     dcn_ws lay;
     m.buf = msg;
     m.cap = sizeof(msg);
@@ -607,7 +614,8 @@ static prt_status core_enqueue(const dcn_core *c, const prt_tensor_desc *in, con
                  (long long)s.wout);
         return exec_fail(ex, PRT_STATUS_SHAPE_MISMATCH, msg);
     }
-    is_f16 = in[0].dtype == PRT_DTYPE_F16;
+    elt = in[0].dtype == PRT_DTYPE_F16 ? PRT_DCN_F16 : in[0].dtype == PRT_DTYPE_BF16 ? PRT_DCN_BF16 : PRT_DCN_F32;
+    is_f16 = elt != PRT_DCN_F32;
     core_workspace_layout(c, kp, c->nb_in, in[0].dtype, (int)ex->device, &lay);
     mask = r[R_MASK] >= 0 ? inputs[r[R_MASK]] : NULL;
     bias = r[R_BIAS] >= 0 ? inputs[r[R_BIAS]] : NULL;
@@ -616,14 +624,17 @@ static prt_status core_enqueue(const dcn_core *c, const prt_tensor_desc *in, con
     if (!mask && s.n * s.cout * s.hout * s.wout > 0) {
         mask = (char *)ws + lay.ones;
         if (fill_ones(ex, (char *)ws + lay.ones, s.n * c->p.deformable_group * s.kh * s.kw * s.hout * s.wout,
-                      is_f16) != 0)
+                      elt) != 0)
             return exec_fail(ex, PRT_STATUS_CUDA_ERROR, DCN_NAME ": could not queue the mask of ones");
     }
-    if (c->o.bias) bias = is_f16 ? (const void *)c->bias_h : (const void *)c->o.bias;
+    if (c->o.bias)
+        bias = elt == PRT_DCN_BF16 ? (const void *)c->bias_b
+               : is_f16            ? (const void *)c->bias_h
+                                   : (const void *)c->o.bias;
     if (ex->device == PRT_DEVICE_CPU) {
         int use_par = ex->struct_size >= offsetof(prt_exec, parallel_for) + sizeof(ex->parallel_for) &&
                       ex->parallel_for != NULL;
-        if (prt__deform_conv_cpu(&c->p, &s, is_f16, inputs[r[R_X]], inputs[r[R_OFFSET]], mask,
+        if (prt__deform_conv_cpu(&c->p, &s, elt, inputs[r[R_X]], inputs[r[R_OFFSET]], mask,
                                  inputs[r[R_WEIGHT]], bias, outputs[0], ws, use_par ? par_adapter : NULL, ex, msg,
                                  sizeof(msg)) != 0)
             return exec_fail(ex, PRT_STATUS_PLUGIN_ERROR, msg);
@@ -640,7 +651,7 @@ static prt_status core_enqueue(const dcn_core *c, const prt_tensor_desc *in, con
                 return exec_fail(ex, PRT_STATUS_CUDA_ERROR, DCN_NAME ": could not queue the copy of B to the GPU");
             bias = (char *)ws + lay.bias;
         }
-        if (prt__deform_conv_cuda_tactic(&c->p, &s, is_f16, c->tactic, inputs[r[R_X]], inputs[r[R_OFFSET]], mask,
+        if (prt__deform_conv_cuda_tactic(&c->p, &s, elt, c->tactic, inputs[r[R_X]], inputs[r[R_OFFSET]], mask,
                                          inputs[r[R_WEIGHT]], bias, outputs[0], ws, ex->cuda_stream, c->blas, msg,
                                          sizeof(msg)) != 0)
             return exec_fail(ex, PRT_STATUS_CUDA_ERROR, msg);
@@ -667,7 +678,7 @@ static int32_t core_tactics(const dcn_core *c, const prt_dyn_tensor_desc *in, in
         const prt_dims *w = k == 0 ? &in[r[R_WEIGHT]].min : k == 1 ? &in[r[R_WEIGHT]].opt : &in[r[R_WEIGHT]].max;
         if (shape_from_dims(c, x, w, 0, &s[k]) != 0) return 0;
     }
-    return prt__deform_conv_cuda_tactics(&c->p, &s[0], &s[1], &s[2], in[0].desc.dtype == PRT_DTYPE_F16, tactics, cap);
+    return prt__deform_conv_cuda_tactics(&c->p, &s[0], &s[1], &s[2], in[0].desc.dtype != PRT_DTYPE_F32, tactics, cap);
 #else
     (void)c; (void)in; (void)nb_in; (void)device; (void)tactics; (void)cap;
     return 0;
@@ -771,7 +782,7 @@ static uint32_t crc32_le(const uint8_t *p, size_t n)
 static const prt_blob_plugin_ops dcn_v1_ops;
 
 /* Fills a zeroed core; o: ONNX DeformConv's extras, or NULL (end pads equal
- * the begin pads). Copies B of the field, also as f16. */
+ * the begin pads). Copies B of the field, also as f16 and bf16. */
 static prt_status core_init(dcn_core *c, const prt__dcn_params *p, const prt__dcn_onnx *o, const char *tag,
                             prt_msg *err)
 {
@@ -786,16 +797,20 @@ static prt_status core_init(dcn_core *c, const prt__dcn_params *p, const prt__dc
     if (o && o->bias && o->nb_bias > 0) {
         float *b = (float *)prt_plugin_malloc((size_t)o->nb_bias * sizeof(float));
         c->bias_h = (uint16_t *)prt_plugin_malloc((size_t)o->nb_bias * sizeof(uint16_t));
-        if (!b || !c->bias_h) {
+        c->bias_b = (uint16_t *)prt_plugin_malloc((size_t)o->nb_bias * sizeof(uint16_t));
+        if (!b || !c->bias_h || !c->bias_b) {
             prt_plugin_free(b);
             prt_plugin_free(c->bias_h);
+            prt_plugin_free(c->bias_b);
             c->bias_h = NULL;
+            c->bias_b = NULL;
             prt_msg_set(err, "%s %s: out of memory", c->name, tag);
             return PRT_STATUS_OUT_OF_MEMORY;
         }
         for (i = 0; i < o->nb_bias; i++) {
             b[i] = o->bias[i];
             c->bias_h[i] = prt_f32_to_f16(b[i]);
+            c->bias_b[i] = prt_f32_to_bf16(b[i]);
         }
         c->o.bias = b;
     }
@@ -806,6 +821,7 @@ static void core_free(dcn_core *c)
 {
     prt_plugin_free((void *)c->o.bias);
     prt_plugin_free(c->bias_h);
+    prt_plugin_free(c->bias_b);
 }
 
 static prt_status v1_new(const prt__dcn_params *p, prt_blob_plugin **out, prt_msg *err)

@@ -37,6 +37,11 @@ typedef struct prt__dcn_onnx {
     int64_t nb_bias;
 } prt__dcn_onnx;
 
+/* The tensors' element type, passed as `elt` (an int: 0 is fp32, and a
+ * non-zero value means 16-bit storage, which is what the parameters named
+ * is_f16 ask): all tensors of a call share it. */
+enum { PRT_DCN_F32 = 0, PRT_DCN_F16 = 1, PRT_DCN_BF16 = 2 };
+
 /* Concrete extents of one call. */
 typedef struct prt__dcn_shape {
     int64_t n, cin, h, w;
@@ -60,7 +65,7 @@ void prt__deform_conv_cpu_ref_f64(const prt__dcn_params *p, const prt__dcn_shape
                               const double *offset, const double *mask, const double *weight,
                               const double *bias, double *y);
 
-/* Workspace bytes of the CPU fast path (is_f16: all tensors fp16). */
+/* Workspace bytes of the CPU fast path (is_f16: all tensors 16-bit). */
 size_t prt__deform_conv_cpu_workspace(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16);
 
 /* CPU fast path: bilinear gather fused with its own register-blocked GEMM
@@ -71,7 +76,7 @@ size_t prt__deform_conv_cpu_workspace(const prt__dcn_params *p, const prt__dcn_s
 typedef void (*prt__dcn_range_fn)(void *arg, int64_t begin, int64_t end);
 typedef void (*prt__dcn_parallel_fn)(void *ctx, int64_t n, int64_t grain, prt__dcn_range_fn fn,
                                      void *arg);
-int prt__deform_conv_cpu(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16,
+int prt__deform_conv_cpu(const prt__dcn_params *p, const prt__dcn_shape *s, int elt,
                          const void *x, const void *offset, const void *mask, const void *weight,
                          const void *bias, void *y, void *workspace, prt__dcn_parallel_fn par,
                          void *par_ctx, char *err, size_t cap);
@@ -84,12 +89,12 @@ int prt__deform_conv_cpu(const prt__dcn_params *p, const prt__dcn_shape *s, int 
 size_t prt__deform_conv_cuda_workspace(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16);
 /* Enqueue on `stream` with the cuBLAS handle `blas` (its stream is set
  * here). Device pointers. Returns 0, or -1 with a message in err. */
-int prt__deform_conv_cuda(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16,
+int prt__deform_conv_cuda(const prt__dcn_params *p, const prt__dcn_shape *s, int elt,
                           const void *x, const void *offset, const void *mask, const void *weight,
                           const void *bias, void *y, void *workspace, void *stream, void *blas,
                           char *err, size_t cap);
 int prt__deform_conv_cuda_blas_create(void **out, char *err, size_t cap);
-/* Fused fp16 implicit-GEMM kernel on tensor cores (deform_conv_fused.cu).
+/* Fused 16-bit (fp16 or bfloat16: elt) implicit-GEMM kernel on tensor cores (deform_conv_fused.cu).
  * _fits: the shapes it handles (Cin/group and Cin/deformable_group multiples
  * of 8, extents within 32-bit indexing). _applies: whether
  * prt__deform_conv_cuda runs it: fp16, fits, and by default only one group of
@@ -106,7 +111,7 @@ int prt__deform_conv_cuda_fused_applies(const prt__dcn_params *p, const prt__dcn
 size_t prt__deform_conv_cuda_fused_workspace(const prt__dcn_params *p, const prt__dcn_shape *s);
 /* Name of the tile the fused kernel uses for this shape. */
 const char *prt__deform_conv_cuda_fused_tile(const prt__dcn_params *p, const prt__dcn_shape *s);
-int prt__deform_conv_cuda_fused(const prt__dcn_params *p, const prt__dcn_shape *s, const void *x,
+int prt__deform_conv_cuda_fused(const prt__dcn_params *p, const prt__dcn_shape *s, int elt, const void *x,
                                 const void *offset, const void *mask, const void *weight, const void *bias,
                                 void *y, void *workspace, void *stream, char *err, size_t cap);
 
@@ -148,7 +153,7 @@ int prt__deform_conv_wgmma_tile(const prt__dcn_params *p, const prt__dcn_shape *
 /* The tile the default policy runs (-1: another kernel): see README.md. */
 int prt__deform_conv_wgmma_default_tile(const prt__dcn_params *p, const prt__dcn_shape *s);
 size_t prt__deform_conv_wgmma_workspace(const prt__dcn_params *p, const prt__dcn_shape *s);
-int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_shape *s, int tile, const void *x,
+int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_shape *s, int elt, int tile, const void *x,
                            const void *offset, const void *mask, const void *weight, const void *bias, void *y,
                            void *workspace, void *stream, char *err, size_t cap);
 
@@ -172,7 +177,7 @@ int prt__deform_conv_cuda_env_override(void);
 /* prt__deform_conv_cuda running `tactic` (0: the default policy, which
  * prt__deform_conv_cuda is); PRT_DCN_CUDA_KERNEL, when set, wins. A fused
  * tactic on shapes the fused kernel does not fit runs im2col. */
-int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16, int32_t tactic,
+int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt__dcn_shape *s, int elt, int32_t tactic,
                                  const void *x, const void *offset, const void *mask, const void *weight,
                                  const void *bias, void *y, void *workspace, void *stream, void *blas, char *err,
                                  size_t cap);
@@ -180,7 +185,8 @@ int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt__dcn_shape 
  * tiles; -1: PRT_DCN_CUDA_KERNEL's tile, else the one chosen from the shape,
  * as prt__deform_conv_cuda_fused). A wgmma tile the device or the shape does
  * not take runs the mma.sync tile chosen from the shape. */
-int prt__deform_conv_cuda_fused_tiled(const prt__dcn_params *p, const prt__dcn_shape *s, int tile, const void *x,
+int prt__deform_conv_cuda_fused_tiled(const prt__dcn_params *p, const prt__dcn_shape *s, int elt, int tile,
+                                      const void *x,
                                       const void *offset, const void *mask, const void *weight, const void *bias,
                                       void *y, void *workspace, void *stream, char *err, size_t cap);
 

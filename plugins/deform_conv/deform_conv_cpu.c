@@ -476,7 +476,8 @@ typedef struct dcn_job {
     const prt__dcn_shape *s;
     dcn_plan pl;
     const dcn_isa *isa;
-    int is_f16;
+    int is_f16; /* 16-bit tensors: elt (PRT_DCN_F16 or PRT_DCN_BF16) */
+    int elt;
     const void *x, *offset, *mask, *weight, *bias;
     float *xt, *apack;
     void *y;
@@ -484,9 +485,12 @@ typedef struct dcn_job {
     int64_t n; /* image being processed */
 } dcn_job;
 
-static inline float ld(const void *base, int64_t i, int is_f16)
+/* Element i of a tensor of elt's type, as fp32. */
+static inline float ld(const void *base, int64_t i, int elt)
 {
-    return is_f16 ? prt_f16_to_f32(((const uint16_t *)base)[i]) : ((const float *)base)[i];
+    if (elt == PRT_DCN_F16) return prt_f16_to_f32(((const uint16_t *)base)[i]);
+    if (elt == PRT_DCN_BF16) return prt_bf16_to_f32(((const uint16_t *)base)[i]);
+    return ((const float *)base)[i];
 }
 
 /* Corner table of tap k of deformable group d for columns [p0, p0+tc):
@@ -512,9 +516,9 @@ static void build_table(const dcn_job *jb, int64_t d, int64_t k, int64_t p0, int
     }
 #endif
     for (q = 0; q < tc; q++) {
-        const float dy = ld(jb->offset, och + q, jb->is_f16);
-        const float dx = ld(jb->offset, och + hw + q, jb->is_f16);
-        const float m = ld(jb->mask, mch + q, jb->is_f16);
+        const float dy = ld(jb->offset, och + q, jb->elt);
+        const float dx = ld(jb->offset, och + hw + q, jb->elt);
+        const float m = ld(jb->mask, mch + q, jb->elt);
         /* coarse test on the fp32 position (false for NaN, keeps the integer math in range) */
         const float pyc = (float)(by[q] + di) + dy, pxc = (float)(bx[q] + dj) + dx;
         int32_t i0 = zr, i1 = zr, i2 = zr, i3 = zr;
@@ -577,13 +581,16 @@ static void store_out(const dcn_job *jb, int64_t g, const float *cb, int64_t p0,
         for (q0 = 0; q0 < tc; q0 += 16) {
             const int64_t q1 = q0 + 16 < tc ? q0 + 16 : tc;
             for (oc = o0; oc < o1; oc++) {
-                const float b = jb->bias ? ld(jb->bias, ocb + oc, jb->is_f16) : 0.0f;
+                const float b = jb->bias ? ld(jb->bias, ocb + oc, jb->elt) : 0.0f;
                 if (!jb->is_f16) {
                     float *yr = (float *)jb->y + ybase + oc * pl->hw;
                     for (q = q0; q < q1; q++) yr[q] = cb[q * pl->mpad + oc] + b;
                 } else {
                     uint16_t *yr = (uint16_t *)jb->y + ybase + oc * pl->hw;
-                    for (q = q0; q < q1; q++) yr[q] = prt_f32_to_f16(cb[q * pl->mpad + oc] + b);
+                    if (jb->elt == PRT_DCN_BF16)
+                        for (q = q0; q < q1; q++) yr[q] = prt_f32_to_bf16(cb[q * pl->mpad + oc] + b);
+                    else
+                        for (q = q0; q < q1; q++) yr[q] = prt_f32_to_f16(cb[q * pl->mpad + oc] + b);
                 }
             }
         }
@@ -686,7 +693,7 @@ static void transpose_range(void *arg, int64_t begin, int64_t end)
                     for (c = c0; c < c1; c++) jb->xt[pp * cin + c] = xs[c * hwin + pp];
             } else {
                 for (pp = p0; pp < p1; pp++)
-                    for (c = c0; c < c1; c++) jb->xt[pp * cin + c] = ld(jb->x, xo + c * hwin + pp, 1);
+                    for (c = c0; c < c1; c++) jb->xt[pp * cin + c] = ld(jb->x, xo + c * hwin + pp, jb->elt);
             }
         }
 }
@@ -730,7 +737,7 @@ static void pack_range(void *arg, int64_t begin, int64_t end)
                         const float *w = (const float *)jb->weight + wrow + c * K + tap;
                         for (i = 0; i < nrow; i++) dst[i] = w[i * cg * K];
                     } else {
-                        for (i = 0; i < nrow; i++) dst[i] = ld(jb->weight, wrow + i * cg * K + c * K + tap, 1);
+                        for (i = 0; i < nrow; i++) dst[i] = ld(jb->weight, wrow + i * cg * K + c * K + tap, jb->elt);
                     }
                     for (; i < 16; i++) dst[i] = 0.0f;
                 }
@@ -738,7 +745,7 @@ static void pack_range(void *arg, int64_t begin, int64_t end)
     }
 }
 
-int prt__deform_conv_cpu(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16,
+int prt__deform_conv_cpu(const prt__dcn_params *p, const prt__dcn_shape *s, int elt,
                          const void *x, const void *offset, const void *mask, const void *weight,
                          const void *bias, void *y, void *workspace, prt__dcn_parallel_fn par,
                          void *par_ctx, char *err, size_t cap)
@@ -766,7 +773,8 @@ int prt__deform_conv_cpu(const prt__dcn_params *p, const prt__dcn_shape *s, int 
     plan_make(p, s, jb.isa->nr, &jb.pl);
     jb.p = p;
     jb.s = s;
-    jb.is_f16 = is_f16;
+    jb.is_f16 = elt != PRT_DCN_F32;
+    jb.elt = elt;
     jb.x = x;
     jb.offset = offset;
     jb.mask = mask;

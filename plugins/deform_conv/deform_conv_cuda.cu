@@ -10,6 +10,7 @@
  * column buffer of a slice is [images][Cin*K][cols]. Bias (or zero) is
  * written to the output first; the GEMMs then accumulate with beta = 1.
  */
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
@@ -26,9 +27,11 @@ struct Geo {
 
 __device__ __forceinline__ float to_f(float v) { return v; }
 __device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
 template <typename T> __device__ __forceinline__ T from_f(float v);
 template <> __device__ __forceinline__ float from_f<float>(float v) { return v; }
 template <> __device__ __forceinline__ __half from_f<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
 
 /* One thread per (image in slice, deformable group, channel chunk, tap,
  * column): computes the four corners once and writes that tap's column
@@ -90,13 +93,16 @@ __global__ void im2col_kernel(const T *__restrict__ x, const T *__restrict__ off
     }
 }
 
+/* y[n][oc][0..hw) := bias[oc] (or 0): block x is one (n, oc) row, blocks
+ * y and the threads stride along it, so no thread divides. */
 template <typename T>
-__global__ void bias_kernel(T *__restrict__ y, const T *__restrict__ bias, int64_t cout, int64_t hw, int64_t total)
+__global__ void bias_kernel(T *__restrict__ y, const T *__restrict__ bias, int64_t cout, int64_t hw)
 {
-    int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (idx >= total) return;
-    const int64_t oc = (idx / hw) % cout;
-    y[idx] = bias ? bias[oc] : from_f<T>(0.f);
+    const int64_t row = blockIdx.x;
+    const T v = bias ? bias[row % cout] : from_f<T>(0.f);
+    T *yr = y + row * hw;
+    for (int64_t i = (int64_t)blockIdx.y * blockDim.x + threadIdx.x; i < hw; i += (int64_t)gridDim.y * blockDim.x)
+        yr[i] = v;
 }
 
 int64_t slice_cols(const prt__dcn_shape *s, int is_f16)
@@ -147,22 +153,23 @@ extern "C" void prt__deform_conv_cuda_blas_destroy(void *blas)
     if (blas) cublasDestroy((cublasHandle_t)blas);
 }
 
-extern "C" int prt__deform_conv_cuda(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16,
+extern "C" int prt__deform_conv_cuda(const prt__dcn_params *p, const prt__dcn_shape *s, int elt,
                                      const void *x, const void *offset, const void *mask, const void *weight,
                                      const void *bias, void *y, void *workspace, void *stream, void *blas,
                                      char *err, size_t cap)
 {
-    return prt__deform_conv_cuda_tactic(p, s, is_f16, 0, x, offset, mask, weight, bias, y, workspace, stream, blas,
+    return prt__deform_conv_cuda_tactic(p, s, elt, 0, x, offset, mask, weight, bias, y, workspace, stream, blas,
                                         err, cap);
 }
 
-extern "C" int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16,
+extern "C" int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt__dcn_shape *s, int elt,
                                             int32_t tactic, const void *x, const void *offset, const void *mask,
                                             const void *weight, const void *bias, void *y, void *workspace,
                                             void *stream, void *blas, char *err, size_t cap)
 {
     cudaStream_t st = (cudaStream_t)stream;
     cublasHandle_t h = (cublasHandle_t)blas;
+    const int is_f16 = elt != PRT_DCN_F32, is_bf16 = elt == PRT_DCN_BF16; /* 16-bit storage; bfloat16 */
     Geo g;
     const int64_t hw = s->hout * s->wout;
     if (s->n == 0 || s->cout == 0 || hw == 0) return 0;
@@ -171,17 +178,17 @@ extern "C" int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt_
          * these shapes (outside the profile it was listed for) runs im2col. */
         if (tactic >= PRT_DCN_TACTIC_FUSED && tactic < PRT_DCN_TACTIC_COUNT && is_f16 &&
             prt__deform_conv_cuda_fused_fits(p, s))
-            return prt__deform_conv_cuda_fused_tiled(p, s, tactic - PRT_DCN_TACTIC_FUSED, x, offset, mask, weight,
+            return prt__deform_conv_cuda_fused_tiled(p, s, elt, tactic - PRT_DCN_TACTIC_FUSED, x, offset, mask, weight,
                                                      bias, y, workspace, stream, err, cap);
     } else if (prt__deform_conv_cuda_fused_applies(p, s, is_f16)) {
-        return prt__deform_conv_cuda_fused(p, s, x, offset, mask, weight, bias, y, workspace, stream, err, cap);
+        return prt__deform_conv_cuda_fused(p, s, elt, x, offset, mask, weight, bias, y, workspace, stream, err, cap);
     }
     g.cin = s->cin; g.h = s->h; g.w = s->w; g.hout = s->hout; g.wout = s->wout; g.hw = hw;
     g.K = s->kh * s->kw; g.kw = s->kw; g.dg = p->deformable_group; g.cd = s->cin / p->deformable_group;
     g.sh = p->stride[0]; g.sw = p->stride[1]; g.ph = p->padding[0]; g.pw = p->padding[1];
     g.dh = p->dilation[0]; g.dw = p->dilation[1];
     const int64_t G = p->group, cg = s->cin / G, coutg = s->cout / G, ckk = cg * g.K;
-    const size_t elt = is_f16 ? 2 : 4;
+    const size_t esz = is_f16 ? 2 : 4;
     void *col = (void *)(((uintptr_t)workspace + 255) & ~(uintptr_t)255);
     const int64_t B = slice_cols(s, is_f16);
     int64_t ns, tile;
@@ -192,15 +199,27 @@ extern "C" int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt_
 
     /* Output := bias (or 0); the GEMMs add into it. */
     {
-        const int64_t total = s->n * s->cout * hw;
-        const int64_t blocks = (total + 255) / 256;
-        if (is_f16) bias_kernel<__half><<<(unsigned)blocks, 256, 0, st>>>((__half *)y, (const __half *)bias, s->cout, hw, total);
-        else bias_kernel<float><<<(unsigned)blocks, 256, 0, st>>>((float *)y, (const float *)bias, s->cout, hw, total);
+        const int64_t rows = s->n * s->cout, per = (hw + 255) / 256;
+        if (rows > 0x7fffffff) {
+            if (err && cap)
+                snprintf(err, cap,
+                         "ModulatedDeformConv2d CUDA: N*Cout must be at most 2^31 - 1 (the bias fill's rows), got %lld",
+                         (long long)rows);
+            return -1;
+        }
+        const dim3 grid((unsigned)rows, (unsigned)(per < 65535 ? per : 65535));
+        if (is_bf16)
+            bias_kernel<__nv_bfloat16><<<grid, 256, 0, st>>>((__nv_bfloat16 *)y, (const __nv_bfloat16 *)bias, s->cout,
+                                                             hw);
+        else if (is_f16)
+            bias_kernel<__half><<<grid, 256, 0, st>>>((__half *)y, (const __half *)bias, s->cout, hw);
+        else
+            bias_kernel<float><<<grid, 256, 0, st>>>((float *)y, (const float *)bias, s->cout, hw);
         cudaError_t ce = cudaGetLastError();
         if (ce != cudaSuccess) return fail(err, cap, cudaGetErrorString(ce), (int)ce);
     }
     const float one = 1.0f;
-    const cudaDataType_t dt = is_f16 ? CUDA_R_16F : CUDA_R_32F;
+    const cudaDataType_t dt = is_bf16 ? CUDA_R_16BF : is_f16 ? CUDA_R_16F : CUDA_R_32F;
     for (int64_t n0 = 0; n0 < s->n; n0 += ns) {
         const int64_t nn = (s->n - n0) < ns ? (s->n - n0) : ns;
         for (int64_t p0 = 0; p0 < hw; p0 += tile) {
@@ -213,7 +232,11 @@ extern "C" int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt_
             const int64_t nchunks = (g.cd + chunk - 1) / chunk;
             const int64_t total = base * nchunks;
             const int64_t blocks = (total + 255) / 256;
-            if (is_f16)
+            if (is_bf16)
+                im2col_kernel<__nv_bfloat16><<<(unsigned)blocks, 256, 0, st>>>((const __nv_bfloat16 *)x,
+                    (const __nv_bfloat16 *)offset, (const __nv_bfloat16 *)mask, (__nv_bfloat16 *)col, g, n0, p0, tc,
+                    chunk, nchunks, total);
+            else if (is_f16)
                 im2col_kernel<__half><<<(unsigned)blocks, 256, 0, st>>>((const __half *)x, (const __half *)offset,
                     (const __half *)mask, (__half *)col, g, n0, p0, tc, chunk, nchunks, total);
             else
@@ -226,13 +249,13 @@ extern "C" int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt_
             if (G == 1 && nn > 1) {
                 bs = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)tc, (int)coutg, (int)ckk, &one,
                     col, dt, (int)tc, (long long)(s->cin * g.K * tc), weight, dt, (int)ckk, 0LL, &one,
-                    (char *)y + (size_t)(n0 * s->cout * hw + p0) * elt, dt, (int)hw, (long long)(s->cout * hw),
+                    (char *)y + (size_t)(n0 * s->cout * hw + p0) * esz, dt, (int)hw, (long long)(s->cout * hw),
                     (int)nn, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
                 if (bs != CUBLAS_STATUS_SUCCESS) return fail(err, cap, "cublasGemmStridedBatchedEx", (int)bs);
             } else {
                 for (int64_t l = 0; l < nn; l++) {
-                    const char *cb = (const char *)col + (size_t)(l * s->cin * g.K * tc) * elt;
-                    char *yb = (char *)y + (size_t)((n0 + l) * s->cout * hw + p0) * elt;
+                    const char *cb = (const char *)col + (size_t)(l * s->cin * g.K * tc) * esz;
+                    char *yb = (char *)y + (size_t)((n0 + l) * s->cout * hw + p0) * esz;
                     bs = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)tc, (int)coutg, (int)ckk, &one,
                         cb, dt, (int)tc, (long long)(ckk * tc), weight, dt, (int)ckk, (long long)(coutg * ckk), &one,
                         yb, dt, (int)hw, (long long)(coutg * hw), (int)G, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "deform_conv.h"
+#include "deform_conv_elt.cuh"
 
 namespace {
 
@@ -109,12 +110,19 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], const void *p)
                  : "r"(smem_addr(p)));
 }
 
-__device__ __forceinline__ void mma16816(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1)
+/* fp16 (BF 0) or bfloat16 (BF 1) operands, fp32 accumulators. */
+template <int BF> __device__ __forceinline__ void mma16816(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1)
 {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                 "{%0,%1,%2,%3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    if (BF)
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%0,%1,%2,%3};\n"
+            : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%0,%1,%2,%3};\n"
+            : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 /* cp.async of 16 bytes, or 16 zero bytes when `full` is 0 (nothing read). */
@@ -141,14 +149,15 @@ struct Item {
 };
 
 /* Corners and weights of one item for (tap, deformable group d). */
+template <int BF>
 __device__ __forceinline__ void item_corners(Item &it, const FGeo &g, const __half *__restrict__ off,
                                              const __half *__restrict__ mask, int tap, int d)
 {
     const int i = tap / g.kw, j = tap - (tap / g.kw) * g.kw;
     const size_t ob = ((size_t)(it.n * g.dg + d) * 2 * g.kk + 2 * tap) * g.hw + it.pos;
-    const float dy = __half2float(off[ob]);
-    const float dx = __half2float(off[ob + g.hw]);
-    const float m = __half2float(mask[((size_t)(it.n * g.dg + d) * g.kk + tap) * g.hw + it.pos]);
+    const float dy = e2f<BF>(off[ob]);
+    const float dx = e2f<BF>(off[ob + g.hw]);
+    const float m = e2f<BF>(mask[((size_t)(it.n * g.dg + d) * g.kk + tap) * g.hw + it.pos]);
     const int by = it.by0 + i * g.dh, bx = it.bx0 + j * g.dw;
 #pragma unroll
     for (int q = 0; q < 4; q++) { it.idx[q] = -1; it.wt[q] = 0.f; }
@@ -182,7 +191,7 @@ template <int BM, int ITEMS> struct Stage {
  * 16-byte corner runs (zero-filled where the weight is 0, past the last
  * column and in the K padding, so nothing outside x is read and a NaN or Inf
  * in x never meets a zero weight), and the weights. Then advance k by BK. */
-template <int BM, int ITEMS>
+template <int BF, int BM, int ITEMS>
 __device__ __forceinline__ void item_issue(Item &it, const FGeo &g, const __half *__restrict__ off,
                                            const __half *__restrict__ mask, int grp, Stage<BM, ITEMS> &st, int i,
                                            int tid)
@@ -195,7 +204,7 @@ __device__ __forceinline__ void item_issue(Item &it, const FGeo &g, const __half
         const int d = g.dg == 1 ? 0 : cabs / g.cpd;
         const int key = it.tap * g.dg + d;
         if (key != it.key) {
-            item_corners(it, g, off, mask, it.tap, d);
+            item_corners<BF>(it, g, off, mask, it.tap, d);
             it.key = key;
         }
         w = make_float4(it.wt[0], it.wt[1], it.wt[2], it.wt[3]);
@@ -211,14 +220,14 @@ __device__ __forceinline__ void item_issue(Item &it, const FGeo &g, const __half
     while (it.c >= g.cg) { it.c -= g.cg; it.tap++; }
 }
 
-/* Blend four corner runs of 8 channels in fp32; round to fp16 once. */
-__device__ __forceinline__ uint4 blend(const uint4 raw[4], const float4 w)
+/* Blend four corner runs of 8 channels in fp32; round to 16 bits once. */
+template <int BF> __device__ __forceinline__ uint4 blend(const uint4 raw[4], const float4 w)
 {
     const float wt[4] = {w.x, w.y, w.z, w.w};
     float v[8];
 #pragma unroll
     for (int e = 0; e < 4; e++) {
-        const float2 f = __half22float2(((const __half2 *)&raw[0])[e]);
+        const float2 f = e2f2<BF>((&raw[0].x)[e]);
         v[2 * e] = wt[0] * f.x;
         v[2 * e + 1] = wt[0] * f.y;
     }
@@ -226,14 +235,13 @@ __device__ __forceinline__ uint4 blend(const uint4 raw[4], const float4 w)
     for (int q = 1; q < 4; q++)
 #pragma unroll
         for (int e = 0; e < 4; e++) {
-            const float2 f = __half22float2(((const __half2 *)&raw[q])[e]);
+            const float2 f = e2f2<BF>((&raw[q].x)[e]);
             v[2 * e] = fmaf(wt[q], f.x, v[2 * e]);
             v[2 * e + 1] = fmaf(wt[q], f.y, v[2 * e + 1]);
         }
     uint4 o;
-    __half2 *h = (__half2 *)&o;
 #pragma unroll
-    for (int e = 0; e < 4; e++) h[e] = __floats2half2_rn(v[2 * e], v[2 * e + 1]);
+    for (int e = 0; e < 4; e++) (&o.x)[e] = f2e2<BF>(v[2 * e], v[2 * e + 1]);
     return o;
 }
 
@@ -245,7 +253,7 @@ template <int BM, int BN, int WM, int WN, int STAGES> constexpr size_t fused_sme
 /* One block: a BM x BN tile of y_g. Per chunk kc of K: wait for stage kc,
  * blend its corners into the B tile, barrier, issue stage kc + STAGES - 1,
  * tensor-core MMAs on chunk kc. */
-template <int BM, int BN, int WM, int WN, int STAGES>
+template <int BF, int BM, int BN, int WM, int WN, int STAGES>
 __global__ void __launch_bounds__(NTHREADS) dcn_fused(const __half *__restrict__ xt, const __half *__restrict__ off,
                                                       const __half *__restrict__ mask, const __half *__restrict__ A,
                                                       const __half *__restrict__ bias, __half *__restrict__ y, FGeo g)
@@ -305,7 +313,7 @@ __global__ void __launch_bounds__(NTHREADS) dcn_fused(const __half *__restrict__
             for (int q = tid; q < ACH; q += NTHREADS)
                 cp_async16(&stage[s].a[q >> 2][(q & 3) * 8], Ag + (size_t)(q >> 2) * g.kpad + s * BK + (q & 3) * 8);
 #pragma unroll
-            for (int i = 0; i < ITEMS; i++) item_issue<BM, ITEMS>(it[i], g, off, mask, grp, stage[s], i, tid);
+            for (int i = 0; i < ITEMS; i++) item_issue<BF, BM, ITEMS>(it[i], g, off, mask, grp, stage[s], i, tid);
         }
         cp_async_commit();
     }
@@ -317,7 +325,7 @@ __global__ void __launch_bounds__(NTHREADS) dcn_fused(const __half *__restrict__
         uint4 raw[4];
 #pragma unroll
         for (int q = 0; q < 4; q++) raw[q] = stage[0].corner[i][q][tid];
-        *(uint4 *)&sB[0][(tid >> 2) + i * (NTHREADS / 4)][octet * 8] = blend(raw, stage[0].wt[i][tid]);
+        *(uint4 *)&sB[0][(tid >> 2) + i * (NTHREADS / 4)][octet * 8] = blend<BF>(raw, stage[0].wt[i][tid]);
     }
     __syncthreads();
 
@@ -332,7 +340,7 @@ __global__ void __launch_bounds__(NTHREADS) dcn_fused(const __half *__restrict__
                     cp_async16(&stage[sn].a[q >> 2][(q & 3) * 8],
                                Ag + (size_t)(q >> 2) * g.kpad + kn * BK + (q & 3) * 8);
 #pragma unroll
-                for (int i = 0; i < ITEMS; i++) item_issue<BM, ITEMS>(it[i], g, off, mask, grp, stage[sn], i, tid);
+                for (int i = 0; i < ITEMS; i++) item_issue<BF, BM, ITEMS>(it[i], g, off, mask, grp, stage[sn], i, tid);
             }
             cp_async_commit();
         }
@@ -350,7 +358,7 @@ __global__ void __launch_bounds__(NTHREADS) dcn_fused(const __half *__restrict__
             for (int a = 0; a < MT; a++)
 #pragma unroll
                 for (int b = 0; b < NT; b++)
-                    mma16816(acc[a][b], af[a], bf[b >> 1][(b & 1) * 2], bf[b >> 1][(b & 1) * 2 + 1]);
+                    mma16816<BF>(acc[a][b], af[a], bf[b >> 1][(b & 1) * 2], bf[b >> 1][(b & 1) * 2 + 1]);
         }
         if (kc + 1 < nch) {
             const int s1 = (kc + 1) % STAGES;
@@ -361,7 +369,7 @@ __global__ void __launch_bounds__(NTHREADS) dcn_fused(const __half *__restrict__
 #pragma unroll
                 for (int q = 0; q < 4; q++) raw[q] = stage[s1].corner[i][q][tid];
                 *(uint4 *)&sB[(kc + 1) & 1][(tid >> 2) + i * (NTHREADS / 4)][octet * 8] =
-                    blend(raw, stage[s1].wt[i][tid]);
+                    blend<BF>(raw, stage[s1].wt[i][tid]);
             }
         }
         __syncthreads();
@@ -376,7 +384,7 @@ __global__ void __launch_bounds__(NTHREADS) dcn_fused(const __half *__restrict__
             const int m = m0 + wm * WTM + a * 16 + (lane >> 2) + hr * 8;
             if (m >= g.coutg) continue;
             const int oc = grp * g.coutg + m;
-            const float bv = bias ? __half2float(bias[oc]) : 0.f;
+            const float bv = bias ? e2f<BF>(bias[oc]) : 0.f;
 #pragma unroll
             for (int b = 0; b < NT; b++)
 #pragma unroll
@@ -384,7 +392,7 @@ __global__ void __launch_bounds__(NTHREADS) dcn_fused(const __half *__restrict__
                     const int col = c0 + wn * WTN + b * 8 + (lane & 3) * 2 + e;
                     if (col >= g.ncols) continue;
                     const int n = col / g.hw, pos = col - n * g.hw;
-                    y[((size_t)n * g.cout + oc) * g.hw + pos] = __float2half_rn(acc[a][b][hr * 2 + e] + bv);
+                    y[((size_t)n * g.cout + oc) * g.hw + pos] = f2e<BF>(acc[a][b][hr * 2 + e] + bv);
                 }
         }
 }
@@ -451,17 +459,26 @@ int ffail(char *err, size_t cap, const char *what, cudaError_t ce)
 
 /* Launch one tile shape. Its dynamic shared-memory limit is raised once per
  * device (prt__deform_conv_cuda_smem_limit). */
-template <int BM, int BN, int WM, int WN, int STAGES>
-cudaError_t launch(int64_t blocks, cudaStream_t st, const __half *xt, const __half *off, const __half *mask,
-                   const __half *a, const __half *bias, __half *y, const FGeo &g)
+template <int BF, int BM, int BN, int WM, int WN, int STAGES>
+cudaError_t launch_t(int64_t blocks, cudaStream_t st, const __half *xt, const __half *off, const __half *mask,
+                     const __half *a, const __half *bias, __half *y, const FGeo &g)
 {
     constexpr size_t smem = fused_smem<BM, BN, WM, WN, STAGES>();
     static unsigned long long raised = 0;
-    const cudaError_t ce =
-        (cudaError_t)prt__deform_conv_cuda_smem_limit((const void *)dcn_fused<BM, BN, WM, WN, STAGES>, (int)smem, &raised);
+    const cudaError_t ce = (cudaError_t)prt__deform_conv_cuda_smem_limit(
+        (const void *)dcn_fused<BF, BM, BN, WM, WN, STAGES>, (int)smem, &raised);
     if (ce != cudaSuccess) return ce;
-    dcn_fused<BM, BN, WM, WN, STAGES><<<(unsigned)blocks, NTHREADS, smem, st>>>(xt, off, mask, a, bias, y, g);
+    dcn_fused<BF, BM, BN, WM, WN, STAGES><<<(unsigned)blocks, NTHREADS, smem, st>>>(xt, off, mask, a, bias, y, g);
     return cudaGetLastError();
+}
+
+/* The tile for the element type (elt: PRT_DCN_F16 or PRT_DCN_BF16). */
+template <int BM, int BN, int WM, int WN, int STAGES>
+cudaError_t launch(int elt, int64_t blocks, cudaStream_t st, const __half *xt, const __half *off, const __half *mask,
+                   const __half *a, const __half *bias, __half *y, const FGeo &g)
+{
+    if (elt == PRT_DCN_BF16) return launch_t<1, BM, BN, WM, WN, STAGES>(blocks, st, xt, off, mask, a, bias, y, g);
+    return launch_t<0, BM, BN, WM, WN, STAGES>(blocks, st, xt, off, mask, a, bias, y, g);
 }
 
 int fused_fits(const prt__dcn_params *p, const prt__dcn_shape *s);
@@ -609,15 +626,16 @@ extern "C" const char *prt__deform_conv_cuda_tactic_name(int32_t tactic)
     return NULL;
 }
 
-extern "C" int prt__deform_conv_cuda_fused(const prt__dcn_params *p, const prt__dcn_shape *s, const void *x,
-                                           const void *offset, const void *mask, const void *weight,
+extern "C" int prt__deform_conv_cuda_fused(const prt__dcn_params *p, const prt__dcn_shape *s, int elt,
+                                           const void *x, const void *offset, const void *mask, const void *weight,
                                            const void *bias, void *y, void *workspace, void *stream, char *err,
                                            size_t cap)
 {
-    return prt__deform_conv_cuda_fused_tiled(p, s, -1, x, offset, mask, weight, bias, y, workspace, stream, err, cap);
+    return prt__deform_conv_cuda_fused_tiled(p, s, elt, -1, x, offset, mask, weight, bias, y, workspace, stream, err,
+                                             cap);
 }
 
-extern "C" int prt__deform_conv_cuda_fused_tiled(const prt__dcn_params *p, const prt__dcn_shape *s, int tile,
+extern "C" int prt__deform_conv_cuda_fused_tiled(const prt__dcn_params *p, const prt__dcn_shape *s, int elt, int tile,
                                                  const void *x, const void *offset, const void *mask,
                                                  const void *weight, const void *bias, void *y, void *workspace,
                                                  void *stream, char *err, size_t cap)
@@ -632,8 +650,8 @@ extern "C" int prt__deform_conv_cuda_fused_tiled(const prt__dcn_params *p, const
     const int o = kernel_override();
     int t = tile >= 0 && tile < TILE_COUNT ? tile : o >= 0 ? o : o == KERNEL_FUSED ? auto_tile(p, s, g) : policy_tile(p, s, g);
     if (t >= TILE_WG && tile_ok(p, s, t))
-        return prt__deform_conv_wgmma(p, s, t - TILE_WG, x, offset, mask, weight, bias, y, workspace, stream, err,
-                                      cap);
+        return prt__deform_conv_wgmma(p, s, elt, t - TILE_WG, x, offset, mask, weight, bias, y, workspace, stream,
+                                      err, cap);
     if (t >= TILE_WG) t = choose_tile(g, G);
     g.mpad = (int)round_up(g.coutg, tile_bm[t]);
     g.mtiles = g.mpad / tile_bm[t];
@@ -658,10 +676,10 @@ extern "C" int prt__deform_conv_cuda_fused_tiled(const prt__dcn_params *p, const
     const __half *xo = (const __half *)offset, *xm = (const __half *)mask, *xbias = (const __half *)bias;
     __half *yy = (__half *)y;
     switch (t) {
-    case TILE_128x128: ce = launch<128, 128, 2, 4, 3>(blocks, st, xt, xo, xm, a, xbias, yy, g); break;
-    case TILE_64x128: ce = launch<64, 128, 2, 4, 3>(blocks, st, xt, xo, xm, a, xbias, yy, g); break;
-    case TILE_64x64: ce = launch<64, 64, 4, 2, 4>(blocks, st, xt, xo, xm, a, xbias, yy, g); break;
-    default: ce = launch<16, 128, 1, 8, 3>(blocks, st, xt, xo, xm, a, xbias, yy, g); break;
+    case TILE_128x128: ce = launch<128, 128, 2, 4, 3>(elt, blocks, st, xt, xo, xm, a, xbias, yy, g); break;
+    case TILE_64x128: ce = launch<64, 128, 2, 4, 3>(elt, blocks, st, xt, xo, xm, a, xbias, yy, g); break;
+    case TILE_64x64: ce = launch<64, 64, 4, 2, 4>(elt, blocks, st, xt, xo, xm, a, xbias, yy, g); break;
+    default: ce = launch<16, 128, 1, 8, 3>(elt, blocks, st, xt, xo, xm, a, xbias, yy, g); break;
     }
     if (ce != cudaSuccess) return ffail(err, cap, "fused kernel", ce);
     return 0;

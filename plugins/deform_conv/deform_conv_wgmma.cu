@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "deform_conv.h"
+#include "deform_conv_elt.cuh"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define DCN_WG_DEVICE 1
@@ -178,16 +179,17 @@ __global__ void __launch_bounds__(256) wg_prep(const __half *__restrict__ x, __h
 
 /* Split-K: y = fp16(bias + sum over the splits of the fp32 partial sums,
  * in split order). part [split][cout][ncols]. */
+template <int BF>
 __global__ void wg_splitk_sum(const float *__restrict__ part, const __half *__restrict__ bias, __half *__restrict__ y,
                               WGeo g, int64_t total)
 {
     const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= total) return;
     const int col = (int)(idx % g.ncols), oc = (int)(idx / g.ncols);
-    float s = bias ? __half2float(bias[oc]) : 0.f;
+    float s = bias ? e2f<BF>(bias[oc]) : 0.f;
     for (int i = 0; i < g.split; i++) s += part[(int64_t)i * total + idx];
     const int n = col / g.hw, pos = col - n * g.hw;
-    y[((size_t)n * g.cout + oc) * g.hw + pos] = __float2half_rn(s);
+    y[((size_t)n * g.cout + oc) * g.hw + pos] = f2e<BF>(s);
 }
 
 /* ---- the fused kernel --------------------------------------------------- */
@@ -227,34 +229,40 @@ __device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint3
            ((uint64_t)((sbo >> 4) & 0x3fff) << 32);
 }
 
-/* D[64 x N] += A[64 x 16] * B[16 x N]: fp16 operands from shared memory,
- * fp32 accumulators, both operands K-major. */
-template <int N> __device__ __forceinline__ void wgmma_async(float (&d)[N / 2], uint64_t da, uint64_t db);
-template <> __device__ __forceinline__ void wgmma_async<128>(float (&d)[64], uint64_t da, uint64_t db)
+/* D[64 x N] += A[64 x 16] * B[16 x N]: fp16 (BF 0) or bfloat16 (BF 1)
+ * operands from shared memory, fp32 accumulators, both operands K-major.
+ * TY is the operands' PTX type. */
+#define DCN_WGMMA_M64N128K16(TY) \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {" \
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" \
+                 "}, %64, %65, p, 1, 1, 0, 0;\n}\n" \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
+                 : "l"(da), "l"(db), "r"(1))
+
+template <int BF, int N> __device__ __forceinline__ void wgmma_async(float (&d)[N / 2], uint64_t da, uint64_t db)
 {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-                 "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                 : "l"(da), "l"(db), "r"(1));
+    static_assert(N == 128, "the m64n128 shape");
+    if (BF) DCN_WGMMA_M64N128K16("bf16");
+    else DCN_WGMMA_M64N128K16("f16");
 }
+#undef DCN_WGMMA_M64N128K16
 
 /* Corner table of segment `seg` for the block's BN columns: entry
  * tap * BN + column. The sampling point is the integer grid position plus
  * the offset's floor, the bilinear fractions come from the offset alone, as
  * in the CPU path and the other kernels. */
-template <int BN, int NT>
+template <int BF, int BN, int NT>
 __device__ __forceinline__ void build_table(Corner *tab, const WGeo &g, const __half *__restrict__ off,
                                             const __half *__restrict__ mask, int grp, int seg, int c0, int tid)
 {
@@ -269,9 +277,9 @@ __device__ __forceinline__ void build_table(Corner *tab, const WGeo &g, const __
             const int oy = pos / g.wout, ox = pos - oy * g.wout;
             const int i = tap / g.kw, j = tap - i * g.kw;
             const size_t ob = ((size_t)(n * g.dg + d) * 2 * g.kk + 2 * tap) * g.hw + pos;
-            const float dy = __half2float(off[ob]);
-            const float dx = __half2float(off[ob + g.hw]);
-            const float m = __half2float(mask[((size_t)(n * g.dg + d) * g.kk + tap) * g.hw + pos]);
+            const float dy = e2f<BF>(off[ob]);
+            const float dx = e2f<BF>(off[ob + g.hw]);
+            const float m = e2f<BF>(mask[((size_t)(n * g.dg + d) * g.kk + tap) * g.hw + pos]);
             const int by = oy * g.sh - g.ph + i * g.dh, bx = ox * g.sw - g.pw + j * g.dw;
             /* |offset| >= 2^26 is outside any image this path accepts; false
              * for NaN and Inf too, which sample 0 */
@@ -324,17 +332,15 @@ template <int BN, int NT> __device__ __forceinline__ void build_runs(RunInfo *ru
     }
 }
 
-/* Blend four corner runs of 8 channels in fp32; round to fp16 once. */
+/* Blend four corner runs of 8 channels in fp32; round to 16 bits once. */
+template <int BF>
 __device__ __forceinline__ uint4 blend4(const uint4 r0, const uint4 r1, const uint4 r2, const uint4 r3, const float4 w)
 {
     uint4 o;
-    const __half2 *a = (const __half2 *)&r0, *b = (const __half2 *)&r1, *c = (const __half2 *)&r2,
-                  *d = (const __half2 *)&r3;
-    __half2 *h = (__half2 *)&o;
 #pragma unroll
     for (int e = 0; e < 4; e++) {
-        const float2 fa = __half22float2(a[e]), fb = __half22float2(b[e]), fc = __half22float2(c[e]),
-                     fd = __half22float2(d[e]);
+        const float2 fa = e2f2<BF>((&r0.x)[e]), fb = e2f2<BF>((&r1.x)[e]), fc = e2f2<BF>((&r2.x)[e]),
+                     fd = e2f2<BF>((&r3.x)[e]);
         float v0 = w.x * fa.x, v1 = w.x * fa.y;
         v0 = fmaf(w.y, fb.x, v0);
         v1 = fmaf(w.y, fb.y, v1);
@@ -342,7 +348,7 @@ __device__ __forceinline__ uint4 blend4(const uint4 r0, const uint4 r1, const ui
         v1 = fmaf(w.z, fc.y, v1);
         v0 = fmaf(w.w, fd.x, v0);
         v1 = fmaf(w.w, fd.y, v1);
-        h[e] = __floats2half2_rn(v0, v1);
+        (&o.x)[e] = f2e2<BF>(v0, v1);
     }
     return o;
 }
@@ -352,7 +358,7 @@ __device__ __forceinline__ uint4 blend4(const uint4 r0, const uint4 r1, const ui
  * corner loads of all KS chunks first. Chunk u: xs[u], xt at the thread's
  * channel (bytes); tab[u], the corner table's row of the run's tap; live[u],
  * 0 in the K padding. */
-template <int BN, int NT, int KS>
+template <int BF, int BN, int NT, int KS>
 __device__ __forceinline__ void gather(unsigned char *sb, const unsigned char *const (&tab)[KS],
                                        const char *const (&xs)[KS], const int (&live)[KS], int tid)
 {
@@ -378,7 +384,7 @@ __device__ __forceinline__ void gather(unsigned char *sb, const unsigned char *c
 #pragma unroll
         for (int u = 0; u < KS; u++)
             *(uint4 *)(sb + (cl >> 3) * 512 * KS + (u * 4 + q) * 128 + (cl & 7) * 16) =
-                blend4(v[u][0], v[u][1], v[u][2], v[u][3], w[u]);
+                blend4<BF>(v[u][0], v[u][1], v[u][2], v[u][3], w[u]);
     }
 }
 
@@ -395,7 +401,7 @@ template <int BM, int BN, int KS> struct WgSmem {
 /* One block: a BM x BN tile of y_g over the chunks [kc0, kc1) of K, KS
  * chunks per step (kc1 - kc0 and the chunks per segment are multiples of
  * KS). */
-template <int BM, int BN, int MINB, int KS>
+template <int BF, int BM, int BN, int MINB, int KS>
 __global__ void __launch_bounds__(BM * 2, MINB)
     dcn_wgmma(const __half *__restrict__ xt, const __half *__restrict__ off, const __half *__restrict__ mask,
               const __half *__restrict__ A, const __half *__restrict__ bias, __half *__restrict__ y,
@@ -457,7 +463,7 @@ __global__ void __launch_bounds__(BM * 2, MINB)
             xs[u] = xg + (size_t)(seg * g.sc + ri.c) * 2;
             live[u] = ri.c >= 0;
         }
-        gather<BN, NT, KS>(sb, tb, xs, live, tid);
+        gather<BF, BN, NT, KS>(sb, tb, xs, live, tid);
     };
 
     float acc[R];
@@ -469,7 +475,7 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     if (nst > 1) load_a(1, 1);
     cp_async_commit();
     build_runs<BN, NT>(runs, g, tid);
-    build_table<BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
+    build_table<BF, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
     __syncthreads();
     gather_step(sB);
     cp_async_wait<1>();
@@ -487,7 +493,7 @@ __global__ void __launch_bounds__(BM * 2, MINB)
             wg_fence();
             acc_fence(acc);
 #pragma unroll
-            for (int ks = 0; ks < BK * KS / 16; ks++) wgmma_async<BN>(acc, da + ks * 16, db + ks * 16);
+            for (int ks = 0; ks < BK * KS / 16; ks++) wgmma_async<BF, BN>(acc, da + ks * 16, db + ks * 16);
             wg_commit();
             acc_fence(acc);
         }
@@ -502,7 +508,7 @@ __global__ void __launch_bounds__(BM * 2, MINB)
             if (jseg == g.kcs) { /* the next step opens a segment */
                 jseg = 0;
                 seg++;
-                build_table<BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
+                build_table<BF, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
                 __syncthreads();
             }
             gather_step(sB + bn * L::b_bytes);
@@ -532,7 +538,7 @@ __global__ void __launch_bounds__(BM * 2, MINB)
         const int m = m0 + wg * 64 + wq * 16 + (lane >> 2) + 8 * h;
         if (m >= g.coutg) continue;
         const int oc = grp * g.coutg + m;
-        const float bv = part ? 0.f : bias ? __half2float(bias[oc]) : 0.f;
+        const float bv = part ? 0.f : bias ? e2f<BF>(bias[oc]) : 0.f;
 #pragma unroll
         for (int j = 0; j < BN / 8; j++) {
             const int col = c0 + 8 * j + 2 * (lane & 3);
@@ -551,12 +557,12 @@ __global__ void __launch_bounds__(BM * 2, MINB)
             const int n = col / g.hw, pos = col - n * g.hw;
             __half *yp = y + ((size_t)n * g.cout + oc) * g.hw + pos;
             if ((g.hw & 1) == 0 && col + 1 < g.ncols) {
-                *(__half2 *)yp = __floats2half2_rn(v0, v1); /* pos even, pos + 1 in the same image */
+                *(uint32_t *)yp = f2e2<BF>(v0, v1); /* pos even, pos + 1 in the same image */
             } else {
-                yp[0] = __float2half_rn(v0);
+                yp[0] = f2e<BF>(v0);
                 if (col + 1 < g.ncols) {
                     const int n1 = (col + 1) / g.hw, p1 = col + 1 - n1 * g.hw;
-                    y[((size_t)n1 * g.cout + oc) * g.hw + p1] = __float2half_rn(v1);
+                    y[((size_t)n1 * g.cout + oc) * g.hw + p1] = f2e<BF>(v1);
                 }
             }
         }
@@ -657,16 +663,25 @@ int wfail(char *err, size_t cap, const char *what, cudaError_t ce)
     return -1;
 }
 
-template <int BM, int BN, int MINB, int KS>
-cudaError_t launch(int64_t blocks, size_t smem, cudaStream_t st, const __half *xt, const __half *off,
+template <int BF, int BM, int BN, int MINB, int KS>
+cudaError_t launch_t(int64_t blocks, size_t smem, cudaStream_t st, const __half *xt, const __half *off,
                    const __half *mask, const __half *a, const __half *bias, __half *y, float *part, const WGeo &g)
 {
     static unsigned long long raised = 0;
-    const cudaError_t ce = (cudaError_t)prt__deform_conv_cuda_smem_limit((const void *)dcn_wgmma<BM, BN, MINB, KS>,
+    const cudaError_t ce = (cudaError_t)prt__deform_conv_cuda_smem_limit((const void *)dcn_wgmma<BF, BM, BN, MINB, KS>,
                                                                          (int)SMEM_MAX, &raised);
     if (ce != cudaSuccess) return ce;
-    dcn_wgmma<BM, BN, MINB, KS><<<(unsigned)blocks, BM * 2, smem, st>>>(xt, off, mask, a, bias, y, part, g);
+    dcn_wgmma<BF, BM, BN, MINB, KS><<<(unsigned)blocks, BM * 2, smem, st>>>(xt, off, mask, a, bias, y, part, g);
     return cudaGetLastError();
+}
+
+/* The tile for the element type (elt: PRT_DCN_F16 or PRT_DCN_BF16). */
+template <int BM, int BN, int MINB, int KS>
+cudaError_t launch(int elt, int64_t blocks, size_t smem, cudaStream_t st, const __half *xt, const __half *off,
+                   const __half *mask, const __half *a, const __half *bias, __half *y, float *part, const WGeo &g)
+{
+    if (elt == PRT_DCN_BF16) return launch_t<1, BM, BN, MINB, KS>(blocks, smem, st, xt, off, mask, a, bias, y, part, g);
+    return launch_t<0, BM, BN, MINB, KS>(blocks, smem, st, xt, off, mask, a, bias, y, part, g);
 }
 
 } // namespace
@@ -727,9 +742,9 @@ extern "C" size_t prt__deform_conv_wgmma_workspace(const prt__dcn_params *p, con
     return a256(xt) + a256(a) + a256(part_bytes(s)) + 256;
 }
 
-extern "C" int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_shape *s, int tile, const void *x,
-                                      const void *offset, const void *mask, const void *weight, const void *bias,
-                                      void *y, void *workspace, void *stream, char *err, size_t cap)
+extern "C" int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_shape *s, int elt, int tile,
+                                      const void *x, const void *offset, const void *mask, const void *weight,
+                                      const void *bias, void *y, void *workspace, void *stream, char *err, size_t cap)
 {
     cudaStream_t st = (cudaStream_t)stream;
     WGeo g;
@@ -779,15 +794,18 @@ extern "C" int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_s
     const __half *xo = (const __half *)offset, *xm = (const __half *)mask, *xb = (const __half *)bias;
     __half *yy = (__half *)y;
     switch (tile) {
-    case WG_256x128: ce = launch<256, 128, 1, 1>(blocks, smem, st, xt, xo, xm, a, xb, yy, part, g); break;
-    case WG_128x128: ce = launch<128, 128, 2, 1>(blocks, smem, st, xt, xo, xm, a, xb, yy, part, g); break;
-    case WG_256x128K64: ce = launch<256, 128, 1, 2>(blocks, smem, st, xt, xo, xm, a, xb, yy, part, g); break;
-    default: ce = launch<64, 128, 2, 1>(blocks, smem, st, xt, xo, xm, a, xb, yy, part, g); break;
+    case WG_256x128: ce = launch<256, 128, 1, 1>(elt, blocks, smem, st, xt, xo, xm, a, xb, yy, part, g); break;
+    case WG_128x128: ce = launch<128, 128, 2, 1>(elt, blocks, smem, st, xt, xo, xm, a, xb, yy, part, g); break;
+    case WG_256x128K64: ce = launch<256, 128, 1, 2>(elt, blocks, smem, st, xt, xo, xm, a, xb, yy, part, g); break;
+    default: ce = launch<64, 128, 2, 1>(elt, blocks, smem, st, xt, xo, xm, a, xb, yy, part, g); break;
     }
     if (ce != cudaSuccess) return wfail(err, cap, "fused kernel", ce);
     if (part) {
         const int64_t total = (int64_t)g.cout * g.ncols;
-        wg_splitk_sum<<<(unsigned)((total + 255) / 256), 256, 0, st>>>(part, xb, yy, g, total);
+        if (elt == PRT_DCN_BF16)
+            wg_splitk_sum<1><<<(unsigned)((total + 255) / 256), 256, 0, st>>>(part, xb, yy, g, total);
+        else
+            wg_splitk_sum<0><<<(unsigned)((total + 255) / 256), 256, 0, st>>>(part, xb, yy, g, total);
         if ((ce = cudaGetLastError()) != cudaSuccess) return wfail(err, cap, "split-K sum kernel", ce);
     }
     return 0;

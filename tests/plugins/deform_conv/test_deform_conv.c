@@ -233,14 +233,16 @@ static double urand(double lo, double hi)
 }
 
 static double rnd_f16(double v) { return prt_f16_to_f32(prt_f32_to_f16((float)v)); }
+static double rnd_bf16(double v) { return prt_bf16_to_f32(prt_f32_to_bf16((float)v)); }
 static double rnd_f32(double v) { return (double)(float)v; }
 
-/* Random inputs, rounded to fp16 when f16 is set (else to fp32). */
+/* Random inputs, rounded to fp16 when f16 is 1, to bfloat16 when it is 2,
+ * else to fp32. */
 static void dset_make(dset *d, const dcase *c, uint64_t seed, int f16, double wscale)
 {
     int i;
     size_t k;
-    double (*rnd)(double) = f16 ? rnd_f16 : rnd_f32;
+    double (*rnd)(double) = f16 == 2 ? rnd_bf16 : f16 ? rnd_f16 : rnd_f32;
     const int64_t K = c->kh * c->kw;
     memset(d, 0, sizeof(*d));
     d->c = *c;
@@ -305,6 +307,7 @@ static void *to_typed(const double *v, size_t n, prt_dtype t)
     void *out = malloc(n ? n * prt_dtype_size(t) : 1);
     for (i = 0; i < n; i++) {
         if (t == PRT_DTYPE_F32) ((float *)out)[i] = (float)v[i];
+        else if (t == PRT_DTYPE_BF16) ((uint16_t *)out)[i] = prt_f32_to_bf16((float)v[i]);
         else ((uint16_t *)out)[i] = prt_f32_to_f16((float)v[i]);
     }
     return out;
@@ -312,6 +315,7 @@ static void *to_typed(const double *v, size_t n, prt_dtype t)
 
 static double typed_get(const void *buf, size_t i, prt_dtype t)
 {
+    if (t == PRT_DTYPE_BF16) return (double)prt_bf16_to_f32(((const uint16_t *)buf)[i]);
     return t == PRT_DTYPE_F32 ? (double)((const float *)buf)[i] : (double)prt_f16_to_f32(((const uint16_t *)buf)[i]);
 }
 
@@ -745,6 +749,48 @@ static void check_f16_cases(int mode, int compare_f32_mode)
 
 TEST(dcn_cpu_f16_vs_f32) { check_f16_cases(RUN_CPU_CHUNKED, RUN_CPU_SERIAL); }
 
+/* The bfloat16 bound: its 8-bit significand makes the final rounding alone
+ * up to 2^-9 of the output (2^-8 of its binade's base), and the CUDA paths
+ * also round every sample to bfloat16 before the GEMM (as fp16 does with
+ * 11 bits); 2% of the largest output covers both on these cases, which
+ * reach magnitude 4-9. */
+#define BF16_TOL 2e-2
+
+/* bfloat16 through `mode` against float64 on the same bfloat16 inputs and
+ * against the fp32 path (compare_f32_mode) on them. */
+static void check_bf16_cases(const dcase *cs, int nb, int mode, int compare_f32_mode, const char *what)
+{
+    int ci;
+    for (ci = 0; ci < nb; ci++) {
+        dset d;
+        double *ref, abs_err, max_ref, abs32 = 0;
+        void *y, *y32;
+        size_t i;
+        dset_make(&d, &cs[ci], 8000 + (uint64_t)ci, 2, 6.0);
+        ref = reference(&d);
+        y = run_dset(&d, 2, PRT_DTYPE_BF16, mode);
+        rel_err(y, PRT_DTYPE_BF16, ref, d.nout, &abs_err, &max_ref);
+        CHECK_MSG(abs_err <= BF16_TOL * max_ref, "%s (%s): bf16 max abs error %.3g > %.0e * max |y| %.3g",
+                  cs[ci].name, what, abs_err, BF16_TOL, max_ref);
+        CHECK_MSG(max_ref >= 2.0, "%s: bf16 case outputs too small to be meaningful (%.3g)", cs[ci].name, max_ref);
+        y32 = run_dset(&d, 2, PRT_DTYPE_F32, compare_f32_mode);
+        for (i = 0; i < d.nout; i++) {
+            double e = fabs(typed_get(y, i, PRT_DTYPE_BF16) - ((float *)y32)[i]);
+            if (!(e <= abs32)) abs32 = isfinite(e) ? e : INFINITY;
+        }
+        CHECK_MSG(abs32 <= BF16_TOL * max_ref, "%s (%s): bf16 vs f32 max abs difference %.3g", cs[ci].name, what,
+                  abs32);
+        printf("  %-22s %s bf16: max |y| %5.2f, max abs err %.2e vs f64, %.2e vs f32\n", cs[ci].name, what, max_ref,
+               abs_err, abs32);
+        free(y);
+        free(y32);
+        free(ref);
+        dset_free(&d);
+    }
+}
+
+TEST(dcn_cpu_bf16_vs_f32) { check_bf16_cases(cases, NB_CASES, RUN_CPU_CHUNKED, RUN_CPU_SERIAL, "CPU"); }
+
 /* Independent direct convolution for zero offsets and unit mask. */
 TEST(dcn_cpu_zero_offsets_is_plain_conv)
 {
@@ -1094,7 +1140,7 @@ TEST(dcn_build_errors)
         expect_build_error(v, &cases[0], m_x_3d, "input 0 (x) must be 4-D, got 3-D");
         expect_build_error(v, &cases[0], m_bias_2d, "input 4 (bias) must be 1-D, got 2-D");
         expect_build_error(v, &cases[0], m_f16_mask, "all inputs must share x's type f32, but mask is f16");
-        expect_build_error(v, &cases[0], m_i32_x, "x must be f32 or f16, got i32");
+        expect_build_error(v, &cases[0], m_i32_x, "x must be f32, f16 or bf16, got i32");
         expect_build_error(v, &cases[0], m_tiny_x, "x height 0 with padding 1 is smaller than the dilated kernel height 3");
     }
 }
@@ -1442,6 +1488,22 @@ TEST(dcn_cuda_fused_f16_every_tile)
     for (t = 0; t < (prt__deform_conv_wgmma_available() ? 8 : 4); t++) check_fused(tiles[t]);
 }
 
+/* bfloat16 through every CUDA kernel (a tile that does not fit a case runs
+ * im2col), against float64 and the CPU's fp32 path on the same inputs. */
+TEST(dcn_cuda_bf16_every_kernel)
+{
+    static const char *kernels[] = {"im2col",       "fused128x128", "fused64x128", "fused64x64",     "fused16x128",
+                                    "wgmma256x128", "wgmma128x128", "wgmma64x128", "wgmma256x128k64"};
+    int k;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    for (k = 0; k < (prt__deform_conv_wgmma_available() ? 9 : 5); k++) {
+        CHECK(setenv("PRT_DCN_CUDA_KERNEL", kernels[k], 1) == 0);
+        check_bf16_cases(fused_cases, NB_FUSED, RUN_CUDA, RUN_CPU_SERIAL, kernels[k]);
+    }
+    CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
+    check_bf16_cases(cases, NB_CASES, RUN_CUDA, RUN_CPU_SERIAL, "CUDA default");
+}
+
 /* The wgmma tiles with K split in three (fp32 partial sums added by a last
  * kernel), where the chunks allow it: splits that start inside a segment
  * and inside a channel block. */
@@ -1532,7 +1594,7 @@ TEST(dcn_tactics_listed_per_device)
         int32_t ids[16], n, i, nb_in, seen = 0;
         size_t ws = 0;
         prt_dtype t;
-        for (t = PRT_DTYPE_F32; t <= PRT_DTYPE_F16; t++) {
+        for (t = PRT_DTYPE_F32; t <= PRT_DTYPE_BF16; t++) {
             dset_make(&d, &fused_cases[1], 1, 1, 1.0); /* Cout 40, one group: fused by default in fp16 */
             fields_make(&f, &d.c);
             nb_in = dset_descs(&d, t, in);
@@ -1642,6 +1704,7 @@ TEST(dcn_cuda_every_tactic_vs_f64) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_f16_vs_f64) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_f16_every_tile) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_wgmma_split_k) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_bf16_every_kernel) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_applies) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_nonfinite_offsets) { SKIP("no CUDA support in this build"); }
 #endif
