@@ -93,16 +93,13 @@ __global__ void im2col_kernel(const T *__restrict__ x, const T *__restrict__ off
     }
 }
 
-/* y[n][oc][0..hw) := bias[oc] (or 0): block x is one (n, oc) row, blocks
- * y and the threads stride along it, so no thread divides. */
 template <typename T>
-__global__ void bias_kernel(T *__restrict__ y, const T *__restrict__ bias, int64_t cout, int64_t hw)
+__global__ void bias_kernel(T *__restrict__ y, const T *__restrict__ bias, int64_t cout, int64_t hw, int64_t total)
 {
-    const int64_t row = blockIdx.x;
-    const T v = bias ? bias[row % cout] : from_f<T>(0.f);
-    T *yr = y + row * hw;
-    for (int64_t i = (int64_t)blockIdx.y * blockDim.x + threadIdx.x; i < hw; i += (int64_t)gridDim.y * blockDim.x)
-        yr[i] = v;
+    int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= total) return;
+    const int64_t oc = (idx / hw) % cout;
+    y[idx] = bias ? bias[oc] : from_f<T>(0.f);
 }
 
 int64_t slice_cols(const prt__dcn_shape *s, int is_f16)
@@ -199,22 +196,13 @@ extern "C" int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt_
 
     /* Output := bias (or 0); the GEMMs add into it. */
     {
-        const int64_t rows = s->n * s->cout, per = (hw + 255) / 256;
-        if (rows > 0x7fffffff) {
-            if (err && cap)
-                snprintf(err, cap,
-                         "ModulatedDeformConv2d CUDA: N*Cout must be at most 2^31 - 1 (the bias fill's rows), got %lld",
-                         (long long)rows);
-            return -1;
-        }
-        const dim3 grid((unsigned)rows, (unsigned)(per < 65535 ? per : 65535));
+        const int64_t total = s->n * s->cout * hw;
+        const int64_t blocks = (total + 255) / 256;
         if (is_bf16)
-            bias_kernel<__nv_bfloat16><<<grid, 256, 0, st>>>((__nv_bfloat16 *)y, (const __nv_bfloat16 *)bias, s->cout,
-                                                             hw);
-        else if (is_f16)
-            bias_kernel<__half><<<grid, 256, 0, st>>>((__half *)y, (const __half *)bias, s->cout, hw);
-        else
-            bias_kernel<float><<<grid, 256, 0, st>>>((float *)y, (const float *)bias, s->cout, hw);
+            bias_kernel<__nv_bfloat16><<<(unsigned)blocks, 256, 0, st>>>((__nv_bfloat16 *)y, (const __nv_bfloat16 *)bias,
+                                                                         s->cout, hw, total);
+        else if (is_f16) bias_kernel<__half><<<(unsigned)blocks, 256, 0, st>>>((__half *)y, (const __half *)bias, s->cout, hw, total);
+        else bias_kernel<float><<<(unsigned)blocks, 256, 0, st>>>((float *)y, (const float *)bias, s->cout, hw, total);
         cudaError_t ce = cudaGetLastError();
         if (ce != cudaSuccess) return fail(err, cap, cudaGetErrorString(ce), (int)ce);
     }
