@@ -83,6 +83,16 @@ int prt__deform_conv_cpu(const prt__dcn_params *p, const prt__dcn_shape *s, int 
 
 /* ---- CUDA (deform_conv_cuda.cu) --------------------------------------- */
 
+/* The tolerance of the CUDA fp32 path against float64 (relative to the
+ * largest output): fp32's, or with the build option PLUGRT_DCN_TF32 (the
+ * fp32 GEMMs on TF32 tensor cores, whose operands keep 10 significand bits)
+ * TF32's. README.md gives the errors measured. */
+#ifdef PLUGRT_DCN_TF32
+#define PRT_DCN_CUDA_F32_TOL 5e-3
+#else
+#define PRT_DCN_CUDA_F32_TOL 1e-5
+#endif
+
 /* Column-buffer budget of one slice on the GPU (bytes). */
 #define PRT_DCN_CUDA_COL_CAP ((size_t)512 << 20)
 

@@ -2,7 +2,8 @@
  * deform_conv/deform_conv_cuda.cu - CUDA implementation of
  * ModulatedDeformConv2d: a bilinear im2col kernel (fp32 or fp16 storage,
  * fp32 coordinates, weights and sums) into a column buffer in the workspace,
- * then cuBLAS GEMMs with fp32 accumulation (CUBLAS_COMPUTE_32F, never TF32).
+ * then cuBLAS GEMMs with fp32 accumulation (CUBLAS_COMPUTE_32F; TF32 for fp32
+ * tensors only in a build with PLUGRT_DCN_TF32).
  *
  * Slicing: the column buffer holds at most B = max(128, CAP / (Cin*K*elt))
  * columns. When one image's Hout*Wout columns fit, a slice is as many whole
@@ -208,6 +209,11 @@ extern "C" int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt_
     }
     const float one = 1.0f;
     const cudaDataType_t dt = is_bf16 ? CUDA_R_16BF : is_f16 ? CUDA_R_16F : CUDA_R_32F;
+#ifdef PLUGRT_DCN_TF32
+    const cublasComputeType_t ct = is_f16 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
+#else
+    const cublasComputeType_t ct = CUBLAS_COMPUTE_32F; /* exact fp32: never TF32 */
+#endif
     for (int64_t n0 = 0; n0 < s->n; n0 += ns) {
         const int64_t nn = (s->n - n0) < ns ? (s->n - n0) : ns;
         for (int64_t p0 = 0; p0 < hw; p0 += tile) {
@@ -238,7 +244,7 @@ extern "C" int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt_
                 bs = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)tc, (int)coutg, (int)ckk, &one,
                     col, dt, (int)tc, (long long)(s->cin * g.K * tc), weight, dt, (int)ckk, 0LL, &one,
                     (char *)y + (size_t)(n0 * s->cout * hw + p0) * esz, dt, (int)hw, (long long)(s->cout * hw),
-                    (int)nn, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                    (int)nn, ct, CUBLAS_GEMM_DEFAULT);
                 if (bs != CUBLAS_STATUS_SUCCESS) return fail(err, cap, "cublasGemmStridedBatchedEx", (int)bs);
             } else {
                 for (int64_t l = 0; l < nn; l++) {
@@ -246,7 +252,7 @@ extern "C" int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt_
                     char *yb = (char *)y + (size_t)((n0 + l) * s->cout * hw + p0) * esz;
                     bs = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)tc, (int)coutg, (int)ckk, &one,
                         cb, dt, (int)tc, (long long)(ckk * tc), weight, dt, (int)ckk, (long long)(coutg * ckk), &one,
-                        yb, dt, (int)hw, (long long)(coutg * hw), (int)G, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                        yb, dt, (int)hw, (long long)(coutg * hw), (int)G, ct, CUBLAS_GEMM_DEFAULT);
                     if (bs != CUBLAS_STATUS_SUCCESS) return fail(err, cap, "cublasGemmStridedBatchedEx", (int)bs);
                 }
             }

@@ -595,7 +595,8 @@ static void check_f32_cases(int mode)
         for (version = 1; version <= 2; version++) {
             void *y = run_dset(&d, version, PRT_DTYPE_F32, mode);
             err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
-            CHECK_MSG(err <= 1e-5, "%s v%d: %sf32 relative error %.3g > 1e-5", cases[ci].name, version, dev, err);
+            CHECK_MSG(err <= (mode == RUN_CUDA ? PRT_DCN_CUDA_F32_TOL : 1e-5), "%s v%d: %sf32 relative error %.3g",
+                      cases[ci].name, version, dev, err);
             if (version == 2 && mode != RUN_CPU_CHUNKED)
                 printf("  %-22s %s f32: relative error %.2e vs f64\n", cases[ci].name,
                        mode == RUN_CUDA ? "CUDA" : "CPU", err);
@@ -680,13 +681,16 @@ static void check_wide_images(int mode, const char *tag, int print)
     int ci;
     for (ci = 0; ci < 2; ci++) {
         dset d;
-        double *ref, err;
+        double *ref, err, tol;
         void *y;
         dset_make(&d, &wide[ci], 6100 + (uint64_t)ci, 0, 1.0);
         ref = reference(&d);
         y = run_dset(&d, 2, PRT_DTYPE_F32, mode);
         err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
-        CHECK_MSG(err <= 2e-6, "%s (%s): f32 relative error %.3g > 2e-6", wide[ci].name, tag, err);
+        /* a TF32 build's GEMM error (PRT_DCN_CUDA_F32_TOL) hides the fractions' on CUDA; the CPU runs still
+         * check them */
+        tol = mode == RUN_CUDA && PRT_DCN_CUDA_F32_TOL > 1e-5 ? PRT_DCN_CUDA_F32_TOL : 2e-6;
+        CHECK_MSG(err <= tol, "%s (%s): f32 relative error %.3g > %.0e", wide[ci].name, tag, err, tol);
         if (print)
             printf("  %-22s %s f32: relative error %.2e vs f64\n", wide[ci].name, mode == RUN_CUDA ? "CUDA" : "CPU",
                    err);
@@ -858,7 +862,8 @@ static void check_nonfinite_offsets(int mode)
     ref = reference(&d);
     y = run_dset(&d, 2, PRT_DTYPE_F32, mode);
     err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
-    CHECK_MSG(err <= 1e-5, "non-finite offsets: relative error %.3g (inf: a non-finite output)", err);
+    CHECK_MSG(err <= (mode == RUN_CUDA ? PRT_DCN_CUDA_F32_TOL : 1e-5),
+              "non-finite offsets: relative error %.3g (inf: a non-finite output)", err);
     free(y);
     free(ref);
     dset_free(&d);
@@ -1688,7 +1693,7 @@ TEST(dcn_cuda_every_tactic_vs_f64)
             double err;
             void *y = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CUDA);
             err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
-            CHECK_MSG(err <= 1e-5, "%s: im2col f32 relative error %.3g > 1e-5", fused_cases[ci].name, err);
+            CHECK_MSG(err <= PRT_DCN_CUDA_F32_TOL, "%s: im2col f32 relative error %.3g", fused_cases[ci].name, err);
             free(y);
         }
         g_tactic = 0;

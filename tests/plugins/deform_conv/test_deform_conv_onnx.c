@@ -344,7 +344,7 @@ TEST(cuda_matches_cpu_in_every_input_form)
         CHECK_OK(prt__cuda_stream_sync(NULL, err, sizeof err));
         CHECK_OK(prt__cuda_copy(yg, dy, sizeof yg, PRT__D2H, err, sizeof err));
         for (i = 0; i < NY; i++)
-            CHECK_MSG(fabs((double)yg[i] - yc[i]) <= 1e-5 * (1 + fabs((double)yc[i])),
+            CHECK_MSG(fabs((double)yg[i] - yc[i]) <= PRT_DCN_CUDA_F32_TOL * (1 + fabs((double)yc[i])),
                       "%s element %d: cuda %.9g cpu %.9g", fm->name, (int)i, yg[i], yc[i]);
         for (i = 0; i < nb; i++) prt__cuda_free((void *)dptr[i]);
         prt__cuda_free(dy);
