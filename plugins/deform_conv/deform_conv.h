@@ -104,10 +104,11 @@ int prt__deform_conv_cuda(const prt__dcn_params *p, const prt__dcn_shape *s, int
                           const void *bias, void *y, void *workspace, void *stream, void *blas,
                           char *err, size_t cap);
 int prt__deform_conv_cuda_blas_create(void **out, char *err, size_t cap);
-/* Fused 16-bit (fp16 or bfloat16: elt) implicit-GEMM kernel on tensor cores (deform_conv_fused.cu).
+/* Fused 16-bit (fp16 or bfloat16: elt) implicit-GEMM kernel on tensor cores
+ * (deform_conv_fused.cu).
  * _fits: the shapes it handles (Cin/group and Cin/deformable_group multiples
  * of 8, extents within 32-bit indexing). _applies: whether
- * prt__deform_conv_cuda runs it: fp16, fits, and by default only one group of
+ * prt__deform_conv_cuda runs it: 16-bit (is_f16), fits, and by default only one group of
  * at most 64 output channels (where it measured faster than im2col + cuBLAS).
  * PRT_DCN_CUDA_KERNEL (environment, read per call) overrides the default:
  * "im2col" never, "fused" whenever it fits (the wgmma kernel where it runs),
@@ -149,7 +150,7 @@ static inline void prt__dcn_cuda_geo_set(prt__dcn_cuda_geo *g, const prt__dcn_pa
 /* Raises a kernel's dynamic shared-memory limit to `bytes`, once per device
  * (bit d of *done records device d < 64). Returns a cudaError_t. */
 int prt__deform_conv_cuda_smem_limit(const void *kernel, int bytes, unsigned long long *done);
-/* The wgmma fp16 kernel (deform_conv_wgmma.cu, sm_90a). _available: the
+/* The wgmma 16-bit kernel (deform_conv_wgmma.cu, sm_90a). _available: the
  * current device is of compute capability 9.0. _fits: the shapes tile t
  * (0 256x128, 1 128x128, 2 64x128, 3 256x128 with 64 k per step, which also
  * needs an even number of 32-wide chunks per segment) handles: those of the fused kernel whose
@@ -168,12 +169,12 @@ int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_shape *s, in
                            void *workspace, void *stream, char *err, size_t cap);
 
 /* The CUDA kernels as tactics (docs/plugin-abi.md, "Tactics"; README.md,
- * "Tactics"): 1 im2col + cuBLAS; 2 + t the fused fp16 kernel with tile t
+ * "Tactics"): 1 im2col + cuBLAS; 2 + t the fused 16-bit kernel with tile t
  * (fused128x128, fused64x128, fused64x64, fused16x128, then the wgmma
  * kernel's wgmma256x128, wgmma128x128, wgmma64x128, wgmma256x128k64). */
 enum { PRT_DCN_TACTIC_IM2COL = 1, PRT_DCN_TACTIC_FUSED = 2, PRT_DCN_TACTIC_WGMMA = 6, PRT_DCN_TACTIC_COUNT = 10 };
 /* The tactics for a profile (its min, opt and max shapes): im2col, and with
- * fp16 where the fused kernel fits all three shapes the four tiles; the
+ * fp16 or bf16 where the fused kernel fits all three shapes its tiles; the
  * default policy's choice at opt first (the tile from the device's
  * multiprocessor count). Writes at most cap ids; returns how many. The list
  * never depends on PRT_DCN_CUDA_KERNEL. */
