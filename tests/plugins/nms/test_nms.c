@@ -610,19 +610,27 @@ typedef struct rcase {
     int center;
 } rcase;
 
+/* ONNX NonMaxSuppression's five inputs: boxes [B, N, 4], scores [B, C, N]
+ * (values left to the caller), max_output_boxes_per_class, IoU and score
+ * thresholds. */
+static void onnx_inputs(th_tensor *in, int64_t B, int64_t C, int64_t N, int64_t maxpc, float ithr, float sthr)
+{
+    int64_t db[3] = {B, N, 4}, ds[3] = {B, C, N}, one[1] = {1};
+    th_tensor_alloc(&in[0], "boxes", PRT_DTYPE_F32, 3, db);
+    th_tensor_alloc(&in[1], "scores", PRT_DTYPE_F32, 3, ds);
+    th_tensor_alloc(&in[2], "max", PRT_DTYPE_I64, 1, one);
+    th_tensor_alloc(&in[3], "iou", PRT_DTYPE_F32, 1, one);
+    th_tensor_alloc(&in[4], "score", PRT_DTYPE_F32, 1, one);
+    ((int64_t *)in[2].data)[0] = maxpc;
+    ((float *)in[3].data)[0] = ithr;
+    ((float *)in[4].data)[0] = sthr;
+}
+
 static void make_inputs(const rcase *rc, th_tensor *in, int *nb_in)
 {
     int64_t i;
     if (rc->kind == PRT_NMS_ONNX) {
-        int64_t db[3] = {rc->B, rc->N, 4}, ds[3] = {rc->B, rc->C, rc->N}, one[1] = {1};
-        th_tensor_alloc(&in[0], "boxes", PRT_DTYPE_F32, 3, db);
-        th_tensor_alloc(&in[1], "scores", PRT_DTYPE_F32, 3, ds);
-        th_tensor_alloc(&in[2], "max", PRT_DTYPE_I64, 1, one);
-        th_tensor_alloc(&in[3], "iou", PRT_DTYPE_F32, 1, one);
-        th_tensor_alloc(&in[4], "score", PRT_DTYPE_F32, 1, one);
-        ((int64_t *)in[2].data)[0] = rc->maxpc;
-        ((float *)in[3].data)[0] = rc->ithr;
-        ((float *)in[4].data)[0] = rc->sthr;
+        onnx_inputs(in, rc->B, rc->C, rc->N, rc->maxpc, rc->ithr, rc->sthr);
         *nb_in = 5;
     } else {
         int64_t db[4] = {rc->B, rc->N, rc->L, 4}, ds[3] = {rc->B, rc->N, rc->C};
@@ -957,18 +965,11 @@ TEST(cuda_dense_single_class_matches_cpu)
     th_run rc, rg;
     fl s;
     prt_fields fc;
-    int64_t db[3] = {1, N, 4}, ds[3] = {1, 1, N}, one[1] = {1}, i;
+    int64_t i;
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
     rng_seed(4242);
-    th_tensor_alloc(&in[0], "boxes", PRT_DTYPE_F32, 3, db);
-    th_tensor_alloc(&in[1], "scores", PRT_DTYPE_F32, 3, ds);
-    th_tensor_alloc(&in[2], "max", PRT_DTYPE_I64, 1, one);
-    th_tensor_alloc(&in[3], "iou", PRT_DTYPE_F32, 1, one);
-    th_tensor_alloc(&in[4], "score", PRT_DTYPE_F32, 1, one);
+    onnx_inputs(in, 1, 1, N, N, 0.5f, 0.0f);
     dense_inputs((float *)in[0].data, (float *)in[1].data, N);
-    ((int64_t *)in[2].data)[0] = N;
-    ((float *)in[3].data)[0] = 0.5f;
-    ((float *)in[4].data)[0] = 0.0f;
     {
         /* ONNX, no cap: against the plain reference and the CPU plugin */
         th_tensor ref;
@@ -1045,15 +1046,11 @@ TEST(cuda_long_path_window_cut_matches_reference)
     th_run rg;
     prt_fields fc;
     fl s;
-    int64_t db[3] = {1, N, 4}, ds[3] = {1, 1, N}, one[1] = {1}, dr[2] = {N, 3}, n, i;
+    int64_t dr[2] = {N, 3}, n, i;
     int k;
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
     rng_seed(777);
-    th_tensor_alloc(&in[0], "boxes", PRT_DTYPE_F32, 3, db);
-    th_tensor_alloc(&in[1], "scores", PRT_DTYPE_F32, 3, ds);
-    th_tensor_alloc(&in[2], "max", PRT_DTYPE_I64, 1, one);
-    th_tensor_alloc(&in[3], "iou", PRT_DTYPE_F32, 1, one);
-    th_tensor_alloc(&in[4], "score", PRT_DTYPE_F32, 1, one);
+    onnx_inputs(in, 1, 1, N, 0, 0.5f, 0.1f);
     for (n = 0; n < N; n++) {
         float *b = (float *)in[0].data + 4 * n;
         if (n < 3000) {
@@ -1066,8 +1063,6 @@ TEST(cuda_long_path_window_cut_matches_reference)
             ((float *)in[1].data)[n] = 0.5f - (float)(n - 3000) * 1e-5f;
         }
     }
-    ((float *)in[3].data)[0] = 0.5f;
-    ((float *)in[4].data)[0] = 0.1f;
     th_tensor_alloc(&ref, "ref", PRT_DTYPE_I64, 2, dr);
     memset(&s, 0, sizeof s);
     fc = fl_get(&s);
