@@ -476,8 +476,7 @@ typedef struct dcn_job {
     const prt__dcn_shape *s;
     dcn_plan pl;
     const dcn_isa *isa;
-    int is_f16; /* 16-bit tensors: elt (PRT_DCN_F16 or PRT_DCN_BF16) */
-    int elt;
+    int elt; /* PRT_DCN_F32, PRT_DCN_F16 or PRT_DCN_BF16 */
     const void *x, *offset, *mask, *weight, *bias;
     float *xt, *apack;
     void *y;
@@ -509,7 +508,7 @@ static void build_table(const dcn_job *jb, int64_t d, int64_t k, int64_t p0, int
     const float hlim = (float)(s->h + 1), wlim = (float)(s->w + 1);
     int64_t q;
 #ifdef DCN_HAVE_X86
-    if (jb->isa == &isa_avx512 && !jb->is_f16) {
+    if (jb->isa == &isa_avx512 && jb->elt == PRT_DCN_F32) {
         table_avx512(by, bx, (const float *)jb->offset + och, (const float *)jb->offset + och + hw,
                      (const float *)jb->mask + mch, tc, di, dj, H, W, cin, ix, tw, tmax);
         return;
@@ -570,7 +569,7 @@ static void store_out(const dcn_job *jb, int64_t g, const float *cb, int64_t p0,
     const int64_t ocb = g * pl->coutg, ybase = (jb->n * jb->s->cout + ocb) * pl->hw + p0;
     int64_t o0, q0, oc, q;
 #ifdef DCN_HAVE_X86
-    if (jb->isa == &isa_avx512 && !jb->is_f16) {
+    if (jb->isa == &isa_avx512 && jb->elt == PRT_DCN_F32) {
         store_out_avx512(cb, pl->mpad, pl->coutg, tc, jb->bias ? (const float *)jb->bias + ocb : NULL,
                          (float *)jb->y + ybase, pl->hw);
         return;
@@ -582,7 +581,7 @@ static void store_out(const dcn_job *jb, int64_t g, const float *cb, int64_t p0,
             const int64_t q1 = q0 + 16 < tc ? q0 + 16 : tc;
             for (oc = o0; oc < o1; oc++) {
                 const float b = jb->bias ? ld(jb->bias, ocb + oc, jb->elt) : 0.0f;
-                if (!jb->is_f16) {
+                if (jb->elt == PRT_DCN_F32) {
                     float *yr = (float *)jb->y + ybase + oc * pl->hw;
                     for (q = q0; q < q1; q++) yr[q] = cb[q * pl->mpad + oc] + b;
                 } else {
@@ -679,7 +678,7 @@ static void transpose_range(void *arg, int64_t begin, int64_t end)
     const int64_t xo = jb->n * cin * hwin;
     int64_t p0, c0, pp, c;
 #ifdef DCN_HAVE_X86
-    if (jb->isa == &isa_avx512 && !jb->is_f16) {
+    if (jb->isa == &isa_avx512 && jb->elt == PRT_DCN_F32) {
         transpose_x_avx512((const float *)jb->x + xo, jb->xt, cin, hwin, begin, end);
         return;
     }
@@ -687,7 +686,7 @@ static void transpose_range(void *arg, int64_t begin, int64_t end)
     for (p0 = begin; p0 < end; p0 += 32)
         for (c0 = 0; c0 < cin; c0 += 32) {
             const int64_t p1 = p0 + 32 < end ? p0 + 32 : end, c1 = c0 + 32 < cin ? c0 + 32 : cin;
-            if (!jb->is_f16) {
+            if (jb->elt == PRT_DCN_F32) {
                 const float *xs = (const float *)jb->x + xo;
                 for (pp = p0; pp < p1; pp++)
                     for (c = c0; c < c1; c++) jb->xt[pp * cin + c] = xs[c * hwin + pp];
@@ -724,7 +723,7 @@ static void pack_range(void *arg, int64_t begin, int64_t end)
             const int64_t wrow = nrow > 0 ? (g * pl->coutg + r0) * cg * K : 0;
             int64_t c, tap;
 #ifdef DCN_HAVE_X86
-            if (jb->isa == &isa_avx512 && !jb->is_f16) {
+            if (jb->isa == &isa_avx512 && jb->elt == PRT_DCN_F32) {
                 pack_rows_avx512((const float *)jb->weight + wrow, nrow, cg, K, blk, mr,
                                  pl->a_bytes > DCN_STREAM_BYTES);
                 continue;
@@ -733,7 +732,7 @@ static void pack_range(void *arg, int64_t begin, int64_t end)
             for (c = 0; c < cg; c++)
                 for (tap = 0; tap < K; tap++) {
                     float *dst = blk + (tap * cg + c) * mr;
-                    if (!jb->is_f16) {
+                    if (jb->elt == PRT_DCN_F32) {
                         const float *w = (const float *)jb->weight + wrow + c * K + tap;
                         for (i = 0; i < nrow; i++) dst[i] = w[i * cg * K];
                     } else {
@@ -773,7 +772,6 @@ int prt__deform_conv_cpu(const prt__dcn_params *p, const prt__dcn_shape *s, int 
     plan_make(p, s, jb.isa->nr, &jb.pl);
     jb.p = p;
     jb.s = s;
-    jb.is_f16 = elt != PRT_DCN_F32;
     jb.elt = elt;
     jb.x = x;
     jb.offset = offset;

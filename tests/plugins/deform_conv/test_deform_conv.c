@@ -715,76 +715,43 @@ TEST(dcn_cpu_wide_image_fractions)
 TEST(dcn_cpu_avx2_kernels) { check_isa("avx2"); }
 TEST(dcn_cpu_portable_kernels) { check_isa("c"); }
 
-static void check_f16_cases(int mode, int compare_f32_mode)
-{
-    int ci;
-    for (ci = 0; ci < NB_CASES; ci++) {
-        dset d;
-        double *ref, err, abs_err, max_ref, abs32 = 0;
-        void *y, *y32;
-        /* weights scaled so that outputs reach magnitude ~4 */
-        dset_make(&d, &cases[ci], 5000 + (uint64_t)ci, 1, 6.0);
-        ref = reference(&d);
-        y = run_dset(&d, 2, PRT_DTYPE_F16, mode);
-        err = rel_err(y, PRT_DTYPE_F16, ref, d.nout, &abs_err, &max_ref);
-        CHECK_MSG(abs_err <= 1e-2, "%s: f16 max abs error %.3g > 1e-2 (max |y| %.3g)", cases[ci].name, abs_err,
-                  max_ref);
-        CHECK_MSG(max_ref >= 2.0, "%s: f16 case outputs too small to be meaningful (%.3g)", cases[ci].name,
-                  max_ref);
-        /* the fp32 path on the same (fp16-valued) inputs */
-        y32 = run_dset(&d, 2, PRT_DTYPE_F32, compare_f32_mode);
-        {
-            size_t i;
-            for (i = 0; i < d.nout; i++) {
-                double e = fabs(typed_get(y, i, PRT_DTYPE_F16) - ((float *)y32)[i]);
-                if (!(e <= abs32)) abs32 = isfinite(e) ? e : INFINITY;
-            }
-        }
-        CHECK_MSG(abs32 <= 1e-2, "%s: f16 vs f32 max abs difference %.3g > 1e-2", cases[ci].name, abs32);
-        printf("  %-22s f16: max |y| %5.2f, max abs err %.2e vs f64, %.2e vs f32\n", cases[ci].name, max_ref,
-               abs_err, abs32);
-        (void)err;
-        free(y);
-        free(y32);
-        free(ref);
-        dset_free(&d);
-    }
-}
-
-TEST(dcn_cpu_f16_vs_f32) { check_f16_cases(RUN_CPU_CHUNKED, RUN_CPU_SERIAL); }
-
 /* The bfloat16 bound: its 8-bit significand makes the final rounding alone
  * up to 2^-9 of the output (2^-8 of its binade's base), and the CUDA paths
  * also round every sample to bfloat16 before the GEMM (as fp16 does with
  * 11 bits); 2% of the largest output covers both on these cases, which
- * reach magnitude 4-9. */
+ * reach magnitude 4-9. fp16's bound is 1e-2 absolute on outputs of ~4. */
 #define BF16_TOL 2e-2
 
-/* bfloat16 through `mode` against float64 on the same bfloat16 inputs and
- * against the fp32 path (compare_f32_mode) on them. */
-static void check_bf16_cases(const dcase *cs, int nb, int mode, int compare_f32_mode, const char *what)
+/* 16-bit type t (f16 or bf16) through `mode` against float64 on the same
+ * 16-bit inputs and against the fp32 path (compare_f32_mode) on them; the
+ * weights are scaled so that outputs reach magnitude ~4. `what` names the
+ * path in messages; inputs are seeded from seed0. */
+static void check_16bit_cases(const dcase *cs, int nb, prt_dtype t, int mode, int compare_f32_mode, const char *what,
+                              uint64_t seed0)
 {
+    const char *tn = t == PRT_DTYPE_BF16 ? "bf16" : "f16";
     int ci;
     for (ci = 0; ci < nb; ci++) {
         dset d;
-        double *ref, abs_err, max_ref, abs32 = 0;
+        double *ref, abs_err, max_ref, abs32 = 0, bound;
         void *y, *y32;
         size_t i;
-        dset_make(&d, &cs[ci], 8000 + (uint64_t)ci, 2, 6.0);
+        dset_make(&d, &cs[ci], seed0 + (uint64_t)ci, t == PRT_DTYPE_BF16 ? 2 : 1, 6.0);
         ref = reference(&d);
-        y = run_dset(&d, 2, PRT_DTYPE_BF16, mode);
-        rel_err(y, PRT_DTYPE_BF16, ref, d.nout, &abs_err, &max_ref);
-        CHECK_MSG(abs_err <= BF16_TOL * max_ref, "%s (%s): bf16 max abs error %.3g > %.0e * max |y| %.3g",
-                  cs[ci].name, what, abs_err, BF16_TOL, max_ref);
-        CHECK_MSG(max_ref >= 2.0, "%s: bf16 case outputs too small to be meaningful (%.3g)", cs[ci].name, max_ref);
+        y = run_dset(&d, 2, t, mode);
+        rel_err(y, t, ref, d.nout, &abs_err, &max_ref);
+        bound = t == PRT_DTYPE_BF16 ? BF16_TOL * max_ref : 1e-2;
+        CHECK_MSG(abs_err <= bound, "%s (%s): %s max abs error %.3g > %.3g (max |y| %.3g)", cs[ci].name, what, tn,
+                  abs_err, bound, max_ref);
+        CHECK_MSG(max_ref >= 2.0, "%s: %s case outputs too small to be meaningful (%.3g)", cs[ci].name, tn, max_ref);
         y32 = run_dset(&d, 2, PRT_DTYPE_F32, compare_f32_mode);
         for (i = 0; i < d.nout; i++) {
-            double e = fabs(typed_get(y, i, PRT_DTYPE_BF16) - ((float *)y32)[i]);
+            double e = fabs(typed_get(y, i, t) - ((float *)y32)[i]);
             if (!(e <= abs32)) abs32 = isfinite(e) ? e : INFINITY;
         }
-        CHECK_MSG(abs32 <= BF16_TOL * max_ref, "%s (%s): bf16 vs f32 max abs difference %.3g", cs[ci].name, what,
-                  abs32);
-        printf("  %-22s %s bf16: max |y| %5.2f, max abs err %.2e vs f64, %.2e vs f32\n", cs[ci].name, what, max_ref,
+        CHECK_MSG(abs32 <= bound, "%s (%s): %s vs f32 max abs difference %.3g > %.3g", cs[ci].name, what, tn, abs32,
+                  bound);
+        printf("  %-22s %s %s: max |y| %5.2f, max abs err %.2e vs f64, %.2e vs f32\n", cs[ci].name, what, tn, max_ref,
                abs_err, abs32);
         free(y);
         free(y32);
@@ -792,6 +759,19 @@ static void check_bf16_cases(const dcase *cs, int nb, int mode, int compare_f32_
         dset_free(&d);
     }
 }
+
+static void check_f16_cases(int mode, int compare_f32_mode)
+{
+    check_16bit_cases(cases, NB_CASES, PRT_DTYPE_F16, mode, compare_f32_mode, mode == RUN_CUDA ? "CUDA" : "CPU", 5000);
+}
+
+/* bfloat16 on the case list cs (seeds of their own). */
+static void check_bf16_cases(const dcase *cs, int nb, int mode, int compare_f32_mode, const char *what)
+{
+    check_16bit_cases(cs, nb, PRT_DTYPE_BF16, mode, compare_f32_mode, what, 8000);
+}
+
+TEST(dcn_cpu_f16_vs_f32) { check_f16_cases(RUN_CPU_CHUNKED, RUN_CPU_SERIAL); }
 
 TEST(dcn_cpu_bf16_vs_f32) { check_bf16_cases(cases, NB_CASES, RUN_CPU_CHUNKED, RUN_CPU_SERIAL, "CPU"); }
 
