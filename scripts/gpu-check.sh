@@ -11,8 +11,9 @@
 #       (BUILD_DIR/tests/plugins/NAME/test_*), directly rather than through
 #       ctest: for a build tree copied to another machine, whose ctest files
 #       name the paths of the machine that built it.
-#   PRT_GPU_CHECK_SWEEP=0  skip the fp16 DCN sweep (the fused kernel with each tile and the
-#       im2col path, forced through PRT_DCN_CUDA_KERNEL).
+#   PRT_GPU_CHECK_SWEEP=0  skip the DCN sweeps, fp16 and fp32 (the fused kernels with each tile
+#       and the im2col path, forced through PRT_DCN_CUDA_KERNEL).
+#   PRT_GPU_CHECK_NMS=0  skip the NMS benchmark.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -48,7 +49,14 @@ if [ "${PRT_GPU_CHECK_SWEEP:-1}" != 0 ]; then
         echo "-- $k"
         PRT_DCN_CUDA_KERNEL=$k "$build/bench/dcn/bench_dcn" --no-cpu --types f16 || status=1
     done 2>&1 | tee "$out/dcn-sweep.txt"
+    echo "== ModulatedDeformConv2d fp32, every CUDA kernel (PRT_DCN_CUDA_KERNEL)"
+    for k in im2col fused wgmma3xtf32_256x128 wgmma3xtf32_128x128 wgmma3xtf32_64x128; do
+        echo "-- $k"
+        PRT_DCN_CUDA_KERNEL=$k "$build/bench/dcn/bench_dcn" --no-cpu --types f32 || status=1
+    done 2>&1 | tee "$out/dcn-sweep-f32.txt"
 fi
-echo "== NMS"
-python3 bench/nms/peer_nms.py --bench "$build/bench/nms/bench_nms" --out "$out" 2>&1 | tee "$out/nms.txt" || status=1
+if [ "${PRT_GPU_CHECK_NMS:-1}" != 0 ]; then
+    echo "== NMS"
+    python3 bench/nms/peer_nms.py --bench "$build/bench/nms/bench_nms" --out "$out" 2>&1 | tee "$out/nms.txt" || status=1
+fi
 exit $status

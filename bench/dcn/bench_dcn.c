@@ -19,11 +19,15 @@
  * prt_op_run (the engine's enqueue of the plugin, with the workspace and, on
  * the CPU, the thread pool the runtime gives it).
  *
- * fp16 rows give the max abs difference from the fp32 op on the same
- * fp16-valued inputs, and name the CUDA kernel policy: "auto" (the plugin's
- * default choice between its fused tile and im2col + cuBLAS, per
- * plugins/deform_conv/README.md), or what the PRT_DCN_CUDA_KERNEL
- * environment variable forces.
+ * CUDA rows give, in the err column, the max abs difference from a
+ * reference on the same inputs: for 16-bit types the fp32 op on the
+ * fp16-valued inputs, for fp32 the im2col + cuBLAS SGEMM path (so that a
+ * 3xTF32 kernel's distance from plain fp32 arithmetic shows at benchmark
+ * size); fp32 rows also give both paths' error against a float64 reference
+ * on 32768 sampled outputs (max |y - r| / max |r|); and they name the CUDA kernel policy: "auto" (the tactic the
+ * builder measured fastest for the case when prt_op configured it, from the
+ * plugin's list: plugins/deform_conv/README.md), or what the
+ * PRT_DCN_CUDA_KERNEL environment variable forces.
  *
  * CUDA: fp32 and fp16, timed with CUDA events around each call, after a
  * warm-up, median of N calls; several input sets are rotated when one set
@@ -255,7 +259,12 @@ typedef struct result {
     char id;
     const char *device, *dtype;
     double us, tflops, floor_us, pct;
-    double err, ymax; /* fp16 only: max |y16 - y32| on the same inputs, max |y32|; else -1 */
+    double f64_err, f64_err_ref; /* fp32 CUDA: max |y - r| / max |r| over sampled outputs against a float64
+                                  * reference r, for ours and for the im2col + SGEMM path; else -1 */
+    double graph_us; /* CUDA: one call captured into a graph, median replay (GPU time without the host's
+                      * launch gaps); -1: not captured, or not CUDA */
+    double err, ymax; /* CUDA: max |y - y_ref|, max |y_ref| (16-bit: y_ref the fp32 op on the same inputs;
+                       * fp32: the im2col + SGEMM path); else -1 */
     char kernel[24];
     char shape[96];
 } result;
@@ -273,7 +282,7 @@ static void add_result(const bset *b, char id, const char *dev, const char *dt, 
     r->tflops = gflop(b) * 1e-3 / (us * 1e-6);
     r->floor_us = floor_us;
     r->pct = 100.0 * floor_us / us;
-    r->err = r->ymax = -1;
+    r->err = r->ymax = r->graph_us = r->f64_err = r->f64_err_ref = -1;
     snprintf(r->kernel, sizeof(r->kernel), "%s", strcmp(dev, "cuda") ? "fused-gemm" : "im2col+cublas");
     snprintf(r->shape, sizeof(r->shape), "N%lld Cin%lld Cout%lld %lldx%lld s%lld g%lld dg%lld", (long long)b->n,
              (long long)b->cin, (long long)b->cout, (long long)b->h, (long long)b->w, (long long)b->stride,
@@ -393,6 +402,151 @@ done:
     return rc;
 }
 
+/* One prt_op_run on `st` (input set `in`) captured into a CUDA graph and
+ * replayed `iters` times after 5 warm-up replays, each between two events:
+ * the median in us, or -1 when the call cannot be captured. */
+static double graph_us(prt_op *op, const void *const in[5], void *dy, cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1,
+                       int iters)
+{
+    cudaGraph_t gr = NULL;
+    cudaGraphExec_t ge = NULL;
+    void *out[1] = {dy};
+    double *t, med = -1;
+    int i, ok = 1;
+    prt_status s;
+    if (cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal) != cudaSuccess) return -1;
+    s = prt_op_run(op, in, out);
+    if (cudaStreamEndCapture(st, &gr) != cudaSuccess || s != PRT_OK || cudaGraphInstantiate(&ge, gr, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (gr) cudaGraphDestroy(gr);
+        return -1;
+    }
+    t = (double *)malloc(sizeof(double) * (size_t)iters);
+    for (i = -5; i < iters && ok; i++) {
+        float ms = 0;
+        ok = cudaEventRecord(e0, st) == cudaSuccess && cudaGraphLaunch(ge, st) == cudaSuccess &&
+             cudaEventRecord(e1, st) == cudaSuccess && cudaEventSynchronize(e1) == cudaSuccess &&
+             cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess;
+        if (i >= 0) t[i] = ms * 1e3;
+    }
+    if (ok) {
+        qsort(t, (size_t)iters, sizeof(double), cmp_d);
+        med = t[iters / 2];
+    }
+    free(t);
+    cudaGraphExecDestroy(ge);
+    cudaGraphDestroy(gr);
+    return med;
+}
+
+/* float64 value of output element o ([n][cout][hout][wout]) from the case's
+ * fp32 inputs (3x3, padding 1, dilation 1): bias + sum over the group's
+ * channels and taps of weight * mask * bilinear sample, a sample outside
+ * (-1, H) x (-1, W) being 0 and corners outside the image 0. */
+static double ref_at(const bset *b, size_t o)
+{
+    const int64_t hw = b->hout * b->wout, cg = b->cin / b->group, cpd = b->cin / b->dg, coutg = b->cout / b->group;
+    const int64_t n = (int64_t)(o / (size_t)(b->cout * hw)), oc = (int64_t)(o / (size_t)hw % (size_t)b->cout);
+    const int64_t pos = (int64_t)(o % (size_t)hw), oy = pos / b->wout, ox = pos % b->wout, g = oc / coutg;
+    const float *x = b->data[0], *off = b->data[1], *mask = b->data[2], *w = b->data[3];
+    double acc = b->data[4][oc];
+    int64_t c, k;
+    for (c = 0; c < cg; c++) {
+        const int64_t ch = g * cg + c, d = ch / cpd;
+        const float *xc = x + (n * b->cin + ch) * b->h * b->w;
+        for (k = 0; k < 9; k++) {
+            const double dy = off[((n * b->dg + d) * 18 + 2 * k) * hw + pos];
+            const double dx = off[((n * b->dg + d) * 18 + 2 * k + 1) * hw + pos];
+            const double m = mask[((n * b->dg + d) * 9 + k) * hw + pos];
+            const double py = (double)(oy * b->stride - 1 + k / 3) + dy, px = (double)(ox * b->stride - 1 + k % 3) + dx;
+            double v = 0, hl, wl, lh, lw;
+            int64_t h0, w0;
+            if (!(py > -1.0 && py < (double)b->h && px > -1.0 && px < (double)b->w)) continue;
+            hl = floor(py);
+            wl = floor(px);
+            h0 = (int64_t)hl;
+            w0 = (int64_t)wl;
+            lh = py - hl;
+            lw = px - wl;
+            if (h0 >= 0 && w0 >= 0) v += (1 - lh) * (1 - lw) * xc[h0 * b->w + w0];
+            if (h0 >= 0 && w0 + 1 < b->w) v += (1 - lh) * lw * xc[h0 * b->w + w0 + 1];
+            if (h0 + 1 < b->h && w0 >= 0) v += lh * (1 - lw) * xc[(h0 + 1) * b->w + w0];
+            if (h0 + 1 < b->h && w0 + 1 < b->w) v += lh * lw * xc[(h0 + 1) * b->w + w0 + 1];
+            acc += (double)w[(oc * cg + c) * 9 + k] * m * v;
+        }
+    }
+    return acc;
+}
+
+/* max |y - r| / max |r| over 32768 sampled outputs (a fixed sequence), r
+ * the float64 reference. */
+static double f64_sampled_err(const bset *b, const float *y)
+{
+    uint64_t z = 0x2545f4914f6cdd1dull;
+    double e = 0, m = 0;
+    int i;
+    for (i = 0; i < 32768; i++) {
+        size_t o;
+        double r, d;
+        z = z * 6364136223846793005ull + 1442695040888963407ull;
+        o = (size_t)((z >> 17) % b->nout);
+        r = ref_at(b, o);
+        d = fabs((double)y[o] - r);
+        if (!(d <= e)) e = isfinite(d) ? d : INFINITY;
+        if (fabs(r) > m) m = fabs(r);
+    }
+    return m > 0 ? e / m : e;
+}
+
+/* fp32: the op's output dy against the im2col + cuBLAS SGEMM path on the
+ * same inputs (the op run again with PRT_DCN_CUDA_KERNEL=im2col, which wins
+ * over its tactic): max |dy - y_sgemm| into r->err, max |y_sgemm| into
+ * r->ymax. PRT_DCN_CUDA_KERNEL is restored. */
+static int check_f32(prt_op *op, const bset *b, void *const din[5], const void *dy, size_t nout, cudaStream_t st,
+                     result *r)
+{
+    const char *old = getenv("PRT_DCN_CUDA_KERNEL");
+    char keep[64] = "";
+    float *h = (float *)malloc(nout * 4), *hs = (float *)malloc(nout * 4);
+    void *ys = NULL;
+    double e = 0, m = 0;
+    size_t j;
+    int rc = -1;
+    if (old) snprintf(keep, sizeof keep, "%s", old);
+    if (!h || !hs || cudaMalloc(&ys, nout * 4) != cudaSuccess) {
+        fprintf(stderr, "fp32 check: out of memory\n");
+        goto done;
+    }
+    setenv("PRT_DCN_CUDA_KERNEL", "im2col", 1);
+    {
+        const void *in[5] = {din[0], din[1], din[2], din[3], din[4]};
+        void *out[1] = {ys};
+        if (prt_op_run(op, in, out) != PRT_OK || cudaStreamSynchronize(st) != cudaSuccess) {
+            fprintf(stderr, "fp32 check run: %s\n", prt_op_last_error(op));
+            goto done;
+        }
+    }
+    cudaMemcpy(h, dy, nout * 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(hs, ys, nout * 4, cudaMemcpyDeviceToHost);
+    for (j = 0; j < nout; j++) {
+        const double d = fabs((double)h[j] - hs[j]);
+        if (!(d <= e)) e = isfinite(d) ? d : INFINITY;
+        if (fabs(hs[j]) > m) m = fabs(hs[j]);
+    }
+    r->err = e;
+    r->ymax = m;
+    r->f64_err = f64_sampled_err(b, h);
+    r->f64_err_ref = f64_sampled_err(b, hs);
+    rc = 0;
+done:
+    if (*keep) setenv("PRT_DCN_CUDA_KERNEL", keep, 1);
+    else unsetenv("PRT_DCN_CUDA_KERNEL");
+    cudaFree(ys);
+    free(h);
+    free(hs);
+    return rc;
+}
+
 static int bench_cuda(const bcase *c, int f16, int iters)
 {
     bset b;
@@ -461,14 +615,14 @@ static int bench_cuda(const bcase *c, int f16, int iters)
         const double by = io_bytes(&b, elt) / 4.3e12 * 1e6;
         add_result(&b, c->id, "cuda", tname, t[iters / 2], fl > by ? fl : by);
     }
-    if (f16)
-        snprintf(results[nres - 1].kernel, sizeof(results[nres - 1].kernel), "%s",
-                 forced && *forced ? forced : "auto");
-    if (f16) { /* the timed runs rotated the input sets: dy must hold set 0's output for the check */
+    snprintf(results[nres - 1].kernel, sizeof(results[nres - 1].kernel), "%s", forced && *forced ? forced : "auto");
+    { /* the timed runs rotated the input sets: dy must hold set 0's output for the check */
         const void *in[5] = {din[0][0], din[0][1], din[0][2], din[0][3], din[0][4]};
         void *out[1] = {dy};
+        results[nres - 1].graph_us = graph_us(op, in, dy, st, e0, e1, iters);
         if (prt_op_run(op, in, out) != PRT_OK || cudaStreamSynchronize(st) != cudaSuccess ||
-            check_f16(&b, din[0], dy, f16, st, &results[nres - 1]) != 0)
+            (f16 ? check_f16(&b, din[0], dy, f16, st, &results[nres - 1])
+                 : check_f32(op, &b, din[0], dy, b.nout, st, &results[nres - 1])) != 0)
             return -1;
     }
     free(t);
@@ -552,20 +706,24 @@ int main(int argc, char **argv)
         for (i = 0; i < nres; i++)
             printf("  {\"case\": \"%c\", \"device\": \"%s\", \"dtype\": \"%s\", \"shape\": \"%s\", \"us\": %.2f, "
                    "\"tflops\": %.4f, \"floor_us\": %.2f, \"pct_floor\": %.2f, \"kernel\": \"%s\", "
-                   "\"f16_err\": %.5g, \"ymax\": %.4g}%s\n",
+                   "\"f16_err\": %.5g, \"ymax\": %.4g, \"graph_us\": %.2f, \"f64_err\": %.4g, "
+                   "\"f64_err_sgemm\": %.4g}%s\n",
                    results[i].id, results[i].device, results[i].dtype, results[i].shape, results[i].us,
                    results[i].tflops, results[i].floor_us, results[i].pct, results[i].kernel, results[i].err,
-                   results[i].ymax, i + 1 < nres ? "," : "");
+                   results[i].ymax, results[i].graph_us, results[i].f64_err, results[i].f64_err_ref,
+                   i + 1 < nres ? "," : "");
         printf("]\n");
     } else {
-        printf("%-4s %-5s %-5s %-44s %-14s %10s %9s %10s %8s %9s\n", "case", "dev", "type", "shape", "kernel",
-               "ours_us", "TFLOP/s", "floor_us", "%floor", "f16_err");
+        printf("%-4s %-5s %-5s %-44s %-14s %10s %9s %9s %10s %8s %9s %17s\n", "case", "dev", "type", "shape",
+               "kernel", "ours_us", "graph_us", "TFLOP/s", "floor_us", "%floor", "err", "f64 rel ours/sgemm");
         for (i = 0; i < nres; i++) {
-            char e[32] = "-";
+            char e[32] = "-", gr[32] = "-", f[48] = "-";
             if (results[i].err >= 0) snprintf(e, sizeof(e), "%.2e", results[i].err);
-            printf("%-4c %-5s %-5s %-44s %-14s %10.1f %9.3f %10.1f %7.1f%% %9s\n", results[i].id, results[i].device,
-                   results[i].dtype, results[i].shape, results[i].kernel, results[i].us, results[i].tflops,
-                   results[i].floor_us, results[i].pct, e);
+            if (results[i].graph_us >= 0) snprintf(gr, sizeof(gr), "%.1f", results[i].graph_us);
+            if (results[i].f64_err >= 0) snprintf(f, sizeof(f), "%.1e/%.1e", results[i].f64_err, results[i].f64_err_ref);
+            printf("%-4c %-5s %-5s %-44s %-14s %10.1f %9s %9.3f %10.1f %7.1f%% %9s %17s\n", results[i].id,
+                   results[i].device, results[i].dtype, results[i].shape, results[i].kernel, results[i].us, gr,
+                   results[i].tflops, results[i].floor_us, results[i].pct, e, f);
         }
     }
     return 0;

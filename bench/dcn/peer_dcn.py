@@ -8,13 +8,15 @@ Runs our bench_dcn --json, then on the same machine times
   GPU: torchvision.ops.deform_conv2d (with mask) and a cuDNN convolution of the
        same shape without offsets (torch.nn.functional.conv2d), fp32 and fp16,
        CUDA events around each call, warm-up, median, input sets rotated like
-       bench_dcn does. TF32 is switched off for the fp32 torch runs, as ours
-       never uses it.
+       bench_dcn does. TF32 is switched off for the fp32 torch runs: ours keeps
+       fp32 accuracy (plain fp32, or the 3xTF32 split on tensor cores, whose
+       error stays within fp32's: plugins/deform_conv/README.md).
   CPU: ONNX Runtime's DeformConv (model built with onnx.helper, opset 19),
        --threads intra-op threads (default 2; bench_dcn gets the same
        --threads), on A, B, C, E, median of 5 after a warm-up.
-and prints per case and precision: ours us, peer us, ratio peer/ours (> 1: ours
-is faster), TFLOP/s and % of the floor. Also the fp16 accuracy of torchvision
+and prints per case and precision: ours us (and "graph": one call captured into a
+CUDA graph and replayed, the GPU time without the host's launch gaps), peer us,
+ratio peer/ours (> 1: ours is faster), TFLOP/s and % of the floor. Also the fp16 accuracy of torchvision
 on case A against fp32 on the same fp16 inputs.
 """
 import argparse
@@ -218,9 +220,9 @@ def main():
         tv = {}
     rows = []
     print("\nGPU (us; ratio = torchvision / ours, > 1 means ours is faster)")
-    print("%-4s %-4s %9s %9s %7s %9s %8s %9s %8s %9s %8s %-13s %8s" % (
-        "case", "type", "ours", "tv", "ratio", "cudnn", "ours/cdn", "ours_TF/s", "ours%flr", "floor", "tv%flr",
-        "kernel", "f16_err"))
+    print("%-4s %-4s %9s %9s %9s %7s %9s %8s %9s %8s %9s %8s %-13s %8s" % (
+        "case", "type", "ours", "graph", "tv", "ratio", "cudnn", "ours/cdn", "ours_TF/s", "ours%flr", "floor", "tv%flr",
+        "kernel", "err"))
     nan = float("nan")
     for cid in a.cases:
         c = CASES[cid]
@@ -233,12 +235,14 @@ def main():
             row = dict(case=cid, dtype=dtype, device="cuda", ours_us=o["us"], tv_us=t,
                        cudnn_us=tv.get((cid, "cudnn", dtype)), ratio=t / o["us"], ours_tflops=o["tflops"],
                        floor_us=fl, ours_pct_floor=100 * fl / o["us"], tv_pct_floor=100 * fl / t,
-                       kernel=o.get("kernel", ""), f16_err=o.get("f16_err", -1), ymax=o.get("ymax", -1))
+                       kernel=o.get("kernel", ""), f16_err=o.get("f16_err", -1), ymax=o.get("ymax", -1),
+                       graph_us=o.get("graph_us", -1))
             rows.append(row)
             cdn = row["cudnn_us"] or nan
             err = "%8.1e" % row["f16_err"] if row["f16_err"] >= 0 else "%8s" % "-"
-            print("%-4s %-4s %9.1f %9.1f %7.2f %9.1f %8.2f %9.2f %7.1f%% %9.1f %7.1f%% %-13s %s" % (
-                cid, dtype, o["us"], t, row["ratio"], cdn, o["us"] / cdn, o["tflops"], row["ours_pct_floor"], fl,
+            gr = row["graph_us"] if row["graph_us"] >= 0 else nan
+            print("%-4s %-4s %9.1f %9.1f %9.1f %7.2f %9.1f %8.2f %9.2f %7.1f%% %9.1f %7.1f%% %-13s %s" % (
+                cid, dtype, o["us"], gr, t, row["ratio"], cdn, o["us"] / cdn, o["tflops"], row["ours_pct_floor"], fl,
                 row["tv_pct_floor"], row["kernel"], err), flush=True)
     try:
         ort_res = bench_ort(a.cases, a.threads)

@@ -114,11 +114,13 @@ int prt__deform_conv_cuda_blas_create(void **out, char *err, size_t cap);
  * "im2col" never, "fused" whenever it fits (the wgmma kernel where it runs),
  * "fused128x128", "fused64x128", "fused64x64", "fused16x128", "wgmma256x128",
  * "wgmma128x128", "wgmma64x128" or "wgmma256x128k64" whenever that tile fits,
- * with that tile. */
+ * with that tile (an fp32 tile name: never, for 16-bit tensors; fp32 reads
+ * the variable through prt__deform_conv_cuda_f32_tile). */
 int prt__deform_conv_cuda_fused_fits(const prt__dcn_params *p, const prt__dcn_shape *s);
 int prt__deform_conv_cuda_fused_applies(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16);
-/* Workspace of the fused kernel when it fits (0 otherwise), whatever the
- * environment says; prt__deform_conv_cuda_workspace includes it. */
+/* Workspace of the 16-bit fused kernel when it fits (0 otherwise),
+ * whatever the environment says; prt__deform_conv_cuda_workspace includes
+ * it. */
 size_t prt__deform_conv_cuda_fused_workspace(const prt__dcn_params *p, const prt__dcn_shape *s);
 /* Name of the tile the fused kernel uses for this shape. */
 const char *prt__deform_conv_cuda_fused_tile(const prt__dcn_params *p, const prt__dcn_shape *s);
@@ -150,34 +152,49 @@ static inline void prt__dcn_cuda_geo_set(prt__dcn_cuda_geo *g, const prt__dcn_pa
 /* Raises a kernel's dynamic shared-memory limit to `bytes`, once per device
  * (bit d of *done records device d < 64). Returns a cudaError_t. */
 int prt__deform_conv_cuda_smem_limit(const void *kernel, int bytes, unsigned long long *done);
-/* The wgmma 16-bit kernel (deform_conv_wgmma.cu, sm_90a). _available: the
- * current device is of compute capability 9.0. _fits: the shapes tile t
- * (0 256x128, 1 128x128, 2 64x128, 3 256x128 with 64 k per step, which also
- * needs an even number of 32-wide chunks per segment) handles: those of the fused kernel whose
- * group and deformable-group channels nest (one divides the other), within
- * 32-bit offsets into x, and whose corner table fits shared memory. _tile:
- * the tile for the shape, -1 when none fits. _workspace: 0 when no tile
- * fits; prt__deform_conv_cuda_fused_workspace includes it. */
+/* The wgmma kernel (deform_conv_wgmma.cu, sm_90a), 16-bit and fp32 (the
+ * latter on TF32 tensor cores with split operands, "3xTF32", to fp32's
+ * accuracy: README.md). _available: the current device is of compute
+ * capability 9.0. _fits: the shapes tile t (16-bit: 0 256x128, 1 128x128,
+ * 2 64x128, 3 256x128 with 64 k per step, which also needs an even number of
+ * 32-wide chunks per segment; fp32: 4 256x128, 5 128x128, 6 64x128) handles:
+ * those of the fused kernel whose group and deformable-group channels nest
+ * (one divides the other), within 32-bit offsets into x, and whose corner
+ * table fits shared memory. _tile_f32: whether tile t is an fp32 tile.
+ * _tile: the tile for the shape and element type, -1 when none fits.
+ * _workspace: 0 when no tile of the element type fits;
+ * prt__deform_conv_cuda_fused_workspace includes the 16-bit one,
+ * prt__deform_conv_cuda_workspace both. */
 int prt__deform_conv_wgmma_available(void);
 int prt__deform_conv_wgmma_fits(const prt__dcn_params *p, const prt__dcn_shape *s, int tile);
-int prt__deform_conv_wgmma_tile(const prt__dcn_params *p, const prt__dcn_shape *s);
+int prt__deform_conv_wgmma_tile_f32(int tile);
+int prt__deform_conv_wgmma_tile(const prt__dcn_params *p, const prt__dcn_shape *s, int elt);
 /* The tile the default policy runs (-1: another kernel): see README.md. */
-int prt__deform_conv_wgmma_default_tile(const prt__dcn_params *p, const prt__dcn_shape *s);
-size_t prt__deform_conv_wgmma_workspace(const prt__dcn_params *p, const prt__dcn_shape *s);
+int prt__deform_conv_wgmma_default_tile(const prt__dcn_params *p, const prt__dcn_shape *s, int elt);
+size_t prt__deform_conv_wgmma_workspace(const prt__dcn_params *p, const prt__dcn_shape *s, int elt);
 int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_shape *s, int elt, int tile, const void *x,
                            const void *offset, const void *mask, const void *weight, const void *bias, void *y,
                            void *workspace, void *stream, char *err, size_t cap);
 
 /* The CUDA kernels as tactics (docs/plugin-abi.md, "Tactics"; README.md,
- * "Tactics"): 1 im2col + cuBLAS; 2 + t the fused 16-bit kernel with tile t
- * (fused128x128, fused64x128, fused64x64, fused16x128, then the wgmma
- * kernel's wgmma256x128, wgmma128x128, wgmma64x128, wgmma256x128k64). */
-enum { PRT_DCN_TACTIC_IM2COL = 1, PRT_DCN_TACTIC_FUSED = 2, PRT_DCN_TACTIC_WGMMA = 6, PRT_DCN_TACTIC_COUNT = 10 };
-/* The tactics for a profile (its min, opt and max shapes): im2col, and with
- * fp16 or bf16 where the fused kernel fits all three shapes its tiles; the
- * default policy's choice at opt first (the tile from the device's
- * multiprocessor count). Writes at most cap ids; returns how many. The list
- * never depends on PRT_DCN_CUDA_KERNEL. */
+ * "Tactics"): 1 im2col + cuBLAS; 2 + t the fused kernel with tile t: for
+ * 16-bit tensors fused128x128, fused64x128, fused64x64, fused16x128, then
+ * the wgmma kernel's wgmma256x128, wgmma128x128, wgmma64x128,
+ * wgmma256x128k64 (2..9); for fp32 the wgmma kernel's 3xTF32 tiles
+ * wgmma3xtf32_256x128, wgmma3xtf32_128x128, wgmma3xtf32_64x128 (10..12). */
+enum {
+    PRT_DCN_TACTIC_IM2COL = 1,
+    PRT_DCN_TACTIC_FUSED = 2,
+    PRT_DCN_TACTIC_WGMMA = 6,
+    PRT_DCN_TACTIC_F32 = 10,
+    PRT_DCN_TACTIC_COUNT = 13
+};
+/* The tactics for a profile (its min, opt and max shapes): im2col, and
+ * where the fused kernel fits all three shapes the tiles of the element
+ * type (is_f16: 16-bit; the fp32 tiles only on a device of compute
+ * capability 9.0); the default policy's choice at opt first (the tile from
+ * the device's multiprocessor count). Writes at most cap ids; returns how
+ * many. The list never depends on PRT_DCN_CUDA_KERNEL. */
 int32_t prt__deform_conv_cuda_tactics(const prt__dcn_params *p, const prt__dcn_shape *smin,
                                       const prt__dcn_shape *sopt, const prt__dcn_shape *smax, int is_f16, int32_t *ids,
                                       int32_t cap);
@@ -192,14 +209,21 @@ int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt__dcn_shape 
                                  const void *x, const void *offset, const void *mask, const void *weight,
                                  const void *bias, void *y, void *workspace, void *stream, void *blas, char *err,
                                  size_t cap);
-/* The fused kernel with tile `tile` (0..3 mma.sync tiles, 4..7 the wgmma
- * tiles; -1: PRT_DCN_CUDA_KERNEL's tile, else the one chosen from the shape,
+/* The 16-bit fused kernel with tile `tile` (0..3 mma.sync tiles, 4..7 the
+ * wgmma tiles; -1: PRT_DCN_CUDA_KERNEL's tile, else the one chosen from the shape,
  * as prt__deform_conv_cuda_fused). A wgmma tile the device or the shape does
  * not take runs the mma.sync tile chosen from the shape. */
 int prt__deform_conv_cuda_fused_tiled(const prt__dcn_params *p, const prt__dcn_shape *s, int elt, int tile,
                                       const void *x,
                                       const void *offset, const void *mask, const void *weight, const void *bias,
                                       void *y, void *workspace, void *stream, char *err, size_t cap);
+/* fp32: the wgmma tile (deform_conv_wgmma.cu's numbering) that `tactic`
+ * runs, -1 for im2col + cuBLAS. PRT_DCN_CUDA_KERNEL, when set, wins ("fused"
+ * or an fp32 tile name: that tile where it fits; anything else im2col);
+ * tactic 0 is the default policy (prt__deform_conv_wgmma_default_tile); an
+ * fp32 tile tactic that does not fit the shape, or a 16-bit one, runs
+ * im2col. */
+int prt__deform_conv_cuda_f32_tile(const prt__dcn_params *p, const prt__dcn_shape *s, int32_t tactic);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,9 @@
  * ModulatedDeformConv2d: a bilinear im2col kernel (fp32 or fp16 storage,
  * fp32 coordinates, weights and sums) into a column buffer in the workspace,
  * then cuBLAS GEMMs with fp32 accumulation (CUBLAS_COMPUTE_32F; TF32 for fp32
- * tensors only in a build with PLUGRT_DCN_TF32).
+ * tensors only in a build with PLUGRT_DCN_TF32). The entry point also
+ * dispatches to the fused kernels (deform_conv_fused.cu, and for fp32 the
+ * 3xTF32 tiles of deform_conv_wgmma.cu) by tactic or default policy.
  *
  * Slicing: the column buffer holds at most B = max(128, CAP / (Cin*K*elt))
  * columns. When one image's Hout*Wout columns fit, a slice is as many whole
@@ -129,10 +131,10 @@ extern "C" size_t prt__deform_conv_cuda_workspace(const prt__dcn_params *p, cons
     const int64_t b = slice_cols(s, is_f16);
     if (cols > b) cols = b;
     size_t bytes = (size_t)(ckk * elt * cols) + 256;
-    if (is_f16) {
-        const size_t f = prt__deform_conv_cuda_fused_workspace(p, s);
-        if (f > bytes) bytes = f;
-    }
+    const size_t f = is_f16 ? prt__deform_conv_cuda_fused_workspace(p, s)
+                     : prt__deform_conv_cuda_fused_fits(p, s) ? prt__deform_conv_wgmma_workspace(p, s, PRT_DCN_F32)
+                                                              : 0;
+    if (f > bytes) bytes = f;
     return bytes;
 }
 
@@ -171,10 +173,16 @@ extern "C" int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt_
     Geo g;
     const int64_t hw = s->hout * s->wout;
     if (s->n == 0 || s->cout == 0 || hw == 0) return 0;
-    if (tactic != 0 && !prt__deform_conv_cuda_env_override()) {
+    if (!is_f16) {
+        /* fp32: the 3xTF32 wgmma kernel where the tactic, the environment
+         * or the default policy says so */
+        const int w = prt__deform_conv_cuda_f32_tile(p, s, tactic);
+        if (w >= 0)
+            return prt__deform_conv_wgmma(p, s, elt, w, x, offset, mask, weight, bias, y, workspace, stream, err, cap);
+    } else if (tactic != 0 && !prt__deform_conv_cuda_env_override()) {
         /* The tactic the plan chose; a fused one whose kernel does not fit
          * these shapes (outside the profile it was listed for) runs im2col. */
-        if (tactic >= PRT_DCN_TACTIC_FUSED && tactic < PRT_DCN_TACTIC_COUNT && is_f16 &&
+        if (tactic >= PRT_DCN_TACTIC_FUSED && tactic < PRT_DCN_TACTIC_F32 &&
             prt__deform_conv_cuda_fused_fits(p, s))
             return prt__deform_conv_cuda_fused_tiled(p, s, elt, tactic - PRT_DCN_TACTIC_FUSED, x, offset, mask, weight,
                                                      bias, y, workspace, stream, err, cap);

@@ -400,12 +400,18 @@ __global__ void __launch_bounds__(NTHREADS) dcn_fused(const __half *__restrict__
 /* ---- host side ---------------------------------------------------------- */
 
 /* Tiles 0..3 are this file's kernel (mma.sync); 4..7 the wgmma kernel's
- * (deform_conv_wgmma.cu: 256x128, 128x128, 64x128, 256x128 with 64 k per step). */
-enum { TILE_128x128, TILE_64x128, TILE_64x64, TILE_16x128, TILE_MMA_COUNT, TILE_WG = TILE_MMA_COUNT, TILE_COUNT = 8 };
+ * 16-bit tiles (deform_conv_wgmma.cu: 256x128, 128x128, 64x128, 256x128 with
+ * 64 k per step); 8..10 its fp32 (3xTF32) tiles 256x128, 128x128, 64x128. */
+enum {
+    TILE_128x128, TILE_64x128, TILE_64x64, TILE_16x128, TILE_MMA_COUNT,
+    TILE_WG = TILE_MMA_COUNT, TILE_F32 = 8, TILE_COUNT = 11
+};
 const int tile_bm[TILE_MMA_COUNT] = {128, 64, 64, 16};
 const int tile_bn[TILE_MMA_COUNT] = {128, 128, 64, 128};
-const char *const tile_name[TILE_COUNT] = {"fused128x128", "fused64x128",  "fused64x64", "fused16x128",
-                                           "wgmma256x128", "wgmma128x128", "wgmma64x128", "wgmma256x128k64"};
+const char *const tile_name[TILE_COUNT] = {"fused128x128",        "fused64x128",         "fused64x64",
+                                           "fused16x128",         "wgmma256x128",        "wgmma128x128",
+                                           "wgmma64x128",         "wgmma256x128k64",     "wgmma3xtf32_256x128",
+                                           "wgmma3xtf32_128x128", "wgmma3xtf32_64x128"};
 
 constexpr int64_t MPAD_ALIGN = 128; /* the largest BM: the workspace does not depend on the tile */
 
@@ -414,6 +420,9 @@ int64_t round_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 size_t a256(size_t v) { return (v + 255) & ~(size_t)255; }
 
 enum { KERNEL_DEFAULT = -3, KERNEL_IM2COL = -2, KERNEL_FUSED = -1 };
+static_assert(PRT_DCN_TACTIC_FUSED + TILE_WG == PRT_DCN_TACTIC_WGMMA && PRT_DCN_TACTIC_FUSED + TILE_F32 == PRT_DCN_TACTIC_F32 &&
+                  PRT_DCN_TACTIC_FUSED + TILE_COUNT == PRT_DCN_TACTIC_COUNT,
+              "tactic ids are 2 + tile");
 
 /* PRT_DCN_CUDA_KERNEL (environment, read per call): "im2col" keeps the
  * im2col + cuBLAS path, "fused" takes the fused kernel with the tile chosen
@@ -483,7 +492,7 @@ cudaError_t launch(int elt, int64_t blocks, cudaStream_t st, const __half *xt, c
 
 int fused_fits(const prt__dcn_params *p, const prt__dcn_shape *s);
 
-/* Whether tile t runs on this device and shape. */
+/* Whether tile t runs on this device and shape (in its element type). */
 int tile_ok(const prt__dcn_params *p, const prt__dcn_shape *s, int t)
 {
     if (t < TILE_WG) return fused_fits(p, s);
@@ -495,7 +504,7 @@ int tile_ok(const prt__dcn_params *p, const prt__dcn_shape *s, int t)
 int auto_tile(const prt__dcn_params *p, const prt__dcn_shape *s, const FGeo &g)
 {
     if (prt__deform_conv_wgmma_available()) {
-        const int w = prt__deform_conv_wgmma_tile(p, s);
+        const int w = prt__deform_conv_wgmma_tile(p, s, PRT_DCN_F16);
         if (w >= 0) return TILE_WG + w;
     }
     return choose_tile(g, p->group);
@@ -504,7 +513,7 @@ int auto_tile(const prt__dcn_params *p, const prt__dcn_shape *s, const FGeo &g)
 /* The tile the default policy runs where it runs a fused kernel. */
 int policy_tile(const prt__dcn_params *p, const prt__dcn_shape *s, const FGeo &g)
 {
-    const int w = prt__deform_conv_wgmma_default_tile(p, s);
+    const int w = prt__deform_conv_wgmma_default_tile(p, s, PRT_DCN_F16);
     return w >= 0 ? TILE_WG + w : choose_tile(g, p->group);
 }
 
@@ -554,9 +563,9 @@ extern "C" int prt__deform_conv_cuda_fused_applies(const prt__dcn_params *p, con
 {
     const int o = kernel_override();
     if (!is_f16 || o == KERNEL_IM2COL || !fused_fits(p, s)) return 0;
-    if (o >= 0) return tile_ok(p, s, o);
+    if (o >= 0) return o < TILE_F32 && tile_ok(p, s, o);
     if (o != KERNEL_DEFAULT) return 1;
-    return prt__deform_conv_wgmma_default_tile(p, s) >= 0 || (p->group == 1 && s->cout <= 64);
+    return prt__deform_conv_wgmma_default_tile(p, s, PRT_DCN_F16) >= 0 || (p->group == 1 && s->cout <= 64);
 }
 
 extern "C" int prt__deform_conv_cuda_fused_fits(const prt__dcn_params *p, const prt__dcn_shape *s)
@@ -572,7 +581,7 @@ extern "C" size_t prt__deform_conv_cuda_fused_workspace(const prt__dcn_params *p
     const int64_t cg = s->cin / p->group, coutg = s->cout / p->group;
     const size_t xt = (size_t)(s->n * s->h * s->w * s->cin) * 2;
     const size_t a = (size_t)(p->group * round_up(coutg, MPAD_ALIGN) * round_up(cg * s->kh * s->kw, BK)) * 2;
-    const size_t own = a256(xt) + a256(a) + 256, wg = prt__deform_conv_wgmma_workspace(p, s);
+    const size_t own = a256(xt) + a256(a) + 256, wg = prt__deform_conv_wgmma_workspace(p, s, PRT_DCN_F16);
     return own > wg ? own : wg;
 }
 
@@ -583,7 +592,9 @@ extern "C" const char *prt__deform_conv_cuda_fused_tile(const prt__dcn_params *p
     g.coutg = (int)(s->cout / p->group);
     g.ncols = (int)(s->n * s->hout * s->wout);
     const int o = kernel_override();
-    return tile_name[o >= 0 && tile_ok(p, s, o) ? o : o == KERNEL_FUSED ? auto_tile(p, s, g) : policy_tile(p, s, g)];
+    return tile_name[o >= 0 && o < TILE_F32 && tile_ok(p, s, o) ? o
+                     : o == KERNEL_FUSED                         ? auto_tile(p, s, g)
+                                                                 : policy_tile(p, s, g)];
 }
 
 extern "C" int prt__deform_conv_cuda_env_override(void) { return kernel_override() != KERNEL_DEFAULT; }
@@ -592,10 +603,10 @@ extern "C" int prt__deform_conv_cuda_env_override(void) { return kernel_override
 static int32_t default_tactic(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16)
 {
     FGeo g;
-    if (!is_f16 || !fused_fits(p, s)) return PRT_DCN_TACTIC_IM2COL;
-    const int w = prt__deform_conv_wgmma_default_tile(p, s);
+    if (!fused_fits(p, s)) return PRT_DCN_TACTIC_IM2COL;
+    const int w = prt__deform_conv_wgmma_default_tile(p, s, is_f16 ? PRT_DCN_F16 : PRT_DCN_F32);
     if (w >= 0) return PRT_DCN_TACTIC_FUSED + TILE_WG + w;
-    if (p->group != 1 || s->cout > 64) return PRT_DCN_TACTIC_IM2COL;
+    if (!is_f16 || p->group != 1 || s->cout > 64) return PRT_DCN_TACTIC_IM2COL;
     memset(&g, 0, sizeof g);
     g.coutg = (int)(s->cout / p->group);
     g.ncols = (int)(s->n * s->hout * s->wout);
@@ -607,11 +618,12 @@ extern "C" int32_t prt__deform_conv_cuda_tactics(const prt__dcn_params *p, const
                                                  int32_t *ids, int32_t cap)
 {
     int32_t all[1 + TILE_COUNT], n = 0, i;
-    const int fused = is_f16 && fused_fits(p, smin) && fused_fits(p, sopt) && fused_fits(p, smax);
+    const int fused = fused_fits(p, smin) && fused_fits(p, sopt) && fused_fits(p, smax);
+    const int t0 = is_f16 ? 0 : TILE_F32, t1 = is_f16 ? TILE_F32 : TILE_COUNT; /* the element type's tiles */
     const int32_t first = fused ? default_tactic(p, sopt, is_f16) : PRT_DCN_TACTIC_IM2COL;
     all[n++] = first;
     if (first != PRT_DCN_TACTIC_IM2COL) all[n++] = PRT_DCN_TACTIC_IM2COL;
-    for (i = 0; fused && i < TILE_COUNT; i++)
+    for (i = t0; fused && i < t1; i++)
         if (PRT_DCN_TACTIC_FUSED + i != first && tile_ok(p, smin, i) && tile_ok(p, sopt, i) && tile_ok(p, smax, i))
             all[n++] = PRT_DCN_TACTIC_FUSED + i;
     for (i = 0; i < n && i < cap; i++) ids[i] = all[i];
@@ -624,6 +636,25 @@ extern "C" const char *prt__deform_conv_cuda_tactic_name(int32_t tactic)
     if (tactic >= PRT_DCN_TACTIC_FUSED && tactic < PRT_DCN_TACTIC_FUSED + TILE_COUNT)
         return tile_name[tactic - PRT_DCN_TACTIC_FUSED];
     return NULL;
+}
+
+extern "C" int prt__deform_conv_cuda_f32_tile(const prt__dcn_params *p, const prt__dcn_shape *s, int32_t tactic)
+{
+    const int o = kernel_override();
+    int t;
+    if (!fused_fits(p, s) || !prt__deform_conv_wgmma_available()) return -1;
+    if (o != KERNEL_DEFAULT) {
+        if (o == KERNEL_FUSED) return prt__deform_conv_wgmma_tile(p, s, PRT_DCN_F32);
+        if (o < TILE_F32) return -1; /* im2col, or a 16-bit tile */
+        t = o;
+    } else if (tactic == 0) {
+        return prt__deform_conv_wgmma_default_tile(p, s, PRT_DCN_F32);
+    } else if (tactic >= PRT_DCN_TACTIC_FUSED + TILE_F32 && tactic < PRT_DCN_TACTIC_COUNT) {
+        t = tactic - PRT_DCN_TACTIC_FUSED;
+    } else {
+        return -1;
+    }
+    return tile_ok(p, s, t) ? t - TILE_WG : -1;
 }
 
 extern "C" int prt__deform_conv_cuda_fused(const prt__dcn_params *p, const prt__dcn_shape *s, int elt,
@@ -649,7 +680,7 @@ extern "C" int prt__deform_conv_cuda_fused_tiled(const prt__dcn_params *p, const
     if (s->n == 0 || s->cout == 0 || g.hw == 0) return 0;
     const int o = kernel_override();
     int t = tile >= 0 && tile < TILE_COUNT ? tile : o >= 0 ? o : o == KERNEL_FUSED ? auto_tile(p, s, g) : policy_tile(p, s, g);
-    if (t >= TILE_WG && tile_ok(p, s, t))
+    if (t >= TILE_WG && t < TILE_F32 && tile_ok(p, s, t))
         return prt__deform_conv_wgmma(p, s, elt, t - TILE_WG, x, offset, mask, weight, bias, y, workspace, stream,
                                       err, cap);
     if (t >= TILE_WG) t = choose_tile(g, G);

@@ -1,8 +1,21 @@
 /*
- * deform_conv/deform_conv_wgmma.cu - ModulatedDeformConv2d fp16 as one fused
+ * deform_conv/deform_conv_wgmma.cu - ModulatedDeformConv2d as one fused
  * implicit-GEMM kernel on Hopper's warpgroup tensor-core instructions
  * (wgmma.mma_async, sm_90a; this file is compiled for sm_90a alone and runs
- * only on devices of compute capability 9.0).
+ * only on devices of compute capability 9.0), in three element types from
+ * one kernel body (the template parameter E):
+ *  - E = 0 fp16 and E = 1 bfloat16: samples rounded to 16 bits once, 16-bit
+ *    MMAs (k16), fp32 accumulation;
+ *  - E = 2 fp32, with fp32 accuracy ("3xTF32"): every operand v is split
+ *    into two TF32 values, hi = v rounded to TF32 (11 significant bits) and
+ *    lo = v - hi (exact in fp32) rounded to TF32, held in two shared-memory
+ *    planes, and each product is a_hi*b_hi + a_hi*b_lo + a_lo*b_hi: three
+ *    TF32 MMAs (k8) into fp32 accumulators. The dropped a_lo*b_lo and the
+ *    rounding of lo leave about 2^-22 of each product, against fp32's 2^-24
+ *    rounding of it: the result is within fp32's error class (README.md,
+ *    "fp32 on tensor cores", gives the errors measured), unlike plain TF32
+ *    (2^-11). A non-finite sample or weight gives NaN (hi - hi is NaN
+ *    there), where fp32 arithmetic may give an infinity.
  *
  * Per group g the convolution is the GEMM
  *     y_g[m][col] = bias[m] + sum_k A_g[m][k] * B[k][col]
@@ -14,8 +27,11 @@
  * with cw = 32, 16 or 8 channels per block, so that the kk taps of one block
  * of channels are consecutive chunks of K: they sample one neighbourhood of
  * x, which the corner loads (read-only path, cached in L1) then find in L1.
- * Each segment's K is padded with zeros to a multiple of the 32-wide chunk,
- * so a chunk never holds two deformable groups.
+ * A chunk is 64 bytes of K per row of A and B (32 16-bit k, or 16 fp32 k):
+ * its shared-memory layout is the same in every type, four 16-byte runs
+ * (8 16-bit or 4 fp32 channels of one tap) per row. Each segment's K is
+ * padded with zeros to a multiple of the chunk, so a chunk never holds two
+ * deformable groups.
  *
  * Two launches on the caller's stream (three with split-K), no host
  * synchronization:
@@ -23,26 +39,28 @@
  *     [N*H*W + 1][Cin] (channels-last, in the workspace; the last pixel row
  *     is zero, and every corner whose weight is 0 points at it, so the
  *     corner loads need no predicate and a NaN or Inf in x never meets a
- *     zero weight), and weight -> A [G][Mpad/8][Kpad/8][8][8]: 8x8 blocks of
- *     16-byte rows, the shared-memory layout wgmma reads without swizzle, so
- *     that a chunk of A is copied as contiguous 512-byte runs;
+ *     zero weight), and weight -> A [G][Mpad/8][Kpad/R][8][R] (R = 8 16-bit
+ *     or 4 fp32 k: blocks of 8 rows of 16 bytes, the shared-memory layout
+ *     wgmma reads without swizzle), so that a chunk of A is copied as
+ *     contiguous 512-byte runs; fp32 writes A twice, hi and lo;
  *  2. the fused kernel: a block of BM/64 warpgroups owns a BM x BN tile of
  *     y_g (each warpgroup 64 rows, all BN columns) and walks its range of K
- *     in steps of KS chunks of 32. Per block and segment a table in shared
+ *     in steps of KS chunks. Per block and segment a table in shared
  *     memory holds, for every (tap, column), the four corner byte offsets
  *     into xt and the four mask-scaled bilinear weights (fp32), computed
- *     once; a second table says where each 8-channel run of a segment's
+ *     once; a second table says where each 16-byte run of a segment's
  *     chunks lies (channel, tap). Per step: the warpgroups issue the step's
  *     wgmma (A and B from shared memory, fp32 accumulators in registers)
  *     and, while the tensor cores run, every thread gathers the next step:
- *     per (column, 8-channel run) item four 16-byte corner loads (all KS
- *     chunks' loads first), blended in fp32 and rounded to fp16 once into
- *     the next B tile; two wgmma groups stay in flight; one barrier per
- *     step, after which the A copies (cp.async) of the step after next are
- *     issued, so that they never wait behind the proxy fence;
+ *     per (column, run) item four 16-byte corner loads (all KS chunks'
+ *     loads first), blended in fp32 and rounded once into the next B tile
+ *     (to 16 bits, or split into the two TF32 planes); two wgmma groups stay
+ *     in flight; one barrier per step, after which the A copies (cp.async)
+ *     of the step after next are issued, so that they never wait behind the
+ *     proxy fence;
  *  3. with split-K (few column tiles): each split writes fp32 partial sums
  *     to the workspace and a last kernel adds them in a fixed order with the
- *     bias and rounds to fp16 once.
+ *     bias and rounds once to the output type.
  * Without split-K the epilogue adds the bias in fp32 and rounds once.
  */
 #include <cuda_fp16.h>
@@ -63,17 +81,30 @@
 
 namespace {
 
-constexpr int BK = 32;      /* k per chunk */
-constexpr int ASTAGES = 4;  /* A chunks in shared memory */
+constexpr int CB = 64;      /* bytes of one chunk per row of A or B */
+constexpr int ASTAGES = 4;  /* A chunks in shared memory (16-bit, one chunk per step, early copies) */
 constexpr int BSTAGES = 3;  /* B chunks in shared memory */
 constexpr int64_t SPLIT_BYTES = (int64_t)16 << 20; /* the split-K partial sums' workspace */
 constexpr int MAX_SPLIT = 8;
+/* fp32: k between two flushes of the tensor cores' accumulators into the
+ * destination (README.md, "fp32 on tensor cores"). */
+constexpr int64_t FLUSH_K = 576;
+
+/* The element types: E 0 fp16, 1 bfloat16 (16-bit storage, held as
+ * __half-sized raw values), 2 fp32 as two TF32 planes. */
+template <int E> struct Et {
+    static constexpr int sz = E == 2 ? 4 : 2;      /* bytes per element */
+    static constexpr int run = 16 / sz;            /* channels per 16-byte run */
+    static constexpr int planes = E == 2 ? 2 : 1;  /* A and B planes */
+};
 
 struct WGeo : prt__dcn_cuda_geo {
     int sc, cw, kseg, kspad, kcs, kpad, nch; /* segments: see the file comment */
     int mpad, mtiles, ctiles, split, cps;    /* cps: chunks per split */
     int zero;                                /* byte offset of xt's zero pixel row */
-    int flags;                               /* PRT_DCN_CUDA_WGFLAGS (benchmarks): bit 0, A copies before the fence */
+    int flush; /* fp32: steps between flushes of the accumulators (0: none; see the kernel) */
+    int flags; /* PRT_DCN_CUDA_WGFLAGS (benchmarks): bit 0, A copies before the fence (16-bit, one chunk per
+                * step); bit 1, fp32 128x128 in its three-stage form */
 };
 
 /* One (tap, column) entry of the corner table: the four corners' byte
@@ -84,112 +115,190 @@ struct Corner {
     float4 wt;
 };
 
-/* Where 8-channel run q of chunk j of a segment lies: its channel within
+/* Where 16-byte run q of chunk j of a segment lies: its channel within
  * the segment (-1: K padding) and its tap's row of the corner table
  * (tap * BN * sizeof(Corner) bytes). */
 struct RunInfo {
     int c, row;
 };
 
+/* Element i of a tensor of type E, as fp32. */
+template <int E> __device__ __forceinline__ float ldf(const void *p, size_t i)
+{
+    if constexpr (E == 2) return ((const float *)p)[i];
+    else return e2f<E>(((const __half *)p)[i]);
+}
+
+/* Element i := v, and elements i, i + 1 := a, b (i even, 4- or 8-byte
+ * aligned), rounded to the type once. */
+template <int E> __device__ __forceinline__ void stf(void *p, size_t i, float v)
+{
+    if constexpr (E == 2) ((float *)p)[i] = v;
+    else ((__half *)p)[i] = f2e<E>(v);
+}
+template <int E> __device__ __forceinline__ void stf2(void *p, size_t i, float a, float b)
+{
+    if constexpr (E == 2) *(float2 *)((float *)p + i) = make_float2(a, b);
+    else *(uint32_t *)((__half *)p + i) = f2e2<E>(a, b);
+}
+
+/* v rounded to the nearest TF32 value (ties away from zero), as an fp32
+ * bit pattern whose low 13 bits are zero: what the tensor cores read. */
+__device__ __forceinline__ uint32_t tf32_bits(float v)
+{
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
+    return r & 0xffffe000u;
+}
+
+/* v = hi + lo, each a TF32 value (see the file comment). */
+__device__ __forceinline__ void tf32_split(float v, uint32_t &hi, uint32_t &lo)
+{
+    hi = tf32_bits(v);
+    lo = tf32_bits(v - __uint_as_float(hi));
+}
+
 /* ---- layout kernels ---------------------------------------------------- */
 
-/* x [N][C][HW] -> xt [N][HW][C] in 64 x 64 tiles (C is a multiple of 8):
- * 16-byte loads along the pixels (when HW is a multiple of 8) and 16-byte
- * stores along the channels, each pixel's 64 channels written as one
- * 128-byte run. The tile is kept as rows of 64 pixels (one per channel)
- * whose 16-byte granules are swizzled by channel / 8, so that the stores'
- * reads of 8 channels of one pixel hit distinct banks. */
-__device__ __forceinline__ void nchw_to_nhwc_tile(const __half *__restrict__ x, __half *__restrict__ xt, int c, int hw,
-                                                  int n, int p0, int c0, int tid)
+/* x [N][C][HW] -> xt [N][HW][C] for elements of T (2 or 4 bytes; C a
+ * multiple of 8), in tiles of 64 channels x 64 pixels: 16-byte loads of
+ * V = 16 / sizeof(T) pixels (when HW is a multiple of V) and 16-byte stores
+ * of V channels, each pixel's 64 channels written as one run. The tile is
+ * kept as rows of 64 pixels (one per channel) whose 16-byte granules are
+ * swizzled by channel / V, so that a quarter warp's loads land in distinct
+ * 16-byte slots and the stores' reads of V channels of one pixel in
+ * distinct banks (fp32: two-way at most). */
+template <typename T>
+__device__ __forceinline__ void nchw_to_nhwc_tile(const T *__restrict__ x, T *__restrict__ xt, int c, int hw, int n,
+                                                  int p0, int c0, int tid)
 {
-    __shared__ __align__(16) __half t[64 * 64];
-    const __half *xs = x + (size_t)n * c * hw;
-    __half *xd = xt + (size_t)n * c * hw;
-    const int vec = (hw & 7) == 0;
+    constexpr int V = 16 / (int)sizeof(T), G = 64 / V; /* elements per granule, granules per row */
+    __shared__ __align__(16) T t[64 * 64];
+    const T *xs = x + (size_t)n * c * hw;
+    T *xd = xt + (size_t)n * c * hw;
+    const int vec = hw % V == 0;
 #pragma unroll
-    for (int i = 0; i < 2; i++) {
-        const int ch = (tid >> 3) + 32 * i, seg = tid & 7;
-        const int cc = c0 + ch, pp = p0 + seg * 8;
+    for (int i = 0; i < 16 / V; i++) {
+        const int ch = tid / G + 256 / G * i, seg = tid % G;
+        const int cc = c0 + ch, pp = p0 + seg * V;
         uint4 v = make_uint4(0, 0, 0, 0);
         if (cc < c) {
-            if (vec && pp + 8 <= hw) {
+            if (vec && pp + V <= hw) {
                 v = __ldg((const uint4 *)(xs + (size_t)cc * hw + pp));
             } else {
-                __half *h = (__half *)&v;
-                for (int e = 0; e < 8; e++)
+                T *h = (T *)&v;
+                for (int e = 0; e < V; e++)
                     if (pp + e < hw) h[e] = xs[(size_t)cc * hw + pp + e];
             }
         }
-        *(uint4 *)&t[ch * 64 + ((seg ^ (ch >> 3)) & 7) * 8] = v;
+        *(uint4 *)&t[ch * 64 + ((seg ^ (ch / V)) % G) * V] = v;
     }
     __syncthreads();
 #pragma unroll
-    for (int i = 0; i < 2; i++) {
-        const int it = tid + 256 * i, cs = it & 7, px = it >> 3;
-        const int pp = p0 + px, cc = c0 + cs * 8;
+    for (int i = 0; i < 16 / V; i++) {
+        const int it = tid + 256 * i, cs = it % G, px = it / G;
+        const int pp = p0 + px, cc = c0 + cs * V;
         if (pp >= hw || cc >= c) continue;
         uint4 v;
-        __half *h = (__half *)&v;
+        T *h = (T *)&v;
 #pragma unroll
-        for (int e = 0; e < 8; e++) h[e] = t[(cs * 8 + e) * 64 + (((px >> 3) ^ cs) & 7) * 8 + (px & 7)];
+        for (int e = 0; e < V; e++) h[e] = t[(cs * V + e) * 64 + (((px / V) ^ cs) % G) * V + px % V];
         *(uint4 *)(xd + (size_t)pp * c + cc) = v;
     }
 }
 
-/* weight [G*coutg][cg][kk] -> A [G][mpad/8][kpad/8][8][8] in the segment k
- * order, zeros outside. One thread per 16-byte row of an 8x8 block: one
- * output channel, 8 consecutive k, which are 8 channels of one tap. */
-__device__ __forceinline__ void pack_weights_row(const __half *__restrict__ w, __half *__restrict__ a, const WGeo &g,
-                                                 int idx)
+/* weight [G*coutg][cg][kk] -> A [G][mpad/8][kpad/R][8][R] in the segment k
+ * order, zeros outside (fp32: the hi plane at a, the lo plane at a2). One
+ * thread per 16-byte row of an 8-row block: one output channel, R
+ * consecutive k, which are R channels of one tap. */
+template <int E>
+__device__ __forceinline__ void pack_weights_row(const void *__restrict__ w, void *__restrict__ a,
+                                                 void *__restrict__ a2, const WGeo &g, int idx)
 {
-    const int r8 = idx & 7, rest = idx >> 3, kb8 = g.kpad / 8, mb8 = g.mpad / 8;
-    const int kb = rest % kb8, r2 = rest / kb8;
+    constexpr int R = Et<E>::run;
+    const int r8 = idx & 7, rest = idx >> 3, kbr = g.kpad / R, mb8 = g.mpad / 8;
+    const int kb = rest % kbr, r2 = rest / kbr;
     const int mb = r2 % mb8, grp = r2 / mb8;
-    const int m = mb * 8 + r8, k = kb * 8;
+    const int m = mb * 8 + r8, k = kb * R;
     const int seg = k / g.kspad, kl = k - seg * g.kspad;
-    uint4 v = make_uint4(0, 0, 0, 0);
+    uint4 v = make_uint4(0, 0, 0, 0), v2 = make_uint4(0, 0, 0, 0);
     if (m < g.coutg && kl < g.kseg) {
         const int cb = kl / (g.kk * g.cw), rem = kl - cb * g.kk * g.cw;
         const int tap = rem / g.cw, cc = rem - tap * g.cw;
-        const __half *src = w + ((size_t)(grp * g.coutg + m) * g.cg + seg * g.sc + cb * g.cw + cc) * g.kk + tap;
-        __half *h = (__half *)&v;
+        const size_t src = ((size_t)(grp * g.coutg + m) * g.cg + seg * g.sc + cb * g.cw + cc) * g.kk + tap;
+        if constexpr (E == 2) {
 #pragma unroll
-        for (int e = 0; e < 8; e++) h[e] = src[e * g.kk];
+            for (int e = 0; e < 4; e++) tf32_split(((const float *)w)[src + e * g.kk], (&v.x)[e], (&v2.x)[e]);
+        } else {
+            __half *h = (__half *)&v;
+#pragma unroll
+            for (int e = 0; e < 8; e++) h[e] = ((const __half *)w)[src + e * g.kk];
+        }
     }
-    *(uint4 *)(a + (size_t)idx * 8) = v;
+    *(uint4 *)((char *)a + (size_t)idx * 16) = v;
+    if constexpr (E == 2) *(uint4 *)((char *)a2 + (size_t)idx * 16) = v2;
 }
 
 /* The operands' layouts in one launch: blocks [0, nxt) transpose x (block
  * b: pixel tile b % pxt, channel tile b / pxt % cht, image b / (pxt * cht)),
  * the others pack 256 rows of A each; block 0 also zeroes xt's zero row. */
-__global__ void __launch_bounds__(256) wg_prep(const __half *__restrict__ x, __half *__restrict__ xt,
-                                               const __half *__restrict__ w, __half *__restrict__ a, WGeo g, int pxt,
-                                               int cht, int nxt, int arows)
+template <int E>
+__global__ void __launch_bounds__(256) wg_prep(const void *__restrict__ x, void *__restrict__ xt,
+                                               const void *__restrict__ w, void *__restrict__ a,
+                                               void *__restrict__ a2, WGeo g, int pxt, int cht, int nxt, int arows)
 {
     const int b = blockIdx.x, tid = threadIdx.x;
     if (b == 0)
-        for (int i = tid; i < g.cin / 8; i += 256) *(uint4 *)((char *)xt + g.zero + i * 16) = make_uint4(0, 0, 0, 0);
+        for (int i = tid; i < g.cin * Et<E>::sz / 16; i += 256)
+            *(uint4 *)((char *)xt + g.zero + i * 16) = make_uint4(0, 0, 0, 0);
     if (b < nxt) {
-        nchw_to_nhwc_tile(x, xt, g.cin, g.hw_in, b / (pxt * cht), b % pxt * 64, b / pxt % cht * 64, tid);
+        const int n = b / (pxt * cht), p0 = b % pxt * 64, c0 = b / pxt % cht * 64;
+        if constexpr (E == 2) nchw_to_nhwc_tile<float>((const float *)x, (float *)xt, g.cin, g.hw_in, n, p0, c0, tid);
+        else nchw_to_nhwc_tile<__half>((const __half *)x, (__half *)xt, g.cin, g.hw_in, n, p0, c0, tid);
         return;
     }
     const int idx = (b - nxt) * 256 + tid;
-    if (idx < arows) pack_weights_row(w, a, g, idx);
+    if (idx < arows) pack_weights_row<E>(w, a, a2, g, idx);
 }
 
-/* Split-K: y = fp16(bias + sum over the splits of the fp32 partial sums,
- * in split order). part [split][cout][ncols]. */
-template <int BF>
-__global__ void wg_splitk_sum(const float *__restrict__ part, const __half *__restrict__ bias, __half *__restrict__ y,
+/* Split-K: y = bias + sum over the splits of the fp32 partial sums, in
+ * split order, rounded to the type once. part [split][cout][ncols]. */
+template <int E>
+__global__ void wg_splitk_sum(const float *__restrict__ part, const void *__restrict__ bias, void *__restrict__ y,
                               WGeo g, int64_t total)
 {
     const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= total) return;
     const int col = (int)(idx % g.ncols), oc = (int)(idx / g.ncols);
-    float s = bias ? e2f<BF>(bias[oc]) : 0.f;
+    float s = bias ? ldf<E>(bias, oc) : 0.f;
     for (int i = 0; i < g.split; i++) s += part[(int64_t)i * total + idx];
     const int n = col / g.hw, pos = col - n * g.hw;
-    y[((size_t)n * g.cout + oc) * g.hw + pos] = f2e<BF>(s);
+    stf<E>(y, ((size_t)n * g.cout + oc) * g.hw + pos, s);
+}
+
+/* fp32 split-K: y = bias + sum over the splits, in split order, of the
+ * partial sums the fused kernel left in its accumulators' order:
+ * part[r][block * NT + thread] (see the kernel), for a BM x BN tile of NT =
+ * 2 BM threads. One thread per output element. */
+__global__ void wg_splitk_sum_f32(const float *__restrict__ part, const void *__restrict__ bias, void *__restrict__ y,
+                                  WGeo g, int64_t total, int bm, int bn)
+{
+    const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= total) return;
+    const int col = (int)(idx % g.ncols), oc = (int)(idx / g.ncols);
+    const int grp = oc / g.coutg, m = oc - grp * g.coutg;
+    const int mtile = m / bm, row = m - mtile * bm, ctile = col / bn, cl = col - ctile * bn;
+    const int tid = (row >> 6) * 128 + ((row >> 4) & 3) * 32 + (row & 7) * 4 + ((cl >> 1) & 3);
+    const int r = 4 * (cl >> 3) + 2 * ((row >> 3) & 1) + (cl & 1);
+    const int nt = 2 * bm;
+    const size_t ntot = (size_t)g.mtiles * g.ctiles * g.split * (g.cin / g.cg) * nt;
+    float s = bias ? ((const float *)bias)[oc] : 0.f;
+    for (int i = 0; i < g.split; i++) {
+        const size_t blk = (((size_t)grp * g.split + i) * g.ctiles + ctile) * g.mtiles + mtile;
+        s += part[(size_t)r * ntot + blk * nt + tid];
+    }
+    const int n = col / g.hw, pos = col - n * g.hw;
+    ((float *)y)[((size_t)n * g.cout + oc) * g.hw + pos] = s;
 }
 
 /* ---- the fused kernel --------------------------------------------------- */
@@ -220,26 +329,28 @@ template <int R> __device__ __forceinline__ void acc_fence(float (&d)[R])
     for (int i = 0; i < R; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-/* Shared-memory matrix descriptor, no swizzle, K-major: 8x8 blocks of
- * 16-byte rows (128 bytes each); lbo: bytes between the blocks adjacent in
- * K, sbo: between the blocks adjacent in M (or N). */
+/* Shared-memory matrix descriptor, no swizzle, K-major: blocks of 8 rows of
+ * 16 bytes (128 bytes each); lbo: bytes between the blocks adjacent in K,
+ * sbo: between the blocks adjacent in M (or N). */
 __device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo)
 {
     return (uint64_t)((addr >> 4) & 0x3fff) | ((uint64_t)((lbo >> 4) & 0x3fff) << 16) |
            ((uint64_t)((sbo >> 4) & 0x3fff) << 32);
 }
 
-/* D[64 x N] += A[64 x 16] * B[16 x N]: fp16 (BF 0) or bfloat16 (BF 1)
- * operands from shared memory, fp32 accumulators, both operands K-major.
- * TY is the operands' PTX type. */
-#define DCN_WGMMA_M64N128K16(TY) \
+/* D[64 x 128] (+)= A[64 x 32 bytes of K] * B[32 bytes of K x 128], both
+ * operands K-major in shared memory, fp32 accumulators: SHAPE and TY are
+ * the instruction's k and operand type (k16 f16 or bf16, k8 tf32), TAIL
+ * its immediates (TF32 takes no transpose flags), SD 0 to overwrite D
+ * rather than add to it. */
+#define DCN_WGMMA_M64N128(SHAPE, TY, TAIL, DA, DB, SD) \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {" \
+                 "wgmma.mma_async.sync.aligned.m64n128" SHAPE ".f32." TY "." TY " {" \
                  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
                  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
                  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
                  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" \
-                 "}, %64, %65, p, 1, 1, 0, 0;\n}\n" \
+                 "}, %64, %65, p, 1, 1" TAIL ";\n}\n" \
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
                    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
                    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
@@ -248,23 +359,35 @@ __device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint3
                    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
                    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
                    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
-                 : "l"(da), "l"(db), "r"(1))
+                 : "l"(DA), "l"(DB), "r"(SD))
 
-template <int BF, int N> __device__ __forceinline__ void wgmma_async(float (&d)[N / 2], uint64_t da, uint64_t db)
+/* One 32-byte slice of K: fp16 or bfloat16 k16, or for fp32 the three TF32
+ * k8 products of the split operands (hi and lo planes pl_a, pl_b bytes
+ * apart, as descriptor units: / 16). */
+template <int E, int N>
+__device__ __forceinline__ void wgmma_slice(float (&d)[N / 2], uint64_t da, uint64_t db, uint32_t pl_a, uint32_t pl_b)
 {
     static_assert(N == 128, "the m64n128 shape");
-    if (BF) DCN_WGMMA_M64N128K16("bf16");
-    else DCN_WGMMA_M64N128K16("f16");
+    if constexpr (E == 2) {
+        const uint64_t dal = da + pl_a, dbl = db + pl_b;
+        DCN_WGMMA_M64N128("k8", "tf32", "", dal, db, 1); /* the small products first */
+        DCN_WGMMA_M64N128("k8", "tf32", "", da, dbl, 1);
+        DCN_WGMMA_M64N128("k8", "tf32", "", da, db, 1);
+    } else if constexpr (E == 1) {
+        DCN_WGMMA_M64N128("k16", "bf16", ", 0, 0", da, db, 1);
+    } else {
+        DCN_WGMMA_M64N128("k16", "f16", ", 0, 0", da, db, 1);
+    }
 }
-#undef DCN_WGMMA_M64N128K16
+#undef DCN_WGMMA_M64N128
 
 /* Corner table of segment `seg` for the block's BN columns: entry
  * tap * BN + column. The sampling point is the integer grid position plus
  * the offset's floor, the bilinear fractions come from the offset alone, as
  * in the CPU path and the other kernels. */
-template <int BF, int BN, int NT>
-__device__ __forceinline__ void build_table(Corner *tab, const WGeo &g, const __half *__restrict__ off,
-                                            const __half *__restrict__ mask, int grp, int seg, int c0, int tid)
+template <int E, int BN, int NT>
+__device__ __forceinline__ void build_table(Corner *tab, const WGeo &g, const void *__restrict__ off,
+                                            const void *__restrict__ mask, int grp, int seg, int c0, int tid)
 {
     const int d = g.dg == 1 ? 0 : (grp * g.cg + seg * g.sc) / g.cpd;
     for (int e = tid; e < g.kk * BN; e += NT) {
@@ -277,9 +400,9 @@ __device__ __forceinline__ void build_table(Corner *tab, const WGeo &g, const __
             const int oy = pos / g.wout, ox = pos - oy * g.wout;
             const int i = tap / g.kw, j = tap - i * g.kw;
             const size_t ob = ((size_t)(n * g.dg + d) * 2 * g.kk + 2 * tap) * g.hw + pos;
-            const float dy = e2f<BF>(off[ob]);
-            const float dx = e2f<BF>(off[ob + g.hw]);
-            const float m = e2f<BF>(mask[((size_t)(n * g.dg + d) * g.kk + tap) * g.hw + pos]);
+            const float dy = ldf<E>(off, ob);
+            const float dx = ldf<E>(off, ob + g.hw);
+            const float m = ldf<E>(mask, ((size_t)(n * g.dg + d) * g.kk + tap) * g.hw + pos);
             const int by = oy * g.sh - g.ph + i * g.dh, bx = ox * g.sw - g.pw + j * g.dw;
             /* |offset| >= 2^26 is outside any image this path accepts; false
              * for NaN and Inf too, which sample 0 */
@@ -290,7 +413,7 @@ __device__ __forceinline__ void build_table(Corner *tab, const WGeo &g, const __
                 /* inside unless py <= -1, py >= H, px <= -1 or px >= W */
                 if ((h0 >= 0 || (h0 == -1 && lh > 0.f)) && h0 < g.h && (x0 >= 0 || (x0 == -1 && lw > 0.f)) &&
                     x0 < g.w) {
-                    const int base = n * g.hw_in, rb = g.cin * 2;
+                    const int base = n * g.hw_in, rb = g.cin * Et<E>::sz;
                     if (h0 >= 0 && x0 >= 0) {
                         c.off.x = (base + h0 * g.w + x0) * rb;
                         c.wt.x = m * (1.f - lh) * (1.f - lw);
@@ -314,11 +437,12 @@ __device__ __forceinline__ void build_table(Corner *tab, const WGeo &g, const __
     }
 }
 
-/* The run table of one segment's chunks (all segments share it). */
-template <int BN, int NT> __device__ __forceinline__ void build_runs(RunInfo *runs, const WGeo &g, int tid)
+/* The run table of one segment's chunks (all segments share it): entry
+ * 4 j + q for run q of chunk j, R = Et<E>::run channels each. */
+template <int E, int BN, int NT> __device__ __forceinline__ void build_runs(RunInfo *runs, const WGeo &g, int tid)
 {
     for (int e = tid; e < g.kcs * 4; e += NT) {
-        const int kl = e * 8; /* chunk e / 4, run e % 4 */
+        const int kl = e * Et<E>::run;
         RunInfo r;
         r.c = -1;
         r.row = 0;
@@ -332,37 +456,51 @@ template <int BN, int NT> __device__ __forceinline__ void build_runs(RunInfo *ru
     }
 }
 
-/* Blend four corner runs of 8 channels in fp32; round to 16 bits once. */
-template <int BF>
-__device__ __forceinline__ uint4 blend4(const uint4 r0, const uint4 r1, const uint4 r2, const uint4 r3, const float4 w)
+/* Blend four corner runs in fp32: 16-bit runs (8 channels) rounded to 16
+ * bits once into *o; fp32 runs (4 channels) split into the TF32 planes *o
+ * (hi) and *o2 (lo). */
+template <int E>
+__device__ __forceinline__ void blend4(const uint4 r0, const uint4 r1, const uint4 r2, const uint4 r3, const float4 w,
+                                       uint4 *o, uint4 *o2)
 {
-    uint4 o;
+    if constexpr (E == 2) {
 #pragma unroll
-    for (int e = 0; e < 4; e++) {
-        const float2 fa = e2f2<BF>((&r0.x)[e]), fb = e2f2<BF>((&r1.x)[e]), fc = e2f2<BF>((&r2.x)[e]),
-                     fd = e2f2<BF>((&r3.x)[e]);
-        float v0 = w.x * fa.x, v1 = w.x * fa.y;
-        v0 = fmaf(w.y, fb.x, v0);
-        v1 = fmaf(w.y, fb.y, v1);
-        v0 = fmaf(w.z, fc.x, v0);
-        v1 = fmaf(w.z, fc.y, v1);
-        v0 = fmaf(w.w, fd.x, v0);
-        v1 = fmaf(w.w, fd.y, v1);
-        (&o.x)[e] = f2e2<BF>(v0, v1);
+        for (int e = 0; e < 4; e++) {
+            float v = w.x * __uint_as_float((&r0.x)[e]);
+            v = fmaf(w.y, __uint_as_float((&r1.x)[e]), v);
+            v = fmaf(w.z, __uint_as_float((&r2.x)[e]), v);
+            v = fmaf(w.w, __uint_as_float((&r3.x)[e]), v);
+            tf32_split(v, (&o->x)[e], (&o2->x)[e]);
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const float2 fa = e2f2<E>((&r0.x)[e]), fb = e2f2<E>((&r1.x)[e]), fc = e2f2<E>((&r2.x)[e]),
+                         fd = e2f2<E>((&r3.x)[e]);
+            float v0 = w.x * fa.x, v1 = w.x * fa.y;
+            v0 = fmaf(w.y, fb.x, v0);
+            v1 = fmaf(w.y, fb.y, v1);
+            v0 = fmaf(w.z, fc.x, v0);
+            v1 = fmaf(w.z, fc.y, v1);
+            v0 = fmaf(w.w, fd.x, v0);
+            v1 = fmaf(w.w, fd.y, v1);
+            (&o->x)[e] = f2e2<E>(v0, v1);
+        }
     }
-    return o;
 }
 
-/* Gather and blend KS chunks into a B tile ([BN][32 KS] as 8x8 blocks:
- * column block cl/8 at 512 KS bytes, k block at 128, row cl%8 at 16), the
- * corner loads of all KS chunks first. Chunk u: xs[u], xt at the thread's
- * channel (bytes); tab[u], the corner table's row of the run's tap; live[u],
- * 0 in the K padding. */
-template <int BF, int BN, int NT, int KS>
+/* Gather and blend KS chunks into a B tile ([BN][64 KS bytes] as blocks of
+ * 8 rows of 16 bytes: column block cl/8 at 512 KS bytes, k block at 128,
+ * row cl%8 at 16; fp32's lo plane pl_b bytes after it), the corner loads of
+ * all KS chunks first. Chunk u: xs[u], xt at the thread's channel (bytes);
+ * tab[u], the corner table's row of the run's tap; live[u], 0 in the K
+ * padding. */
+template <int E, int BN, int NT, int KS>
 __device__ __forceinline__ void gather(unsigned char *sb, const unsigned char *const (&tab)[KS],
                                        const char *const (&xs)[KS], const int (&live)[KS], int tid)
 {
     constexpr int ITEMS = BN * 4 / NT;
+    constexpr int PL_B = BN * CB * KS;
     const int q = tid & 3;
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
@@ -382,37 +520,112 @@ __device__ __forceinline__ void gather(unsigned char *sb, const unsigned char *c
             }
         }
 #pragma unroll
-        for (int u = 0; u < KS; u++)
-            *(uint4 *)(sb + (cl >> 3) * 512 * KS + (u * 4 + q) * 128 + (cl & 7) * 16) =
-                blend4<BF>(v[u][0], v[u][1], v[u][2], v[u][3], w[u]);
+        for (int u = 0; u < KS; u++) {
+            unsigned char *dst = sb + (cl >> 3) * 512 * KS + (u * 4 + q) * 128 + (cl & 7) * 16;
+            uint4 o, o2;
+            blend4<E>(v[u][0], v[u][1], v[u][2], v[u][3], w[u], &o, &o2);
+            *(uint4 *)dst = o;
+            if constexpr (E == 2) *(uint4 *)(dst + PL_B) = o2;
+        }
     }
 }
 
-/* Shared memory of one tile: A stages (KS chunks each; 4 stages for KS 1,
- * 3 for KS 2, where the A copies are always issued after the barrier), B
- * stages, the corner table, the run table. */
-template <int BM, int BN, int KS> struct WgSmem {
-    static constexpr int astages = KS == 1 ? ASTAGES : 3;
-    static constexpr size_t a_bytes = (size_t)BM * BK * 2 * KS, b_bytes = (size_t)BN * BK * 2 * KS;
-    static constexpr size_t table_off = a_bytes * astages + b_bytes * BSTAGES;
+/* Shared memory of one tile: A stages (KS chunks of every plane each; 4
+ * stages for 16-bit KS 1, else 3, where the A copies are always issued
+ * after the barrier; 2 in the lean form), B stages (2 in the lean form), the
+ * corner table, the run table. */
+template <int E, int BM, int BN, int KS, int LEAN> struct WgSmem {
+    static constexpr int astages = LEAN ? 2 : KS == 1 && E != 2 ? ASTAGES : 3;
+    static constexpr int bstages = LEAN ? 2 : BSTAGES;
+    static constexpr size_t a_plane = (size_t)BM * CB * KS, b_plane = (size_t)BN * CB * KS;
+    static constexpr size_t a_bytes = a_plane * Et<E>::planes, b_bytes = b_plane * Et<E>::planes;
+    static constexpr size_t table_off = a_bytes * astages + b_bytes * bstages;
 };
+#endif /* DCN_WG_DEVICE */
+
+#if DCN_WG_DEVICE
+/* f[r * ntot] = acc[r] (old: f[r * ntot] + acc[r]) for the R accumulators,
+ * 16 at a time with the 16 loads issued before the first store, so that
+ * the round trips overlap (the compiler cannot reorder a load past a store
+ * to memory it may share). */
+template <int R> __device__ __forceinline__ void flush_acc(const float (&acc)[R], float *f, size_t ntot, int old)
+{
+#pragma unroll
+    for (int r0 = 0; r0 < R; r0 += 16) {
+        float o[16];
+#pragma unroll
+        for (int q = 0; q < 16; q++) o[q] = old ? f[(r0 + q) * ntot] : 0.f;
+#pragma unroll
+        for (int q = 0; q < 16; q++) f[(r0 + q) * ntot] = old ? o[q] + acc[r0 + q] : acc[r0 + q];
+    }
+}
+
+/* The accumulators' values, plus the bias unless part is given, to their
+ * destination: part (16-bit split-K's fp32 partial sums of this split,
+ * [split][cout][ncols]) or y. Accumulator 4j + 2h + e is row row0 + lane/4
+ * + 8h of the tile, column 8j + 2 (lane % 4) + e. */
+template <int E, int BN>
+__device__ __forceinline__ void emit(const float (&acc)[BN / 2], void *__restrict__ y, float *__restrict__ part,
+                                     const void *__restrict__ bias, const WGeo &g, int m0, int c0, int grp, int split,
+                                     int row0, int lane)
+{
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int m = m0 + row0 + (lane >> 2) + 8 * h;
+        if (m >= g.coutg) continue;
+        const int oc = grp * g.coutg + m;
+        const float bv = part ? 0.f : bias ? ldf<E>(bias, oc) : 0.f;
+#pragma unroll
+        for (int j = 0; j < BN / 8; j++) {
+            const int col = c0 + 8 * j + 2 * (lane & 3);
+            const float v0 = acc[4 * j + 2 * h] + bv, v1 = acc[4 * j + 2 * h + 1] + bv;
+            if (part) {
+                float *pp = part + ((size_t)split * g.cout + oc) * g.ncols + col;
+                if (col + 1 < g.ncols && (g.ncols & 1) == 0) {
+                    *(float2 *)pp = make_float2(v0, v1);
+                } else {
+                    if (col < g.ncols) pp[0] = v0;
+                    if (col + 1 < g.ncols) pp[1] = v1;
+                }
+                continue;
+            }
+            if (col >= g.ncols) continue;
+            const int n = col / g.hw, pos = col - n * g.hw;
+            const size_t yi = ((size_t)n * g.cout + oc) * g.hw + pos;
+            if ((g.hw & 1) == 0 && col + 1 < g.ncols) {
+                stf2<E>(y, yi, v0, v1); /* pos even, pos + 1 in the same image */
+            } else {
+                stf<E>(y, yi, v0);
+                if (col + 1 < g.ncols) {
+                    const int n1 = (col + 1) / g.hw, p1 = col + 1 - n1 * g.hw;
+                    stf<E>(y, ((size_t)n1 * g.cout + oc) * g.hw + p1, v1);
+                }
+            }
+        }
+    }
+}
 #endif /* DCN_WG_DEVICE */
 
 /* One block: a BM x BN tile of y_g over the chunks [kc0, kc1) of K, KS
  * chunks per step (kc1 - kc0 and the chunks per segment are multiples of
- * KS). */
-template <int BF, int BM, int BN, int MINB, int KS>
+ * KS). A2: fp32's lo plane of A (unused otherwise). LEAN: two A and two B
+ * stages instead of three, so that two blocks of fp32 128x128 fit a
+ * multiprocessor; each step then waits for its previous MMAs and passes a
+ * barrier before it refills their stages (A of the next step and its
+ * gather), a second barrier per step. */
+template <int E, int BM, int BN, int MINB, int KS, int LEAN>
 __global__ void __launch_bounds__(BM * 2, MINB)
-    dcn_wgmma(const __half *__restrict__ xt, const __half *__restrict__ off, const __half *__restrict__ mask,
-              const __half *__restrict__ A, const __half *__restrict__ bias, __half *__restrict__ y,
-              float *__restrict__ part, WGeo g)
+    dcn_wgmma(const void *__restrict__ xt, const void *__restrict__ off, const void *__restrict__ mask,
+              const void *__restrict__ A, const void *__restrict__ A2, const void *__restrict__ bias,
+              void *__restrict__ y, float *__restrict__ part, WGeo g)
 {
 #if DCN_WG_DEVICE
     constexpr int NT = BM * 2; /* BM / 64 warpgroups */
     constexpr int R = BN / 2;  /* accumulators per thread */
-    constexpr int AP = BM * 4 * KS / NT; /* 16-byte A copies per thread and step */
-    typedef WgSmem<BM, BN, KS> L;
-    constexpr int AST = L::astages;
+    constexpr int AP = BM * 4 * KS / NT; /* 16-byte A copies per thread, plane and step */
+    constexpr int NPL = Et<E>::planes;
+    typedef WgSmem<E, BM, BN, KS, LEAN> L;
+    constexpr int AST = L::astages, BST = L::bstages;
     extern __shared__ __align__(128) unsigned char smem[];
     unsigned char *sA = smem, *sB = smem + L::a_bytes * AST;
     Corner *tab = (Corner *)(smem + L::table_off);
@@ -431,27 +644,34 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     const int nst = (kc1 - kc0) / KS; /* steps */
 
     /* A of step j: BM/8 runs of 512 KS bytes (KS chunks are adjacent in A),
-     * kpad * 16 bytes apart; this thread's copies advance by 512 KS bytes */
+     * kbr * 128 bytes apart; this thread's copies advance by 512 KS bytes;
+     * the lo plane (fp32) is the same copies from A2 into the stage's
+     * second plane */
     const char *asrc[AP];
     uint32_t adst[AP];
+    const int kbr = g.kpad / Et<E>::run;
+    const ptrdiff_t a2d = (const char *)A2 - (const char *)A;
     {
-        const char *Ab = (const char *)(A + ((size_t)grp * (g.mpad / 8) + m0 / 8) * (size_t)(g.kpad / 8) * 64);
+        const char *Ab = (const char *)A + ((size_t)grp * (g.mpad / 8) + m0 / 8) * (size_t)kbr * 128;
 #pragma unroll
         for (int i = 0; i < AP; i++) {
             const int p = tid + i * NT, mg = p / (32 * KS), w = p % (32 * KS);
-            asrc[i] = Ab + ((size_t)mg * (g.kpad / 8) + (size_t)kc0 * 4) * 128 + w * 16;
+            asrc[i] = Ab + ((size_t)mg * kbr + (size_t)kc0 * 4) * 128 + w * 16;
             adst[i] = smem_addr(sA) + mg * 512 * KS + w * 16;
         }
     }
     auto load_a = [&](int j, int stage) {
 #pragma unroll
-        for (int i = 0; i < AP; i++)
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(adst[i] + stage * (uint32_t)L::a_bytes),
-                         "l"(asrc[i] + (size_t)j * 512 * KS));
+        for (int pl = 0; pl < NPL; pl++)
+#pragma unroll
+            for (int i = 0; i < AP; i++)
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                                 adst[i] + stage * (uint32_t)L::a_bytes + pl * (uint32_t)L::a_plane),
+                             "l"(asrc[i] + (size_t)j * 512 * KS + (pl ? a2d : 0)));
     };
 
     int seg = kc0 / g.kcs, jseg = kc0 - seg * g.kcs; /* segment, chunk within it */
-    const char *xg = (const char *)xt + (size_t)(grp * g.cg) * 2;
+    const char *xg = (const char *)xt + (size_t)(grp * g.cg) * Et<E>::sz;
     auto gather_step = [&](unsigned char *sb) {
         const unsigned char *tb[KS];
         const char *xs[KS];
@@ -460,10 +680,10 @@ __global__ void __launch_bounds__(BM * 2, MINB)
         for (int u = 0; u < KS; u++) {
             const RunInfo ri = runs[(jseg + u) * 4 + q];
             tb[u] = (const unsigned char *)tab + ri.row;
-            xs[u] = xg + (size_t)(seg * g.sc + ri.c) * 2;
+            xs[u] = xg + (size_t)(seg * g.sc + ri.c) * Et<E>::sz;
             live[u] = ri.c >= 0;
         }
-        gather<BF, BN, NT, KS>(sb, tb, xs, live, tid);
+        gather<E, BN, NT, KS>(sb, tb, xs, live, tid);
     };
 
     float acc[R];
@@ -472,52 +692,90 @@ __global__ void __launch_bounds__(BM * 2, MINB)
 
     load_a(0, 0);
     cp_async_commit();
-    if (nst > 1) load_a(1, 1);
+    if (!LEAN && nst > 1) load_a(1, 1);
     cp_async_commit();
-    build_runs<BN, NT>(runs, g, tid);
-    build_table<BF, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
+    build_runs<E, BN, NT>(runs, g, tid);
+    build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
     __syncthreads();
     gather_step(sB);
-    cp_async_wait<1>();
+    cp_async_wait<LEAN ? 0 : 1>();
     fence_async_smem();
     __syncthreads();
 
-    const uint64_t da0 = smem_desc(smem_addr(sA) + wg * 64 * BK * 2 * KS, 128, 512 * KS);
+    const uint64_t da0 = smem_desc(smem_addr(sA) + wg * 64 * CB * KS, 128, 512 * KS);
     const uint64_t db0 = smem_desc(smem_addr(sB), 128, 512 * KS);
-    const int late_a = KS > 1 || !(g.flags & 1);
+    const int late_a = !LEAN && (KS > 1 || E == 2 || !(g.flags & 1));
     int as = 0, bs = 0; /* A and B stages of step i */
-    for (int i = 0; i < nst; i++) {
+    /* fp32: the steps run in segments of g.flush; after each but the last
+     * the accumulators' sum so far is added (fp32, round to nearest) into
+     * the destination and they restart at 0, so that the tensor cores'
+     * accumulation (whose additions truncate) runs over g.flush steps at a
+     * time rather than the whole of K. The destination is part in the
+     * accumulators' own order, [r][block * NT + thread] (coalesced, and
+     * simple: the epilogue's index arithmetic here made ptxas serialize
+     * the kernel's wgmma, C7515); the last segment adds it back before the
+     * epilogue, or with split-K leaves the sum there for wg_splitk_sum_f32.
+     * The segments are an outer loop so that no wgmma is in flight where
+     * the accumulators are read and reset. */
+    const int fl = E == 2 && g.flush > 0 ? g.flush : nst;
+    const size_t ntot = (size_t)gridDim.x * NT, gtid = (size_t)blockIdx.x * NT + tid; /* fp32's part: [r][ntot] */
+    int flushed = 0;
+    for (int i0 = 0; i0 < nst; i0 += fl) {
+    if (i0 > 0) {
+        wg_wait<0>();
+        acc_fence(acc);
+        flush_acc<R>(acc, part + gtid, ntot, flushed);
+#pragma unroll
+        for (int r = 0; r < R; r++) acc[r] = 0.f;
+        flushed = 1;
+        acc_fence(acc);
+    }
+    const int i1 = min(nst, i0 + fl);
+    for (int i = i0; i < i1; i++) {
         {
             const uint64_t da = da0 + (uint64_t)((as * (uint32_t)L::a_bytes) >> 4);
             const uint64_t db = db0 + (uint64_t)((bs * (uint32_t)L::b_bytes) >> 4);
             wg_fence();
             acc_fence(acc);
 #pragma unroll
-            for (int ks = 0; ks < BK * KS / 16; ks++) wgmma_async<BF, BN>(acc, da + ks * 16, db + ks * 16);
+            for (int ks = 0; ks < CB * KS / 32; ks++)
+                wgmma_slice<E, BN>(acc, da + ks * 16, db + ks * 16, (uint32_t)(L::a_plane >> 4),
+                                   (uint32_t)(L::b_plane >> 4));
             wg_commit();
             acc_fence(acc);
         }
+        if (LEAN) {
+            /* every warpgroup's MMAs of step i - 1 done: their A and B
+             * stages take step i + 1 */
+            wg_wait<1>();
+            acc_fence(acc);
+            __syncthreads();
+            if (i + 1 < nst) load_a(i + 1, as ^ 1);
+            cp_async_commit();
+        }
         const int a2 = as + 2 >= AST ? as + 2 - AST : as + 2; /* A stage of step i + 2 */
-        if (!late_a) {
+        if (!late_a && !LEAN) {
             if (i + 2 < nst) load_a(i + 2, a2);
             cp_async_commit();
         }
-        const int bn = bs == BSTAGES - 1 ? 0 : bs + 1;
+        const int bn = bs == BST - 1 ? 0 : bs + 1;
         if (i + 1 < nst) {
             jseg += KS;
             if (jseg == g.kcs) { /* the next step opens a segment */
                 jseg = 0;
                 seg++;
-                build_table<BF, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
+                build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
                 __syncthreads();
             }
             gather_step(sB + bn * L::b_bytes);
         }
-        if (late_a) cp_async_wait<0>();
+        if (late_a || LEAN) cp_async_wait<0>();
         else cp_async_wait<1>();
         fence_async_smem();
-        wg_wait<1>();
-        acc_fence(acc);
+        if (!LEAN) {
+            wg_wait<1>();
+            acc_fence(acc);
+        }
         __syncthreads();
         if (late_a) {
             /* the stage of step i + 2 held step i + 2 - AST (i - 2 or i - 1),
@@ -528,44 +786,22 @@ __global__ void __launch_bounds__(BM * 2, MINB)
         as = as == AST - 1 ? 0 : as + 1;
         bs = bn;
     }
+    }
     wg_wait<0>();
     acc_fence(acc);
 
-    /* epilogue: accumulator 4j + 2h + e is row lane/4 + 8h of the warp's 16,
-     * column 8j + 2 (lane % 4) + e */
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-        const int m = m0 + wg * 64 + wq * 16 + (lane >> 2) + 8 * h;
-        if (m >= g.coutg) continue;
-        const int oc = grp * g.coutg + m;
-        const float bv = part ? 0.f : bias ? e2f<BF>(bias[oc]) : 0.f;
-#pragma unroll
-        for (int j = 0; j < BN / 8; j++) {
-            const int col = c0 + 8 * j + 2 * (lane & 3);
-            const float v0 = acc[4 * j + 2 * h] + bv, v1 = acc[4 * j + 2 * h + 1] + bv;
-            if (part) {
-                float *pp = part + ((size_t)split * g.cout + oc) * g.ncols + col;
-                if (col + 1 < g.ncols && (g.ncols & 1) == 0) {
-                    *(float2 *)pp = make_float2(v0, v1);
-                } else {
-                    if (col < g.ncols) pp[0] = v0;
-                    if (col + 1 < g.ncols) pp[1] = v1;
-                }
-                continue;
-            }
-            if (col >= g.ncols) continue;
-            const int n = col / g.hw, pos = col - n * g.hw;
-            __half *yp = y + ((size_t)n * g.cout + oc) * g.hw + pos;
-            if ((g.hw & 1) == 0 && col + 1 < g.ncols) {
-                *(uint32_t *)yp = f2e2<BF>(v0, v1); /* pos even, pos + 1 in the same image */
-            } else {
-                yp[0] = f2e<BF>(v0);
-                if (col + 1 < g.ncols) {
-                    const int n1 = (col + 1) / g.hw, p1 = col + 1 - n1 * g.hw;
-                    y[((size_t)n1 * g.cout + oc) * g.hw + p1] = f2e<BF>(v1);
-                }
-            }
+    if constexpr (E == 2) {
+        if (g.split > 1) { /* this split's sum, in the accumulators' order */
+            flush_acc<R>(acc, part + gtid, ntot, flushed);
+            return;
         }
+        if (flushed) {
+#pragma unroll
+            for (int r = 0; r < R; r++) acc[r] = part[(size_t)r * ntot + gtid] + acc[r];
+        }
+        emit<E, BN>(acc, y, NULL, bias, g, m0, c0, grp, split, wg * 64 + wq * 16, lane);
+    } else {
+        emit<E, BN>(acc, y, part, bias, g, m0, c0, grp, split, wg * 64 + wq * 16, lane);
     }
 #endif /* DCN_WG_DEVICE */
 }
@@ -573,12 +809,15 @@ __global__ void __launch_bounds__(BM * 2, MINB)
 /* ---- host side ---------------------------------------------------------- */
 
 /* WG_256x128K64 takes two chunks (64 k) per step: half the barriers and
- * per-step bookkeeping, and both chunks' corner loads in flight together. */
-enum { WG_256x128, WG_128x128, WG_64x128, WG_256x128K64, WG_COUNT };
-const int wg_bm[WG_COUNT] = {256, 128, 64, 256};
-const int wg_bn[WG_COUNT] = {128, 128, 128, 128};
-const int wg_minb[WG_COUNT] = {1, 2, 2, 1};
-const int wg_ks[WG_COUNT] = {1, 1, 1, 2};
+ * per-step bookkeeping, and both chunks' corner loads in flight together.
+ * The WG_F32_ tiles are the fp32 (3xTF32) kernel, 16 k per step. */
+enum { WG_256x128, WG_128x128, WG_64x128, WG_256x128K64, WG_F32_256x128, WG_F32_128x128, WG_F32_64x128, WG_COUNT };
+const int wg_bm[WG_COUNT] = {256, 128, 64, 256, 256, 128, 64};
+const int wg_bn[WG_COUNT] = {128, 128, 128, 128, 128, 128, 128};
+const int wg_minb[WG_COUNT] = {1, 2, 2, 1, 1, 2, 2};
+const int wg_ks[WG_COUNT] = {1, 1, 1, 2, 1, 1, 1};
+const int wg_f32[WG_COUNT] = {0, 0, 0, 0, 1, 1, 1};
+const int wg_lean[WG_COUNT] = {0, 0, 0, 0, 0, 1, 0}; /* two A and B stages: two blocks a multiprocessor */
 
 constexpr int64_t MPAD_ALIGN = 256; /* the largest BM: the workspace does not depend on the tile */
 constexpr size_t SMEM_MAX = 227 * 1024;
@@ -586,13 +825,21 @@ constexpr size_t SMEM_MAX = 227 * 1024;
 int64_t round_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 size_t a256(size_t v) { return (v + 255) & ~(size_t)255; }
 
-/* A and B stages, the corner table, the run table (kcs chunks per segment). */
-size_t tile_smem(int t, int64_t kk, int64_t kcs)
+/* k per chunk and bytes per element of tile t's type */
+int64_t bk_of(int t) { return wg_f32[t] ? 16 : 32; }
+int64_t esz_of(int t) { return wg_f32[t] ? 4 : 2; }
+
+/* A and B stages, the corner table, the run table (kcs chunks per segment),
+ * of tile t in its lean form or not. */
+size_t tile_smem_as(int t, int lean, int64_t kk, int64_t kcs)
 {
-    const int ks = wg_ks[t], astages = ks == 1 ? ASTAGES : 3;
-    return (size_t)wg_bm[t] * BK * 2 * ks * astages + (size_t)wg_bn[t] * BK * 2 * ks * BSTAGES +
+    const int ks = wg_ks[t], planes = wg_f32[t] ? 2 : 1;
+    const int astages = lean ? 2 : ks == 1 && !wg_f32[t] ? ASTAGES : 3, bstages = lean ? 2 : BSTAGES;
+    return (size_t)wg_bm[t] * CB * ks * planes * astages + (size_t)wg_bn[t] * CB * ks * planes * bstages +
            (size_t)kk * wg_bn[t] * sizeof(Corner) + (size_t)kcs * 4 * sizeof(RunInfo);
 }
+
+size_t tile_smem(int t, int64_t kk, int64_t kcs) { return tile_smem_as(t, wg_lean[t], kk, kcs); }
 
 /* Channels per segment and per block (see the file comment); 0 when the
  * group's channels and the deformable groups' channels do not nest. */
@@ -606,39 +853,60 @@ int64_t seg_channels(const prt__dcn_params *p, const prt__dcn_shape *s)
 
 int64_t block_channels(int64_t sc) { return sc % 32 == 0 ? 32 : sc % 16 == 0 ? 16 : 8; }
 
-int64_t kpad_of(const prt__dcn_params *p, const prt__dcn_shape *s)
+int64_t kpad_of(const prt__dcn_params *p, const prt__dcn_shape *s, int64_t bk)
 {
     const int64_t sc = seg_channels(p, s), kk = s->kh * s->kw;
-    return (s->cin / p->group / sc) * round_up(sc * kk, BK);
+    return (s->cin / p->group / sc) * round_up(sc * kk, bk);
 }
 
 int fits(const prt__dcn_params *p, const prt__dcn_shape *s, int t)
 {
     const int64_t i31 = ((int64_t)1 << 31) - 1;
     if (t < 0 || t >= WG_COUNT || !prt__deform_conv_cuda_fused_fits(p, s)) return 0;
-    const int64_t sc = seg_channels(p, s), kk = s->kh * s->kw;
+    const int64_t sc = seg_channels(p, s), kk = s->kh * s->kw, bk = bk_of(t);
     if (sc == 0 || sc % 8) return 0;
-    /* byte offsets into xt and its zero row; 8-element rows of A */
-    if ((s->n * s->h * s->w + 1) * s->cin * 2 > i31 || kpad_of(p, s) > i31 / 8) return 0;
-    if (p->group * round_up(s->cout / p->group, MPAD_ALIGN) * kpad_of(p, s) > i31) return 0;
-    const int64_t kcs = round_up(sc * kk, BK) / BK;
+    /* byte offsets into xt and its zero row; 16-byte rows of A */
+    if ((s->n * s->h * s->w + 1) * s->cin * esz_of(t) > i31 || kpad_of(p, s, bk) > i31 / 8) return 0;
+    if (p->group * round_up(s->cout / p->group, MPAD_ALIGN) * kpad_of(p, s, bk) > i31) return 0;
+    const int64_t kcs = round_up(sc * kk, bk) / bk;
     if (kcs % wg_ks[t] || tile_smem(t, kk, kcs) > SMEM_MAX) return 0;
     const int64_t blocks = round_up(s->cout / p->group, wg_bm[t]) / wg_bm[t] *
                            ((s->n * s->hout * s->wout + wg_bn[t] - 1) / wg_bn[t]) * p->group * MAX_SPLIT;
     return blocks <= i31;
 }
 
+/* 16-bit split-K's partial sums, [split][cout][ncols] */
 size_t part_bytes(const prt__dcn_shape *s)
 {
     const int64_t b = MAX_SPLIT * s->cout * s->n * s->hout * s->wout * 4;
     return (size_t)(b < SPLIT_BYTES ? b : SPLIT_BYTES);
 }
 
+/* fp32's buffer of flushed and split-K sums in the accumulators' order:
+ * every thread of every block of tile t with `split` splits, 4 bytes per
+ * accumulator (BM x BN per block). */
+size_t f32_buf_bytes(const prt__dcn_params *p, const prt__dcn_shape *s, int t, int64_t split)
+{
+    const int64_t mt = round_up(s->cout / p->group, wg_bm[t]) / wg_bm[t];
+    const int64_t ct = (s->n * s->hout * s->wout + wg_bn[t] - 1) / wg_bn[t];
+    return (size_t)(mt * ct * p->group * split * wg_bm[t] * wg_bn[t] * 4);
+}
+
+/* What the workspace holds for it: every fp32 tile that fits without
+ * split-K, and at least SPLIT_BYTES (split_of keeps split-K within it). */
+size_t f32_buf_reserve(const prt__dcn_params *p, const prt__dcn_shape *s)
+{
+    size_t r = (size_t)SPLIT_BYTES;
+    for (int t = 0; t < WG_COUNT; t++)
+        if (wg_f32[t] && fits(p, s, t) && f32_buf_bytes(p, s, t, 1) > r) r = f32_buf_bytes(p, s, t, 1);
+    return r;
+}
+
 /* PRT_DCN_CUDA_SPLIT (environment, read per call, for benchmarks): the
  * number of K splits, 1..8, at least 2 chunks each and within the partial
  * sums' workspace; unset: enough to fill the device when the tiles fill less
  * than half of it, at least 8 chunks each. */
-int split_of(const WGeo &g, int64_t groups, int t)
+int split_of(const WGeo &g, const prt__dcn_params *p, const prt__dcn_shape *s, int64_t groups, int t)
 {
     int sms = 132, dev = 0;
     if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
@@ -652,36 +920,43 @@ int split_of(const WGeo &g, int64_t groups, int t)
     }
     if (sp > MAX_SPLIT) sp = MAX_SPLIT;
     if (sp > g.nch / min_chunks) sp = g.nch / min_chunks;
-    while (sp > 1 && (int64_t)sp * g.cout * g.ncols * 4 > SPLIT_BYTES) sp--;
+    if (wg_f32[t]) {
+        const size_t cap = f32_buf_reserve(p, s);
+        while (sp > 1 && f32_buf_bytes(p, s, t, sp) > cap) sp--;
+    } else {
+        while (sp > 1 && (int64_t)sp * g.cout * g.ncols * 4 > SPLIT_BYTES) sp--;
+    }
     return sp < 1 ? 1 : (int)sp;
 }
 
-int wfail(char *err, size_t cap, const char *what, cudaError_t ce)
+int wfail(char *err, size_t cap, int elt, const char *what, cudaError_t ce)
 {
     if (err && cap)
-        snprintf(err, cap, "ModulatedDeformConv2d CUDA (wgmma fp16): %s failed: %s", what, cudaGetErrorString(ce));
+        snprintf(err, cap, "ModulatedDeformConv2d CUDA (wgmma %s): %s failed: %s",
+                 elt == PRT_DCN_F32 ? "fp32" : elt == PRT_DCN_BF16 ? "bf16" : "fp16", what, cudaGetErrorString(ce));
     return -1;
 }
 
-template <int BF, int BM, int BN, int MINB, int KS>
-cudaError_t launch_t(int64_t blocks, size_t smem, cudaStream_t st, const __half *xt, const __half *off,
-                   const __half *mask, const __half *a, const __half *bias, __half *y, float *part, const WGeo &g)
+template <int E, int BM, int BN, int MINB, int KS, int LEAN = 0>
+cudaError_t launch_t(int64_t blocks, size_t smem, cudaStream_t st, const void *xt, const void *off, const void *mask,
+                     const void *a, const void *a2, const void *bias, void *y, float *part, const WGeo &g)
 {
     static unsigned long long raised = 0;
-    const cudaError_t ce = (cudaError_t)prt__deform_conv_cuda_smem_limit((const void *)dcn_wgmma<BF, BM, BN, MINB, KS>,
-                                                                         (int)SMEM_MAX, &raised);
+    const cudaError_t ce = (cudaError_t)prt__deform_conv_cuda_smem_limit(
+        (const void *)dcn_wgmma<E, BM, BN, MINB, KS, LEAN>, (int)SMEM_MAX, &raised);
     if (ce != cudaSuccess) return ce;
-    dcn_wgmma<BF, BM, BN, MINB, KS><<<(unsigned)blocks, BM * 2, smem, st>>>(xt, off, mask, a, bias, y, part, g);
+    dcn_wgmma<E, BM, BN, MINB, KS, LEAN><<<(unsigned)blocks, BM * 2, smem, st>>>(xt, off, mask, a, a2, bias, y, part, g);
     return cudaGetLastError();
 }
 
-/* The tile for the element type (elt: PRT_DCN_F16 or PRT_DCN_BF16). */
+/* The 16-bit tile for the element type (elt: PRT_DCN_F16 or PRT_DCN_BF16). */
 template <int BM, int BN, int MINB, int KS>
-cudaError_t launch(int elt, int64_t blocks, size_t smem, cudaStream_t st, const __half *xt, const __half *off,
-                   const __half *mask, const __half *a, const __half *bias, __half *y, float *part, const WGeo &g)
+cudaError_t launch16(int elt, int64_t blocks, size_t smem, cudaStream_t st, const void *xt, const void *off,
+                     const void *mask, const void *a, const void *bias, void *y, float *part, const WGeo &g)
 {
-    if (elt == PRT_DCN_BF16) return launch_t<1, BM, BN, MINB, KS>(blocks, smem, st, xt, off, mask, a, bias, y, part, g);
-    return launch_t<0, BM, BN, MINB, KS>(blocks, smem, st, xt, off, mask, a, bias, y, part, g);
+    if (elt == PRT_DCN_BF16)
+        return launch_t<1, BM, BN, MINB, KS>(blocks, smem, st, xt, off, mask, a, a, bias, y, part, g);
+    return launch_t<0, BM, BN, MINB, KS>(blocks, smem, st, xt, off, mask, a, a, bias, y, part, g);
 }
 
 } // namespace
@@ -706,24 +981,36 @@ extern "C" int prt__deform_conv_wgmma_fits(const prt__dcn_params *p, const prt__
     return fits(p, s, tile);
 }
 
-extern "C" int prt__deform_conv_wgmma_tile(const prt__dcn_params *p, const prt__dcn_shape *s)
+extern "C" int prt__deform_conv_wgmma_tile_f32(int tile) { return tile >= 0 && tile < WG_COUNT && wg_f32[tile]; }
+
+extern "C" int prt__deform_conv_wgmma_tile(const prt__dcn_params *p, const prt__dcn_shape *s, int elt)
 {
     const int64_t coutg = s->cout / p->group;
+    if (elt == PRT_DCN_F32) {
+        const int t = coutg > 128 ? WG_F32_256x128 : coutg > 64 ? WG_F32_128x128 : WG_F32_64x128;
+        return fits(p, s, t) ? t : -1;
+    }
     const int t = coutg > 128 ? WG_256x128 : coutg > 64 ? WG_128x128 : WG_64x128;
     if (t == WG_256x128 && fits(p, s, WG_256x128K64)) return WG_256x128K64;
     return fits(p, s, t) ? t : -1;
 }
 
-/* The default policy's wgmma tile (bench/NOTES-gpu.md, H200): one group of
- * more than 64 output channels (above 128 the 256x128 tile, with 64 k per
- * step where it fits; else 128x128) whose tiles,
- * without split-K, give every multiprocessor at least one block; -1
- * otherwise (im2col + cuBLAS, or the mma.sync kernel, runs). */
-extern "C" int prt__deform_conv_wgmma_default_tile(const prt__dcn_params *p, const prt__dcn_shape *s)
+/* The default policy's wgmma tile (bench/NOTES-gpu.md, H200). 16-bit: one
+ * group of more than 64 output channels (above 128 the 256x128 tile, with
+ * 64 k per step where it fits; else 128x128) whose tiles, without split-K,
+ * give every multiprocessor at least one block. fp32: wherever a tile fits,
+ * the tile of prt__deform_conv_wgmma_tile (by output channels per group:
+ * above 128 256x128, above 64 128x128, else 64x128; split-K fills the
+ * device where the tiles are few); it measured faster than im2col + the
+ * SGEMM on every case A-F. -1 otherwise (im2col + cuBLAS, or the mma.sync
+ * kernel, runs). */
+extern "C" int prt__deform_conv_wgmma_default_tile(const prt__dcn_params *p, const prt__dcn_shape *s, int elt)
 {
     int sms = 132, dev = 0;
     const int64_t coutg = s->cout / p->group;
-    if (p->group != 1 || coutg <= 64 || !prt__deform_conv_wgmma_available()) return -1;
+    if (!prt__deform_conv_wgmma_available()) return -1;
+    if (elt == PRT_DCN_F32) return prt__deform_conv_wgmma_tile(p, s, elt);
+    if (p->group != 1 || coutg <= 64) return -1;
     int t = coutg > 128 ? WG_256x128K64 : WG_128x128;
     if (t == WG_256x128K64 && !fits(p, s, t)) t = WG_256x128;
     if (!fits(p, s, t)) return -1;
@@ -732,14 +1019,18 @@ extern "C" int prt__deform_conv_wgmma_default_tile(const prt__dcn_params *p, con
     return blocks >= sms ? t : -1;
 }
 
-extern "C" size_t prt__deform_conv_wgmma_workspace(const prt__dcn_params *p, const prt__dcn_shape *s)
+/* xt with its zero pixel row, A (two planes for fp32), the split-K partial
+ * sums; 0 when no tile of the type fits. */
+extern "C" size_t prt__deform_conv_wgmma_workspace(const prt__dcn_params *p, const prt__dcn_shape *s, int elt)
 {
     int t, any = 0;
-    for (t = 0; t < WG_COUNT; t++) any |= fits(p, s, t);
+    const int f32 = elt == PRT_DCN_F32;
+    for (t = 0; t < WG_COUNT; t++) any |= wg_f32[t] == f32 && fits(p, s, t);
     if (!any) return 0;
-    const size_t xt = (size_t)((s->n * s->h * s->w + 1) * s->cin) * 2; /* with the zero pixel row */
-    const size_t a = (size_t)(p->group * round_up(s->cout / p->group, MPAD_ALIGN) * kpad_of(p, s)) * 2;
-    return a256(xt) + a256(a) + a256(part_bytes(s)) + 256;
+    const int64_t esz = f32 ? 4 : 2, bk = f32 ? 16 : 32;
+    const size_t xt = (size_t)((s->n * s->h * s->w + 1) * s->cin) * esz;
+    const size_t a = (size_t)(p->group * round_up(s->cout / p->group, MPAD_ALIGN) * kpad_of(p, s, bk)) * esz;
+    return a256(xt) + a256(a) * (f32 ? 2 : 1) + a256(f32 ? f32_buf_reserve(p, s) : part_bytes(s)) + 256;
 }
 
 extern "C" int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_shape *s, int elt, int tile,
@@ -749,64 +1040,86 @@ extern "C" int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_s
     cudaStream_t st = (cudaStream_t)stream;
     WGeo g;
     memset(&g, 0, sizeof g);
-    if (!fits(p, s, tile)) {
-        if (err && cap) snprintf(err, cap, "ModulatedDeformConv2d CUDA (wgmma fp16): the shape does not fit tile %d", tile);
+    if (!fits(p, s, tile) || wg_f32[tile] != (elt == PRT_DCN_F32)) {
+        if (err && cap)
+            snprintf(err, cap, "ModulatedDeformConv2d CUDA (wgmma): tile %d does not take this shape and type", tile);
         return -1;
     }
-    const int64_t G = p->group;
+    const int64_t G = p->group, esz = esz_of(tile), bk = bk_of(tile);
     prt__dcn_cuda_geo_set(&g, p, s);
     g.sc = (int)seg_channels(p, s);
     g.cw = (int)block_channels(g.sc);
     g.kseg = g.sc * g.kk;
-    g.kspad = (int)round_up(g.kseg, BK);
-    g.kcs = g.kspad / BK;
-    g.kpad = (int)kpad_of(p, s);
-    g.nch = g.kpad / BK;
+    g.kspad = (int)round_up(g.kseg, bk);
+    g.kcs = g.kspad / (int)bk;
+    g.kpad = (int)kpad_of(p, s, bk);
+    g.nch = g.kpad / (int)bk;
     if (s->n == 0 || s->cout == 0 || g.hw == 0) return 0;
     g.mpad = (int)round_up(g.coutg, wg_bm[tile]);
     g.mtiles = g.mpad / wg_bm[tile];
     g.ctiles = (g.ncols + wg_bn[tile] - 1) / wg_bn[tile];
-    g.split = split_of(g, G, tile);
+    g.split = split_of(g, p, s, G, tile);
     g.cps = (int)round_up((g.nch + g.split - 1) / g.split, wg_ks[tile]); /* nch is a multiple of it */
     g.split = (g.nch + g.cps - 1) / g.cps;
-    g.zero = (int)(s->n * g.hw_in * g.cin * 2);
+    g.zero = (int)(s->n * g.hw_in * g.cin * esz);
     {
         const char *e = getenv("PRT_DCN_CUDA_WGFLAGS");
         g.flags = e && *e ? atoi(e) : 0;
     }
+    if (wg_f32[tile]) {
+        /* k per flush: PRT_DCN_CUDA_F32_FLUSH (environment, benchmarks; 0: never), else FLUSH_K */
+        const char *e = getenv("PRT_DCN_CUDA_F32_FLUSH");
+        const int64_t fk = e && *e ? atoll(e) : FLUSH_K;
+        g.flush = fk > 0 ? (int)((fk + bk * wg_ks[tile] - 1) / (bk * wg_ks[tile])) : 0;
+    }
 
     char *ws = (char *)(((uintptr_t)workspace + 255) & ~(uintptr_t)255);
-    __half *xt = (__half *)ws;
-    __half *a = (__half *)(ws + a256((size_t)((s->n * s->h * s->w + 1) * s->cin) * 2));
-    float *part = NULL;
-    if (g.split > 1)
-        part = (float *)((char *)a + a256((size_t)(G * round_up(g.coutg, MPAD_ALIGN) * g.kpad) * 2));
+    void *xt = ws;
+    const size_t abytes = a256((size_t)(G * round_up(g.coutg, MPAD_ALIGN) * g.kpad) * esz);
+    char *a = ws + a256((size_t)((s->n * s->h * s->w + 1) * s->cin) * esz);
+    char *a2 = wg_f32[tile] ? a + abytes : a;
+    float *part = NULL; /* 16-bit: split-K's partial sums; fp32: the flushed and split sums (always given) */
+    if (g.split > 1 || wg_f32[tile]) part = (float *)(a + abytes * (wg_f32[tile] ? 2 : 1));
     cudaError_t ce;
     {
         const int pxt = (g.hw_in + 63) / 64, cht = (g.cin + 63) / 64, nxt = (int)(pxt * cht * s->n);
-        const int arows = (int)(G * g.mpad * (int64_t)g.kpad / 8);
-        wg_prep<<<(unsigned)(nxt + (arows + 255) / 256), 256, 0, st>>>((const __half *)x, xt, (const __half *)weight,
-                                                                       a, g, pxt, cht, nxt, arows);
-        if ((ce = cudaGetLastError()) != cudaSuccess) return wfail(err, cap, "layout kernel", ce);
+        const int arows = (int)(G * g.mpad * (int64_t)g.kpad / (16 / esz));
+        const unsigned blocks = (unsigned)(nxt + (arows + 255) / 256);
+        if (elt == PRT_DCN_F32) wg_prep<2><<<blocks, 256, 0, st>>>(x, xt, weight, a, a2, g, pxt, cht, nxt, arows);
+        else if (elt == PRT_DCN_BF16) wg_prep<1><<<blocks, 256, 0, st>>>(x, xt, weight, a, a2, g, pxt, cht, nxt, arows);
+        else wg_prep<0><<<blocks, 256, 0, st>>>(x, xt, weight, a, a2, g, pxt, cht, nxt, arows);
+        if ((ce = cudaGetLastError()) != cudaSuccess) return wfail(err, cap, elt, "layout kernel", ce);
     }
     const int64_t blocks = (int64_t)g.mtiles * g.ctiles * g.split * G;
     const size_t smem = tile_smem(tile, g.kk, g.kcs);
-    const __half *xo = (const __half *)offset, *xm = (const __half *)mask, *xb = (const __half *)bias;
-    __half *yy = (__half *)y;
     switch (tile) {
-    case WG_256x128: ce = launch<256, 128, 1, 1>(elt, blocks, smem, st, xt, xo, xm, a, xb, yy, part, g); break;
-    case WG_128x128: ce = launch<128, 128, 2, 1>(elt, blocks, smem, st, xt, xo, xm, a, xb, yy, part, g); break;
-    case WG_256x128K64: ce = launch<256, 128, 1, 2>(elt, blocks, smem, st, xt, xo, xm, a, xb, yy, part, g); break;
-    default: ce = launch<64, 128, 2, 1>(elt, blocks, smem, st, xt, xo, xm, a, xb, yy, part, g); break;
-    }
-    if (ce != cudaSuccess) return wfail(err, cap, "fused kernel", ce);
-    if (part) {
-        const int64_t total = (int64_t)g.cout * g.ncols;
-        if (elt == PRT_DCN_BF16)
-            wg_splitk_sum<1><<<(unsigned)((total + 255) / 256), 256, 0, st>>>(part, xb, yy, g, total);
+    case WG_256x128: ce = launch16<256, 128, 1, 1>(elt, blocks, smem, st, xt, offset, mask, a, bias, y, part, g); break;
+    case WG_128x128: ce = launch16<128, 128, 2, 1>(elt, blocks, smem, st, xt, offset, mask, a, bias, y, part, g); break;
+    case WG_256x128K64:
+        ce = launch16<256, 128, 1, 2>(elt, blocks, smem, st, xt, offset, mask, a, bias, y, part, g);
+        break;
+    case WG_64x128: ce = launch16<64, 128, 2, 1>(elt, blocks, smem, st, xt, offset, mask, a, bias, y, part, g); break;
+    case WG_F32_256x128:
+        ce = launch_t<2, 256, 128, 1, 1>(blocks, smem, st, xt, offset, mask, a, a2, bias, y, part, g);
+        break;
+    case WG_F32_128x128:
+        if (g.flags & 2) /* benchmarks: the form with three stages, one block a multiprocessor */
+            ce = launch_t<2, 128, 128, 1, 1, 0>(blocks, tile_smem_as(tile, 0, g.kk, g.kcs), st, xt, offset, mask, a,
+                                                a2, bias, y, part, g);
         else
-            wg_splitk_sum<0><<<(unsigned)((total + 255) / 256), 256, 0, st>>>(part, xb, yy, g, total);
-        if ((ce = cudaGetLastError()) != cudaSuccess) return wfail(err, cap, "split-K sum kernel", ce);
+            ce = launch_t<2, 128, 128, 2, 1, 1>(blocks, smem, st, xt, offset, mask, a, a2, bias, y, part, g);
+        break;
+    default: ce = launch_t<2, 64, 128, 2, 1>(blocks, smem, st, xt, offset, mask, a, a2, bias, y, part, g); break;
+    }
+    if (ce != cudaSuccess) return wfail(err, cap, elt, "fused kernel", ce);
+    if (g.split > 1) {
+        const int64_t total = (int64_t)g.cout * g.ncols;
+        const unsigned nb = (unsigned)((total + 255) / 256);
+        if (elt == PRT_DCN_F32)
+            wg_splitk_sum_f32<<<nb, 256, 0, st>>>(part, bias, y, g, total, wg_bm[tile], wg_bn[tile]);
+        else if (elt == PRT_DCN_BF16) wg_splitk_sum<1><<<nb, 256, 0, st>>>(part, bias, y, g, total);
+        else wg_splitk_sum<0><<<nb, 256, 0, st>>>(part, bias, y, g, total);
+        if ((ce = cudaGetLastError()) != cudaSuccess) return wfail(err, cap, elt, "split-K sum kernel", ce);
     }
     return 0;
 }
