@@ -1658,6 +1658,35 @@ TEST(dcn_cuda_f32_3xtf32_long_k)
     dset_free(&d);
 }
 
+/* The wgmma entry point refuses a tile of the other element type, or one out of range, with a
+ * message and before it touches the device or the output (no GPU needed). */
+TEST(dcn_cuda_wgmma_refuses_mismatched_tiles)
+{
+    dset d;
+    prt__dcn_params p;
+    prt__dcn_shape s;
+    char err[256];
+    float y = 1.5f;
+    static const struct {
+        int elt, tile;
+    } bad[] = {{PRT_DCN_F32, 0}, {PRT_DCN_F32, 3}, {PRT_DCN_F16, 4}, {PRT_DCN_BF16, 6}, {PRT_DCN_F32, 7},
+               {PRT_DCN_F16, -1}};
+    size_t i;
+    dset_make(&d, &fused_cases[7], 1, 0, 1.0); /* every tile fits this shape */
+    dset_shape(&d, &p, &s);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        CHECK_EQ_INT(prt__deform_conv_wgmma(&p, &s, bad[i].elt, bad[i].tile, NULL, NULL, NULL, NULL, NULL, &y, NULL,
+                                            NULL, err, sizeof err),
+                     -1);
+        CHECK_STR_CONTAINS(err, "does not take this shape and type");
+        CHECK(y == 1.5f);
+    }
+    CHECK(prt__deform_conv_wgmma_tile_f32(4) && prt__deform_conv_wgmma_tile_f32(6));
+    CHECK(!prt__deform_conv_wgmma_tile_f32(3) && !prt__deform_conv_wgmma_tile_f32(7) && !prt__deform_conv_wgmma_tile_f32(-1));
+    dset_free(&d);
+}
+
 /* Which fp32 kernel runs: by default (a device of compute capability 9.0) the 3xTF32 tile of the
  * shape, by output channels per group; a tactic picks a tile or im2col; PRT_DCN_CUDA_KERNEL wins over
  * both; a 16-bit tile never runs for fp32; shapes the fused kernel does not take keep im2col. */
@@ -1877,6 +1906,7 @@ TEST(dcn_cuda_fused_nonfinite_offsets) { SKIP("no CUDA support in this build"); 
 TEST(dcn_cuda_f32_3xtf32_every_tile) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_f32_kernel_choice) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_f32_3xtf32_long_k) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_wgmma_refuses_mismatched_tiles) { SKIP("no CUDA support in this build"); }
 #endif
 
 /* Two layers attached to one context share one cuBLAS handle. */
