@@ -721,71 +721,71 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     const size_t ntot = (size_t)gridDim.x * NT, gtid = (size_t)blockIdx.x * NT + tid; /* fp32's part: [r][ntot] */
     int flushed = 0;
     for (int i0 = 0; i0 < nst; i0 += fl) {
-    if (i0 > 0) {
-        wg_wait<0>();
-        acc_fence(acc);
-        flush_acc<R>(acc, part + gtid, ntot, flushed);
+        if (i0 > 0) {
+            wg_wait<0>();
+            acc_fence(acc);
+            flush_acc<R>(acc, part + gtid, ntot, flushed);
 #pragma unroll
-        for (int r = 0; r < R; r++) acc[r] = 0.f;
-        flushed = 1;
-        acc_fence(acc);
-    }
-    const int i1 = min(nst, i0 + fl);
-    for (int i = i0; i < i1; i++) {
-        {
-            const uint64_t da = da0 + (uint64_t)((as * (uint32_t)L::a_bytes) >> 4);
-            const uint64_t db = db0 + (uint64_t)((bs * (uint32_t)L::b_bytes) >> 4);
-            wg_fence();
+            for (int r = 0; r < R; r++) acc[r] = 0.f;
+            flushed = 1;
             acc_fence(acc);
+        }
+        const int i1 = min(nst, i0 + fl);
+        for (int i = i0; i < i1; i++) {
+            {
+                const uint64_t da = da0 + (uint64_t)((as * (uint32_t)L::a_bytes) >> 4);
+                const uint64_t db = db0 + (uint64_t)((bs * (uint32_t)L::b_bytes) >> 4);
+                wg_fence();
+                acc_fence(acc);
 #pragma unroll
-            for (int ks = 0; ks < CB * KS / 32; ks++)
-                wgmma_slice<E, BN>(acc, da + ks * 16, db + ks * 16, (uint32_t)(L::a_plane >> 4),
-                                   (uint32_t)(L::b_plane >> 4));
-            wg_commit();
-            acc_fence(acc);
-        }
-        if (LEAN) {
-            /* every warpgroup's MMAs of step i - 1 done: their A and B
-             * stages take step i + 1 */
-            wg_wait<1>();
-            acc_fence(acc);
-            __syncthreads();
-            if (i + 1 < nst) load_a(i + 1, as ^ 1);
-            cp_async_commit();
-        }
-        const int a2 = as + 2 >= AST ? as + 2 - AST : as + 2; /* A stage of step i + 2 */
-        if (!late_a && !LEAN) {
-            if (i + 2 < nst) load_a(i + 2, a2);
-            cp_async_commit();
-        }
-        const int bn = bs == BST - 1 ? 0 : bs + 1;
-        if (i + 1 < nst) {
-            jseg += KS;
-            if (jseg == g.kcs) { /* the next step opens a segment */
-                jseg = 0;
-                seg++;
-                build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
-                __syncthreads();
+                for (int ks = 0; ks < CB * KS / 32; ks++)
+                    wgmma_slice<E, BN>(acc, da + ks * 16, db + ks * 16, (uint32_t)(L::a_plane >> 4),
+                                       (uint32_t)(L::b_plane >> 4));
+                wg_commit();
+                acc_fence(acc);
             }
-            gather_step(sB + bn * L::b_bytes);
+            if (LEAN) {
+                /* every warpgroup's MMAs of step i - 1 done: their A and B
+                 * stages take step i + 1 */
+                wg_wait<1>();
+                acc_fence(acc);
+                __syncthreads();
+                if (i + 1 < nst) load_a(i + 1, as ^ 1);
+                cp_async_commit();
+            }
+            const int a2 = as + 2 >= AST ? as + 2 - AST : as + 2; /* A stage of step i + 2 */
+            if (!late_a && !LEAN) {
+                if (i + 2 < nst) load_a(i + 2, a2);
+                cp_async_commit();
+            }
+            const int bn = bs == BST - 1 ? 0 : bs + 1;
+            if (i + 1 < nst) {
+                jseg += KS;
+                if (jseg == g.kcs) { /* the next step opens a segment */
+                    jseg = 0;
+                    seg++;
+                    build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
+                    __syncthreads();
+                }
+                gather_step(sB + bn * L::b_bytes);
+            }
+            if (late_a || LEAN) cp_async_wait<0>();
+            else cp_async_wait<1>();
+            fence_async_smem();
+            if (!LEAN) {
+                wg_wait<1>();
+                acc_fence(acc);
+            }
+            __syncthreads();
+            if (late_a) {
+                /* the stage of step i + 2 held step i + 2 - AST (i - 2 or i - 1),
+                 * whose MMAs every warpgroup has waited for before the barrier */
+                if (i + 2 < nst) load_a(i + 2, a2);
+                cp_async_commit();
+            }
+            as = as == AST - 1 ? 0 : as + 1;
+            bs = bn;
         }
-        if (late_a || LEAN) cp_async_wait<0>();
-        else cp_async_wait<1>();
-        fence_async_smem();
-        if (!LEAN) {
-            wg_wait<1>();
-            acc_fence(acc);
-        }
-        __syncthreads();
-        if (late_a) {
-            /* the stage of step i + 2 held step i + 2 - AST (i - 2 or i - 1),
-             * whose MMAs every warpgroup has waited for before the barrier */
-            if (i + 2 < nst) load_a(i + 2, a2);
-            cp_async_commit();
-        }
-        as = as == AST - 1 ? 0 : as + 1;
-        bs = bn;
-    }
     }
     wg_wait<0>();
     acc_fence(acc);
@@ -945,7 +945,8 @@ cudaError_t launch_t(int64_t blocks, size_t smem, cudaStream_t st, const void *x
     const cudaError_t ce = (cudaError_t)prt__deform_conv_cuda_smem_limit(
         (const void *)dcn_wgmma<E, BM, BN, MINB, KS, LEAN>, (int)SMEM_MAX, &raised);
     if (ce != cudaSuccess) return ce;
-    dcn_wgmma<E, BM, BN, MINB, KS, LEAN><<<(unsigned)blocks, BM * 2, smem, st>>>(xt, off, mask, a, a2, bias, y, part, g);
+    dcn_wgmma<E, BM, BN, MINB, KS, LEAN>
+        <<<(unsigned)blocks, BM * 2, smem, st>>>(xt, off, mask, a, a2, bias, y, part, g);
     return cudaGetLastError();
 }
 
