@@ -7,7 +7,8 @@
  *             [--threads N] [--reps N] [--types f32,f16,bf16] [--probe]
  *
  * --probe (CPU): measures this machine's FMA peak per core (independent
- * 512-bit and 256-bit FMAs, timed in thread CPU time) and prints, after each
+ * 512-bit and 256-bit FMAs, timed in thread CPU time), then on --threads
+ * threads at once (the floor takes the smaller of the two), and prints, after each
  * CPU row, the process CPU time of one call: on a machine that other jobs
  * share, CPU time does not count the time a thread waited for a core, so
  * CPU time / threads against FLOPs / (threads x measured peak) is the
@@ -42,6 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <pthread.h>
 
 #include "plugrt/plugrt.h"
 
@@ -235,12 +238,36 @@ __attribute__((target("avx2,fma"))) static double probe_avx2(int64_t iters, floa
     return (double)iters * PROBE_ACC * 8 * 2 / (t0 * 1e3);
 }
 
-/* Best of 5 runs of ~0.2 s each, for the widest FMA this CPU has. */
-static void probe_fma(void)
+/* One thread of the concurrent probe: best of 3 runs of the widest FMA. */
+typedef struct probe_arg {
+    int wide;
+    double best;
+    float sink;
+} probe_arg;
+
+static void *probe_thread(void *v)
 {
-    double best512 = 0, best256 = 0, g;
+    probe_arg *a = (probe_arg *)v;
+    int r;
+    for (r = 0; r < 3; r++) {
+        const double g = a->wide ? probe_avx512(20000000, &a->sink) : probe_avx2(20000000, &a->sink);
+        if (g > a->best) a->best = g;
+    }
+    return NULL;
+}
+
+/* Best of 5 runs of ~0.2 s each, for the widest FMA this CPU has; then the
+ * same FMAs on `threads` threads at once (the sum of their rates): cores
+ * that share a clock budget, or threads that share a core, give less than
+ * threads x one core, and then that sum is the floor's peak. */
+static void probe_fma(int threads)
+{
+    double best512 = 0, best256 = 0, g, sum = 0;
     float sink = 0;
     int r, has512 = __builtin_cpu_supports("avx512f"), has256 = __builtin_cpu_supports("fma");
+    probe_arg args[16];
+    pthread_t tid[16];
+    int nt = threads < 16 ? threads : 16, started = 0;
     for (r = 0; r < 5; r++) {
         if (has512 && (g = probe_avx512(20000000, &sink)) > best512) best512 = g;
         if (has256 && (g = probe_avx2(20000000, &sink)) > best256) best256 = g;
@@ -248,9 +275,33 @@ static void probe_fma(void)
     probe_gflops = best512 > best256 ? best512 : best256;
     printf("# FMA peak of one core, thread CPU time, best of 5: %.1f GFLOP/s 512-bit, %.1f GFLOP/s 256-bit "
            "(checksum %g)\n", best512, best256, (double)sink);
+    if (nt < 2 || !(has512 || has256)) return;
+    for (r = 0; r < nt; r++) {
+        args[r].wide = best512 > best256;
+        args[r].best = 0;
+        args[r].sink = 0;
+        if (pthread_create(&tid[r], NULL, probe_thread, &args[r]) != 0) break;
+        started++;
+    }
+    for (r = 0; r < started; r++) {
+        pthread_join(tid[r], NULL);
+        sum += args[r].best;
+    }
+    if (started < nt) {
+        printf("# FMA peak on %d threads at once: could not start the threads\n", nt);
+        return;
+    }
+    printf("# FMA peak on %d threads at once (%s FMAs, thread CPU time, sum of each thread's best of 3): %.1f "
+           "GFLOP/s = %.2f x one core\n", nt, best512 > best256 ? "512-bit" : "256-bit", sum, sum / probe_gflops);
+    /* the floor below takes threads x probe_gflops: the smaller peak of the two */
+    if (sum < nt * probe_gflops) probe_gflops = sum / nt;
 }
 #else
-static void probe_fma(void) { printf("# FMA probe: x86-64 only\n"); }
+static void probe_fma(int threads)
+{
+    (void)threads;
+    printf("# FMA probe: x86-64 only\n");
+}
 #endif
 
 /* ---- results -------------------------------------------------------------- */
@@ -696,7 +747,7 @@ int main(int argc, char **argv)
     (void)cuda;
     (void)types;
 #endif
-    if (cpu && probe) probe_fma();
+    if (cpu && probe) probe_fma(threads);
     if (cpu)
         for (i = 0; i < (int)(sizeof(bcases) / sizeof(bcases[0])); i++)
             if (bcases[i].cpu && strchr(sel, bcases[i].id))

@@ -5,8 +5,11 @@
  *
  * Fast path, per call: the weights are packed once into row blocks of 32 (or
  * 16) output channels, [k][32] with k = tap*Cg + c'. Per image n:
- *   xt = x[n] transposed to channels-last, [H*W + 1][Cin] in fp32, the last
- *        row zero (where corners outside the image point);
+ *   xt = x[n] transposed to channels-last, group-major: [group][H*W + 1][Cg]
+ *        in fp32, each group's last row zero (where corners outside the image
+ *        point); a group's channels of one pixel are contiguous and the
+ *        group's whole image is one block, so the gather of a group reads
+ *        neighbouring lines (one group is the plain [H*W + 1][Cin] layout);
  *   per column tile (a work item, whole strips of nr columns):
  *     corner tables (four xt rows and four mask-scaled weights per column)
  *     for every (deformable group, tap);
@@ -106,9 +109,10 @@ void prt__deform_conv_cpu_ref_f64(const prt__dcn_params *p, const prt__dcn_shape
 static size_t align_up(size_t v) { return (v + PRT_DCN_ALIGN - 1) & ~(size_t)(PRT_DCN_ALIGN - 1); }
 
 /* Corner tables of a tile: for (deformable group d, tap k) = table
- * t = d*K + k and corner c, ix[(t*4 + c)*tmax + q] is the offset in xt of
- * the corner's row (pixel*Cin; the zero row hwin*Cin for a corner outside
- * the image) and w[...] its mask-scaled bilinear weight, for tile column q. */
+ * t = d*K + k and corner c, ix[(t*4 + c)*tmax + q] is the offset of the
+ * corner's row inside a group's block of xt (pixel*Cg; the zero row hwin*Cg
+ * for a corner outside the image) and w[...] its mask-scaled bilinear
+ * weight, for tile column q. The tables serve every group. */
 typedef struct dcn_tabs {
     const int32_t *ix;
     const float *w;
@@ -116,7 +120,8 @@ typedef struct dcn_tabs {
 } dcn_tabs;
 
 /* A run of k indices of a chunk that shares one corner table and reads
- * consecutive channels: dst[boff + i] <- channel coff + i, i < len. */
+ * consecutive channels: dst[boff + i] <- xt[coff + row + i], i < len, where
+ * row is the table's corner offset (coff: the group's block + channel). */
 typedef struct dcn_seg {
     int64_t boff, coff, len, tab;
 } dcn_seg;
@@ -137,6 +142,7 @@ typedef struct dcn_isa {
 
 typedef struct dcn_plan {
     int64_t K, cg, coutg, cd, hw, hwin, kd, mpad; /* kd = Cg*K, mpad = Coutg rounded up to 16 */
+    int64_t xg;                                  /* floats per group block of xt: (hwin + 1)*Cg */
     int64_t nr, strips, ntiles, tmax;            /* tmax: widest tile, a multiple of nr */
     size_t xt_bytes, a_bytes, tab_bytes, buf_bytes, c_bytes, slot_bytes;
 } dcn_plan;
@@ -150,6 +156,7 @@ static void plan_make(const prt__dcn_params *p, const prt__dcn_shape *s, int64_t
     pl->cd = s->cin / p->deformable_group;
     pl->hw = s->hout * s->wout;
     pl->hwin = s->h * s->w;
+    pl->xg = (pl->hwin + 1) * pl->cg;
     pl->kd = pl->cg * pl->K;
     pl->mpad = (pl->coutg + 15) / 16 * 16;
     pl->nr = nr;
@@ -187,35 +194,43 @@ static size_t plan_total(const dcn_plan *pl)
 
 #define DCN_C_NR PRT_GEMM_C_NR
 
-/* The gather body, shared by the portable and AVX2 builds (the compiler
- * vectorizes the channel loop for the target of the function it lands in). */
-static inline void gather_body(float *restrict buf, const float *restrict xt, const dcn_tabs *tb,
-                               const dcn_seg *restrict seg, int64_t nseg, int64_t tc, int64_t tpad, int64_t kc)
+/* dst[c] = w[0]*a[0][c] + w[1]*a[1][c] + w[2]*a[2][c] + w[3]*a[3][c], c < len:
+ * one run of channels of a segment (four corner runs of xt, their weights). */
+typedef void (*dcn_blend_fn)(float *dst, const float *const a[4], const float w[4], int64_t len);
+
+/* The gather's walk over columns and segments, shared by every kernel set;
+ * always inlined into each set's gather, so that its blend (a constant
+ * there) is called directly and inlined for that set's target. */
+static inline __attribute__((always_inline)) void gather_walk(float *buf, const float *xt, const dcn_tabs *tb,
+                                                              const dcn_seg *seg, int64_t nseg, int64_t tc,
+                                                              int64_t tpad, int64_t kc, dcn_blend_fn blend)
 {
     const int64_t tmax = tb->tmax;
-    int64_t q, sI, c;
+    int64_t q, sI;
     for (q = 0; q < tc; q++) {
         float *row = buf + q * DCN_KC;
         for (sI = 0; sI < nseg; sI++) {
             const int32_t *ix = tb->ix + seg[sI].tab * 4 * tmax + q;
             const float *tw = tb->w + seg[sI].tab * 4 * tmax + q;
-            const float *restrict a0 = xt + ix[0] + seg[sI].coff;
-            const float *restrict a1 = xt + ix[tmax] + seg[sI].coff;
-            const float *restrict a2 = xt + ix[2 * tmax] + seg[sI].coff;
-            const float *restrict a3 = xt + ix[3 * tmax] + seg[sI].coff;
-            const float w0 = tw[0], w1 = tw[tmax], w2 = tw[2 * tmax], w3 = tw[3 * tmax];
-            float *restrict dst = row + seg[sI].boff;
-            const int64_t len = seg[sI].len;
-            for (c = 0; c < len; c++) dst[c] = w0 * a0[c] + w1 * a1[c] + w2 * a2[c] + w3 * a3[c];
+            const float *const a[4] = {xt + ix[0] + seg[sI].coff, xt + ix[tmax] + seg[sI].coff,
+                                       xt + ix[2 * tmax] + seg[sI].coff, xt + ix[3 * tmax] + seg[sI].coff};
+            const float w[4] = {tw[0], tw[tmax], tw[2 * tmax], tw[3 * tmax]};
+            blend(row + seg[sI].boff, a, w, seg[sI].len);
         }
     }
     for (; q < tpad; q++) memset(buf + q * DCN_KC, 0, (size_t)kc * sizeof(float));
 }
 
+static inline void blend_c(float *dst, const float *const a[4], const float w[4], int64_t len)
+{
+    int64_t c;
+    for (c = 0; c < len; c++) dst[c] = w[0] * a[0][c] + w[1] * a[1][c] + w[2] * a[2][c] + w[3] * a[3][c];
+}
+
 static void gather_c(float *buf, const float *xt, const dcn_tabs *tb, const dcn_seg *seg, int64_t nseg, int64_t tc,
                      int64_t tpad, int64_t kc)
 {
-    gather_body(buf, xt, tb, seg, nseg, tc, tpad, kc);
+    gather_walk(buf, xt, tb, seg, nseg, tc, tpad, kc, blend_c);
 }
 
 static const dcn_isa isa_c = {"c", DCN_C_NR, 16, prt__gemm_c_16x4, prt__gemm_c_16x4, gather_c};
@@ -226,11 +241,37 @@ static const dcn_isa isa_c = {"c", DCN_C_NR, 16, prt__gemm_c_16x4, prt__gemm_c_1
 
 /* ---- AVX2 + FMA gather (its 16 x 6 kernel is in common/cpu_gemm.c) ------- */
 
+/* Written out: left to the compiler, blend_c's channel loop stayed scalar
+ * here (about 15 instructions a channel on case E's runs of 16). */
+__attribute__((target("avx2,fma"))) static inline void blend_avx2(float *dst, const float *const a[4],
+                                                                 const float w[4], int64_t len)
+{
+    static const int32_t lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    const __m256 v0 = _mm256_set1_ps(w[0]), v1 = _mm256_set1_ps(w[1]);
+    const __m256 v2 = _mm256_set1_ps(w[2]), v3 = _mm256_set1_ps(w[3]);
+    int64_t c;
+    for (c = 0; c + 8 <= len; c += 8) {
+        __m256 r = _mm256_mul_ps(v0, _mm256_loadu_ps(a[0] + c));
+        r = _mm256_fmadd_ps(v1, _mm256_loadu_ps(a[1] + c), r);
+        r = _mm256_fmadd_ps(v2, _mm256_loadu_ps(a[2] + c), r);
+        r = _mm256_fmadd_ps(v3, _mm256_loadu_ps(a[3] + c), r);
+        _mm256_storeu_ps(dst + c, r);
+    }
+    if (c < len) { /* lanes < len - c: the masked loads read nothing past the run */
+        const __m256i m = _mm256_loadu_si256((const __m256i *)(lanes + 8 - (len - c)));
+        __m256 r = _mm256_mul_ps(v0, _mm256_maskload_ps(a[0] + c, m));
+        r = _mm256_fmadd_ps(v1, _mm256_maskload_ps(a[1] + c, m), r);
+        r = _mm256_fmadd_ps(v2, _mm256_maskload_ps(a[2] + c, m), r);
+        r = _mm256_fmadd_ps(v3, _mm256_maskload_ps(a[3] + c, m), r);
+        _mm256_maskstore_ps(dst + c, m, r);
+    }
+}
+
 __attribute__((target("avx2,fma"))) static void gather_avx2(float *buf, const float *xt, const dcn_tabs *tb,
                                                            const dcn_seg *seg, int64_t nseg, int64_t tc,
                                                            int64_t tpad, int64_t kc)
 {
-    gather_body(buf, xt, tb, seg, nseg, tc, tpad, kc);
+    gather_walk(buf, xt, tb, seg, nseg, tc, tpad, kc, blend_avx2);
 }
 
 static const dcn_isa isa_avx2 = {"avx2", 6, 16, prt__gemm_avx2_16x6, prt__gemm_avx2_16x6, gather_avx2};
@@ -239,40 +280,32 @@ static const dcn_isa isa_avx2 = {"avx2", 6, 16, prt__gemm_avx2_16x6, prt__gemm_a
 
 #define DCN_AVX512 __attribute__((target("avx512f,fma")))
 
+DCN_AVX512 static inline void blend_avx512(float *dst, const float *const a[4], const float w[4], int64_t len)
+{
+    const __m512 v0 = _mm512_set1_ps(w[0]), v1 = _mm512_set1_ps(w[1]);
+    const __m512 v2 = _mm512_set1_ps(w[2]), v3 = _mm512_set1_ps(w[3]);
+    int64_t c;
+    for (c = 0; c + 16 <= len; c += 16) {
+        __m512 r = _mm512_mul_ps(v0, _mm512_loadu_ps(a[0] + c));
+        r = _mm512_fmadd_ps(v1, _mm512_loadu_ps(a[1] + c), r);
+        r = _mm512_fmadd_ps(v2, _mm512_loadu_ps(a[2] + c), r);
+        r = _mm512_fmadd_ps(v3, _mm512_loadu_ps(a[3] + c), r);
+        _mm512_storeu_ps(dst + c, r);
+    }
+    if (c < len) {
+        const __mmask16 m = (__mmask16)((1u << (unsigned)(len - c)) - 1u);
+        __m512 r = _mm512_mul_ps(v0, _mm512_maskz_loadu_ps(m, a[0] + c));
+        r = _mm512_fmadd_ps(v1, _mm512_maskz_loadu_ps(m, a[1] + c), r);
+        r = _mm512_fmadd_ps(v2, _mm512_maskz_loadu_ps(m, a[2] + c), r);
+        r = _mm512_fmadd_ps(v3, _mm512_maskz_loadu_ps(m, a[3] + c), r);
+        _mm512_mask_storeu_ps(dst + c, m, r);
+    }
+}
+
 DCN_AVX512 static void gather_avx512(float *buf, const float *xt, const dcn_tabs *tb, const dcn_seg *seg,
                                      int64_t nseg, int64_t tc, int64_t tpad, int64_t kc)
 {
-    const int64_t tmax = tb->tmax;
-    int64_t q, sI, c;
-    for (q = 0; q < tc; q++) {
-        float *row = buf + q * DCN_KC;
-        for (sI = 0; sI < nseg; sI++) {
-            const int32_t *ix = tb->ix + seg[sI].tab * 4 * tmax + q;
-            const float *tw = tb->w + seg[sI].tab * 4 * tmax + q;
-            const float *a0 = xt + ix[0] + seg[sI].coff, *a1 = xt + ix[tmax] + seg[sI].coff;
-            const float *a2 = xt + ix[2 * tmax] + seg[sI].coff, *a3 = xt + ix[3 * tmax] + seg[sI].coff;
-            const __m512 v0 = _mm512_set1_ps(tw[0]), v1 = _mm512_set1_ps(tw[tmax]);
-            const __m512 v2 = _mm512_set1_ps(tw[2 * tmax]), v3 = _mm512_set1_ps(tw[3 * tmax]);
-            float *dst = row + seg[sI].boff;
-            const int64_t len = seg[sI].len;
-            for (c = 0; c + 16 <= len; c += 16) {
-                __m512 r = _mm512_mul_ps(v0, _mm512_loadu_ps(a0 + c));
-                r = _mm512_fmadd_ps(v1, _mm512_loadu_ps(a1 + c), r);
-                r = _mm512_fmadd_ps(v2, _mm512_loadu_ps(a2 + c), r);
-                r = _mm512_fmadd_ps(v3, _mm512_loadu_ps(a3 + c), r);
-                _mm512_storeu_ps(dst + c, r);
-            }
-            if (c < len) {
-                const __mmask16 m = (__mmask16)((1u << (unsigned)(len - c)) - 1u);
-                __m512 r = _mm512_mul_ps(v0, _mm512_maskz_loadu_ps(m, a0 + c));
-                r = _mm512_fmadd_ps(v1, _mm512_maskz_loadu_ps(m, a1 + c), r);
-                r = _mm512_fmadd_ps(v2, _mm512_maskz_loadu_ps(m, a2 + c), r);
-                r = _mm512_fmadd_ps(v3, _mm512_maskz_loadu_ps(m, a3 + c), r);
-                _mm512_mask_storeu_ps(dst + c, m, r);
-            }
-        }
-    }
-    for (; q < tpad; q++) memset(buf + q * DCN_KC, 0, (size_t)kc * sizeof(float));
+    gather_walk(buf, xt, tb, seg, nseg, tc, tpad, kc, blend_avx512);
 }
 
 static const dcn_isa isa_avx512 = {"avx512", 14, 32, prt__gemm_avx512_32x14, prt__gemm_avx512_16x14,
@@ -313,16 +346,17 @@ static inline __mmask16 dcn_mask16(int64_t n)
     return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (unsigned)n) - 1u);
 }
 
-/* build_table for 16 columns at a time (fp32 offsets and mask). */
+/* build_table for 16 columns at a time (fp32 offsets and mask); pstride:
+ * floats per pixel of a group block of xt. */
 DCN_AVX512 static void table_avx512(const int32_t *by, const int32_t *bx, const float *dyp, const float *dxp,
                                     const float *mp, int64_t tc, int32_t di, int32_t dj, int32_t H, int32_t W,
-                                    int32_t cin, int32_t *ix, float *tw, int64_t tmax)
+                                    int32_t pstride, int32_t *ix, float *tw, int64_t tmax)
 {
-    const __m512i vc = _mm512_set1_epi32(cin);
+    const __m512i vc = _mm512_set1_epi32(pstride);
     const __m512 one = _mm512_set1_ps(1.0f), m2 = _mm512_set1_ps(-2.0f), fzero = _mm512_setzero_ps();
     const __m512 hlim = _mm512_set1_ps((float)H + 1.0f), wlim = _mm512_set1_ps((float)W + 1.0f);
     const __m512i vm1 = _mm512_set1_epi32(-1), vHm1 = _mm512_set1_epi32(H - 1), vWm1 = _mm512_set1_epi32(W - 1);
-    const __m512i vH = _mm512_set1_epi32(H), vW = _mm512_set1_epi32(W), zr = _mm512_set1_epi32(H * W * cin);
+    const __m512i vH = _mm512_set1_epi32(H), vW = _mm512_set1_epi32(W), zr = _mm512_set1_epi32(H * W * pstride);
     const __m512i vone = _mm512_set1_epi32(1), vzero = _mm512_setzero_si512();
     int64_t q0;
     for (q0 = 0; q0 < tc; q0 += 16) {
@@ -371,9 +405,10 @@ DCN_AVX512 static void table_avx512(const int32_t *by, const int32_t *bx, const 
     }
 }
 
-/* xt[pp][c0 + j] = x[c0 + j][pp] (fp32 x), pixels [begin, end). */
-DCN_AVX512 static void transpose_x_avx512(const float *xs, float *xt, int64_t cin, int64_t hwin, int64_t begin,
-                                          int64_t end)
+/* xt[g][pp][c'] = x[g*cg + c'][pp] (fp32 x), pixels [begin, end); a block of
+ * 16 channels never crosses a group (cg == cin or cg % 16 == 0). */
+DCN_AVX512 static void transpose_x_avx512(const float *xs, float *xt, int64_t cin, int64_t cg, int64_t xg,
+                                          int64_t hwin, int64_t begin, int64_t end)
 {
     int64_t p0, c0, i;
     __m512 r[16];
@@ -386,7 +421,10 @@ DCN_AVX512 static void transpose_x_avx512(const float *xs, float *xt, int64_t ci
             for (i = 0; i < 16; i++)
                 r[i] = i < nc ? _mm512_maskz_loadu_ps(mp, xs + (c0 + i) * hwin + p0) : _mm512_setzero_ps();
             tr16_avx512(r);
-            for (i = 0; i < np; i++) _mm512_mask_storeu_ps(xt + (p0 + i) * cin + c0, mc, r[i]);
+            {
+                float *dst = xt + c0 / cg * xg + c0 % cg;
+                for (i = 0; i < np; i++) _mm512_mask_storeu_ps(dst + (p0 + i) * cg, mc, r[i]);
+            }
         }
     }
 }
@@ -501,7 +539,8 @@ static void build_table(const dcn_job *jb, int64_t d, int64_t k, int64_t p0, int
     const prt__dcn_params *p = jb->p;
     const prt__dcn_shape *s = jb->s;
     const int64_t K = jb->pl.K, hw = jb->pl.hw, tmax = jb->pl.tmax, n = jb->n;
-    const int32_t W = (int32_t)s->w, H = (int32_t)s->h, cin = (int32_t)s->cin, zr = (int32_t)jb->pl.hwin * cin;
+    /* cin: the pixel stride of a group block of xt */
+    const int32_t W = (int32_t)s->w, H = (int32_t)s->h, cin = (int32_t)jb->pl.cg, zr = (int32_t)jb->pl.hwin * cin;
     const int32_t di = (int32_t)((k / s->kw) * p->dilation[0]), dj = (int32_t)((k % s->kw) * p->dilation[1]);
     const int64_t och = (n * 2 * p->deformable_group * K + d * 2 * K + 2 * k) * hw + p0;
     const int64_t mch = (n * p->deformable_group * K + d * K + k) * hw + p0;
@@ -553,7 +592,7 @@ static int64_t make_segments(const dcn_plan *pl, int64_t g, int64_t k0, int64_t 
         if ((tap + 1) * pl->cg < end) end = (tap + 1) * pl->cg;
         if (kk + (d + 1) * pl->cd - c < end) end = kk + (d + 1) * pl->cd - c;
         seg[ns].boff = kk - k0;
-        seg[ns].coff = c;
+        seg[ns].coff = g * pl->xg + (c - g * pl->cg);
         seg[ns].len = end - kk;
         seg[ns].tab = d * pl->K + tap;
         ns++;
@@ -670,29 +709,32 @@ static void run_range(void *arg, int64_t begin, int64_t end)
             run_item(jb, it, jb->slots + (size_t)l * jb->pl.slot_bytes);
 }
 
-/* xt[pix][c] = x[n][c][pix] for pixel rows [begin, end), in blocks. */
+/* xt[g][pix][c'] = x[n][g*Cg + c'][pix] for pixel rows [begin, end), in
+ * blocks (the AVX-512 form takes 16 channels at a time, so it runs when no
+ * block of 16 crosses a group). */
 static void transpose_range(void *arg, int64_t begin, int64_t end)
 {
     const dcn_job *jb = (const dcn_job *)arg;
-    const int64_t cin = jb->s->cin, hwin = jb->pl.hwin;
+    const int64_t cin = jb->s->cin, hwin = jb->pl.hwin, cg = jb->pl.cg, xg = jb->pl.xg;
     const int64_t xo = jb->n * cin * hwin;
     int64_t p0, c0, pp, c;
 #ifdef DCN_HAVE_X86
-    if (jb->isa == &isa_avx512 && jb->elt == PRT_DCN_F32) {
-        transpose_x_avx512((const float *)jb->x + xo, jb->xt, cin, hwin, begin, end);
+    if (jb->isa == &isa_avx512 && jb->elt == PRT_DCN_F32 && (cg == cin || cg % 16 == 0)) {
+        transpose_x_avx512((const float *)jb->x + xo, jb->xt, cin, cg, xg, hwin, begin, end);
         return;
     }
 #endif
     for (p0 = begin; p0 < end; p0 += 32)
         for (c0 = 0; c0 < cin; c0 += 32) {
             const int64_t p1 = p0 + 32 < end ? p0 + 32 : end, c1 = c0 + 32 < cin ? c0 + 32 : cin;
-            if (jb->elt == PRT_DCN_F32) {
-                const float *xs = (const float *)jb->x + xo;
-                for (pp = p0; pp < p1; pp++)
-                    for (c = c0; c < c1; c++) jb->xt[pp * cin + c] = xs[c * hwin + pp];
-            } else {
-                for (pp = p0; pp < p1; pp++)
-                    for (c = c0; c < c1; c++) jb->xt[pp * cin + c] = ld(jb->x, xo + c * hwin + pp, jb->elt);
+            for (c = c0; c < c1; c++) {
+                float *dst = jb->xt + c / cg * xg + c % cg;
+                if (jb->elt == PRT_DCN_F32) {
+                    const float *xs = (const float *)jb->x + xo + c * hwin;
+                    for (pp = p0; pp < p1; pp++) dst[pp * cg] = xs[pp];
+                } else {
+                    for (pp = p0; pp < p1; pp++) dst[pp * cg] = ld(jb->x, xo + c * hwin + pp, jb->elt);
+                }
             }
         }
 }
@@ -783,7 +825,8 @@ int prt__deform_conv_cpu(const prt__dcn_params *p, const prt__dcn_shape *s, int 
     jb.xt = (float *)ws;
     jb.apack = (float *)(ws + jb.pl.xt_bytes);
     jb.slots = ws + jb.pl.xt_bytes + jb.pl.a_bytes;
-    memset(jb.xt + jb.pl.hwin * s->cin, 0, (size_t)s->cin * sizeof(float)); /* the zero row */
+    for (n = 0; n < p->group; n++) /* each group block's zero row */
+        memset(jb.xt + n * jb.pl.xg + jb.pl.hwin * jb.pl.cg, 0, (size_t)jb.pl.cg * sizeof(float));
     npack = p->group * (jb.pl.mpad / 16);
     if (par) par(par_ctx, npack, 1, pack_range, &jb);
     else pack_range(&jb, 0, npack);

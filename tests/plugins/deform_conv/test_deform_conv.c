@@ -212,6 +212,10 @@ static const dcase cases[] = {
     {"chunks_group2_cg40_dg4", 2, 80, 13, 17, 36, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2, 4, 1, 2.5},
     /* more output channels than one 128-row panel, the last panel a single 16-row block */
     {"panels_m144", 1, 32, 6, 7, 144, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
+    /* groups of 16 and 32 channels (whole 16-channel blocks per group in the group-major x of the CPU
+     * path), deformable groups spanning two groups and splitting one */
+    {"group4_cg16_dg2", 1, 64, 9, 11, 32, 3, 3, {1, 1}, {1, 1}, {1, 1}, 4, 2, 1, 2.0},
+    {"group2_cg32_dg4_b2", 2, 64, 8, 9, 40, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2, 4, 0, 2.5},
 };
 #define NB_CASES ((int)(sizeof(cases) / sizeof(cases[0])))
 
