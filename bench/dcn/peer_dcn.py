@@ -2,7 +2,7 @@
 """Peer comparison for ModulatedDeformConv2d, measured in one run.
 
     peer_dcn.py --bench PATH/bench_dcn [--cases ABCDEF] [--iters 50] [--threads 2] [--no-gpu]
-                [--out results.json]
+                [--cpu-rounds 3] [--out results.json]
 
 Runs our bench_dcn --json, then on the same machine times
   GPU: torchvision.ops.deform_conv2d (with mask) and a cuDNN convolution of the
@@ -13,7 +13,10 @@ Runs our bench_dcn --json, then on the same machine times
        error stays within fp32's: plugins/deform_conv/README.md).
   CPU: ONNX Runtime's DeformConv (model built with onnx.helper, opset 19),
        --threads intra-op threads (default 2; bench_dcn gets the same
-       --threads), on A, B, C, E, median of 5 after a warm-up.
+       --threads), on A, B, C, E, median of 5 after a warm-up; ours and
+       ONNX Runtime take turns for --cpu-rounds rounds (a CPU that other
+       jobs share moves both by tens of percent between minutes), and the
+       table gives each side's median and the median of the rounds' ratios.
 and prints per case and precision: ours us (and "graph": one call captured into a
 CUDA graph and replayed, the GPU time without the host's launch gaps), peer us,
 ratio peer/ours (> 1: ours is faster), TFLOP/s and % of the floor. Also the fp16 accuracy of torchvision
@@ -75,8 +78,9 @@ def make_inputs(c, rng):
     return x, off, mask, wt, b
 
 
-def run_ours(bench, cases, iters, threads, types):
+def run_ours(bench, cases, iters, threads, types, extra=()):
     cmd = [bench, "--json", "--cases", cases, "--iters", str(iters), "--threads", str(threads), "--types", types]
+    cmd += list(extra)
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         sys.stderr.write(p.stderr)
@@ -156,8 +160,9 @@ def bench_torch(cases, iters, types):
     return res
 
 
-def bench_ort(cases, threads):
-    import onnx
+def ort_sessions(cases, threads):
+    """One ONNX Runtime session and feed per CPU case: {case: (session, feed)}."""
+    import onnx  # noqa: F401 (helper needs it)
     import onnxruntime as ort
     from onnx import TensorProto, helper
 
@@ -187,6 +192,14 @@ def bench_ort(cases, threads):
         sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
         feed = {"X": x, "W": wt, "offset": off, "B": b, "mask": mask}
         sess.run(None, feed)
+        res[cid] = (sess, feed)
+    return res
+
+
+def bench_ort(sessions):
+    """Median wall time of 5 runs per case, us."""
+    res = {}
+    for cid, (sess, feed) in sessions.items():
         ts, cs = [], []
         for _ in range(5):
             t0, c0 = time.perf_counter(), time.process_time()
@@ -196,7 +209,7 @@ def bench_ort(cases, threads):
         res[cid] = float(np.median(ts))
         # process CPU time counts every thread of ORT's pool but not the time they waited for a core: compare
         # it with bench_dcn --probe's "process CPU time per call" when other jobs share the machine
-        print("  ort case %s done: process CPU time per call %.0f us (median of 5)" % (cid, float(np.median(cs))),
+        print("  ort case %s: process CPU time per call %.0f us (median of 5)" % (cid, float(np.median(cs))),
               flush=True)
     return res
 
@@ -209,10 +222,12 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--no-gpu", action="store_true")
     ap.add_argument("--types", default="f32,f16,bf16")
+    ap.add_argument("--cpu-rounds", type=int, default=3)
     ap.add_argument("--out")
     a = ap.parse_args()
     types = a.types.split(",")
-    ours = run_ours(a.bench, a.cases, a.iters, a.threads, a.types)
+    cpu_cases = "".join(c for c in a.cases if c in CPU_CASES)
+    ours = {} if a.no_gpu else run_ours(a.bench, a.cases, a.iters, a.threads, a.types, ["--no-cpu"])
     try:
         tv = {} if a.no_gpu else bench_torch(a.cases, a.iters, types)
     except Exception as e:  # keep the other half of the comparison
@@ -245,21 +260,38 @@ def main():
                 cid, dtype, o["us"], gr, t, row["ratio"], cdn, o["us"] / cdn, o["tflops"], row["ours_pct_floor"], fl,
                 row["tv_pct_floor"], row["kernel"], err), flush=True)
     try:
-        ort_res = bench_ort(a.cases, a.threads)
+        sessions = ort_sessions(cpu_cases, a.threads)
     except Exception as e:
-        print("onnxruntime timing failed: %r" % (e,), flush=True)
-        ort_res = {}
-    print("\nCPU, %d threads (us; ratio = onnxruntime / ours)" % a.threads)
-    print("%-4s %11s %11s %7s %9s" % ("case", "ours", "ort", "ratio", "GFLOP/s"))
-    for cid in a.cases:
-        o = ours.get((cid, "cpu2", "f32"))
-        r = ort_res.get(cid)
-        if not o or r is None:
+        print("onnxruntime setup failed: %r" % (e,), flush=True)
+        sessions = {}
+    rounds = []  # per round: ({case: ours us}, {case: ort us})
+    for r in range(max(a.cpu_rounds, 1) if cpu_cases else 0):
+        o = run_ours(a.bench, cpu_cases, a.iters, a.threads, "f32", ["--no-cuda"])
+        try:
+            t = bench_ort(sessions)
+        except Exception as e:
+            print("onnxruntime timing failed: %r" % (e,), flush=True)
+            t = {}
+        rounds.append(({k[0]: v["us"] for k, v in o.items() if k[1] == "cpu2"}, t))
+        print("  round %d: %s" % (r + 1, "  ".join(
+            "%s %.0f / %.0f" % (cid, rounds[-1][0][cid], t[cid]) for cid in cpu_cases
+            if cid in rounds[-1][0] and cid in t)), flush=True)
+    print("\nCPU, %d threads, %d rounds taking turns (us, medians; ratio = median over the rounds of "
+          "onnxruntime / ours)" % (a.threads, len(rounds)))
+    print("%-4s %11s %11s %7s %15s %9s" % ("case", "ours", "ort", "ratio", "ratio range", "GFLOP/s"))
+    for cid in cpu_cases:
+        pairs = [(o[cid], t[cid]) for o, t in rounds if cid in o and cid in t]
+        if not pairs:
             continue
-        row = dict(case=cid, dtype="f32", device="cpu", ours_us=o["us"], ort_us=r, ratio=r / o["us"],
-                   ours_gflops=o["tflops"] * 1e3)
+        ou = float(np.median([p[0] for p in pairs]))
+        ru = float(np.median([p[1] for p in pairs]))
+        ratios = [p[1] / p[0] for p in pairs]
+        row = dict(case=cid, dtype="f32", device="cpu", ours_us=ou, ort_us=ru, ratio=float(np.median(ratios)),
+                   ratio_min=min(ratios), ratio_max=max(ratios), rounds=pairs,
+                   ours_gflops=gflop(CASES[cid]) / (ou * 1e-6))
         rows.append(row)
-        print("%-4s %11.0f %11.0f %7.2f %9.1f" % (cid, o["us"], r, row["ratio"], row["ours_gflops"]))
+        print("%-4s %11.0f %11.0f %7.2f %7.2f - %5.2f %9.1f" % (cid, ou, ru, row["ratio"], min(ratios), max(ratios),
+                                                              row["ours_gflops"]))
     if "tv_f16_err" in tv:
         e, m = tv["tv_f16_err"]
         print("\ntorchvision fp16 vs fp32 on the same fp16 inputs (case A, |y| up to %.2f): max abs err %.4f" % (m, e))
