@@ -6,7 +6,8 @@
 
 Runs our bench_dcn --json, then on the same machine times
   GPU: torchvision.ops.deform_conv2d (with mask) and a cuDNN convolution of the
-       same shape without offsets (torch.nn.functional.conv2d), fp32 and fp16,
+       same shape without offsets (torch.nn.functional.conv2d), on NCHW tensors
+       (the layout ours takes) and on channels-last (NHWC) ones, fp32 and fp16,
        CUDA events around each call, warm-up, median, input sets rotated like
        bench_dcn does. TF32 is switched off for the fp32 torch runs: ours keeps
        fp32 accuracy (plain fp32, or the 3xTF32 split on tensor cores, whose
@@ -137,14 +138,19 @@ def bench_torch(cases, iters, types):
             def conv(x, off, mask, wt, b):
                 return torch.nn.functional.conv2d(x, wt, b, stride=s, padding=1, groups=g)
 
+            # the same convolution with x and the weights already in channels-last memory (NHWC), the layout
+            # cuDNN's fastest tensor-core kernels take; converted once, outside the timing
+            sets_cl = [(x.contiguous(memory_format=torch.channels_last), off, mask,
+                        wt.contiguous(memory_format=torch.channels_last), b) for x, off, mask, wt, b in sets]
+
             with torch.no_grad():
                 # each peer on its own: a type one of them does not implement leaves the others
-                for key, fn in (("tv", dcn), ("cudnn", conv)):
+                for key, fn, ss in (("tv", dcn, sets), ("cudnn", conv, sets), ("cudnn_cl", conv, sets_cl)):
                     try:
-                        res[(cid, key, dtype)] = time_cuda(torch, fn, sets, iters)
+                        res[(cid, key, dtype)] = time_cuda(torch, fn, ss, iters)
                     except Exception as e:
                         print("  %s %s case %s: %s" % (key, dtype, cid, str(e).splitlines()[0]), flush=True)
-            del sets
+            del sets, sets_cl
             torch.cuda.empty_cache()
         print("  torch case %s done" % cid, flush=True)
     # fp16 accuracy of torchvision on case A (same fp16 inputs, fp32 result)
@@ -235,9 +241,9 @@ def main():
         tv = {}
     rows = []
     print("\nGPU (us; ratio = torchvision / ours, > 1 means ours is faster)")
-    print("%-4s %-4s %9s %9s %9s %7s %9s %8s %9s %8s %9s %8s %-13s %8s" % (
-        "case", "type", "ours", "graph", "tv", "ratio", "cudnn", "ours/cdn", "ours_TF/s", "ours%flr", "floor", "tv%flr",
-        "kernel", "err"))
+    print("%-4s %-4s %9s %9s %9s %7s %9s %8s %9s %8s %9s %8s %9s %8s %-13s %8s" % (
+        "case", "type", "ours", "graph", "tv", "ratio", "cudnn", "ours/cdn", "cdn_nhwc", "ours/nhwc", "ours_TF/s",
+        "ours%flr", "floor", "tv%flr", "kernel", "err"))
     nan = float("nan")
     for cid in a.cases:
         c = CASES[cid]
@@ -248,17 +254,19 @@ def main():
             t = tv.get((cid, "tv", dtype), nan)  # nan: torchvision has no kernel for the type
             fl = floor_us(c, dtype)
             row = dict(case=cid, dtype=dtype, device="cuda", ours_us=o["us"], tv_us=t,
-                       cudnn_us=tv.get((cid, "cudnn", dtype)), ratio=t / o["us"], ours_tflops=o["tflops"],
+                       cudnn_us=tv.get((cid, "cudnn", dtype)), cudnn_nhwc_us=tv.get((cid, "cudnn_cl", dtype)),
+                       ratio=t / o["us"], ours_tflops=o["tflops"],
                        floor_us=fl, ours_pct_floor=100 * fl / o["us"], tv_pct_floor=100 * fl / t,
                        kernel=o.get("kernel", ""), f16_err=o.get("f16_err", -1), ymax=o.get("ymax", -1),
                        graph_us=o.get("graph_us", -1))
             rows.append(row)
             cdn = row["cudnn_us"] or nan
+            ccl = row["cudnn_nhwc_us"] or nan
             err = "%8.1e" % row["f16_err"] if row["f16_err"] >= 0 else "%8s" % "-"
             gr = row["graph_us"] if row["graph_us"] >= 0 else nan
-            print("%-4s %-4s %9.1f %9.1f %9.1f %7.2f %9.1f %8.2f %9.2f %7.1f%% %9.1f %7.1f%% %-13s %s" % (
-                cid, dtype, o["us"], gr, t, row["ratio"], cdn, o["us"] / cdn, o["tflops"], row["ours_pct_floor"], fl,
-                row["tv_pct_floor"], row["kernel"], err), flush=True)
+            print("%-4s %-4s %9.1f %9.1f %9.1f %7.2f %9.1f %8.2f %9.1f %9.2f %9.2f %7.1f%% %9.1f %7.1f%% %-13s %s" % (
+                cid, dtype, o["us"], gr, t, row["ratio"], cdn, o["us"] / cdn, ccl, o["us"] / ccl, o["tflops"],
+                row["ours_pct_floor"], fl, row["tv_pct_floor"], row["kernel"], err), flush=True)
     try:
         sessions = ort_sessions(cpu_cases, a.threads)
     except Exception as e:

@@ -24,9 +24,11 @@
  * channels each; the shapes where neither divides the other are left to the
  * other kernels). Within a segment k runs channel-block-major, tap-minor:
  *     k = (cb * kk + tap) * cw + cc,    channel = segment base + cb * cw + cc
- * with cw = 32, 16 or 8 channels per block, so that the kk taps of one block
- * of channels are consecutive chunks of K: they sample one neighbourhood of
- * x, which the corner loads (read-only path, cached in L1) then find in L1.
+ * with cw = 32, 16 or 8 channels per block (64 in the tile of 64 k per
+ * step, where a step is then one tap of 64 channels), so that the kk taps of
+ * one block of channels are consecutive chunks of K: they sample one
+ * neighbourhood of x, which the corner loads (read-only path, cached in L1)
+ * then find in L1.
  * A chunk is 64 bytes of K per row of A and B (32 16-bit k, or 16 fp32 k):
  * its shared-memory layout is the same in every type, four 16-byte runs
  * (8 16-bit or 4 fp32 channels of one tap) per row. Each segment's K is
@@ -52,9 +54,10 @@
  *     chunks lies (channel, tap). Per step: the warpgroups issue the step's
  *     wgmma (A and B from shared memory, fp32 accumulators in registers)
  *     and, while the tensor cores run, every thread gathers the next step:
- *     per (column, run) item four 16-byte corner loads (all KS chunks'
- *     loads first), blended in fp32 and rounded once into the next B tile
- *     (to 16 bits, or split into the two TF32 planes); two wgmma groups stay
+ *     per (column, run) item four 16-byte corner loads (all of the thread's
+ *     loads of the step first), blended in fp32 and rounded once into the
+ *     next B tile (to 16 bits, or split into the two TF32 planes; B rows are
+ *     swizzled, 64 or 128 bytes, see gather); two wgmma groups stay
  *     in flight; one barrier per step, after which the A copies (cp.async)
  *     of the step after next are issued, so that they never wait behind the
  *     proxy fence;
@@ -109,15 +112,18 @@ struct WGeo : prt__dcn_cuda_geo {
 
 /* One (tap, column) entry of the corner table: the four corners' byte
  * offsets into xt (channel 0; the zero pixel row where the weight is 0) and
- * the mask-scaled bilinear weights. */
+ * the mask-scaled bilinear weights. The table is held as two planes, the
+ * offsets [tap][BN] then the weights [tap][BN], 16 bytes an entry each, so
+ * that a quarter-warp writing 8 consecutive entries fills one 128-byte line
+ * of each plane (entries of 32 bytes met two threads a bank group). */
 struct Corner {
     int4 off;
     float4 wt;
 };
 
 /* Where 16-byte run q of chunk j of a segment lies: its channel within
- * the segment (-1: K padding) and its tap's row of the corner table
- * (tap * BN * sizeof(Corner) bytes). */
+ * the segment (-1: K padding) and its tap's row of the corner table's
+ * offset plane (tap * BN * 16 bytes). */
 struct RunInfo {
     int c, row;
 };
@@ -329,13 +335,16 @@ template <int R> __device__ __forceinline__ void acc_fence(float (&d)[R])
     for (int i = 0; i < R; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-/* Shared-memory matrix descriptor, no swizzle, K-major: blocks of 8 rows of
- * 16 bytes (128 bytes each); lbo: bytes between the blocks adjacent in K,
- * sbo: between the blocks adjacent in M (or N). */
-__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo)
+/* Shared-memory matrix descriptor, K-major. swz 0 (A): no swizzle, blocks
+ * of 8 rows of 16 bytes (128 bytes each); lbo: bytes between the blocks
+ * adjacent in K, sbo: between the blocks adjacent in M (or N). swz 1 and 2
+ * (B): rows of 128 or 64 bytes of K, the 16-byte units of a row permuted by
+ * the 128-byte (1) or 64-byte (2) swizzle, groups of 8 rows sbo bytes apart
+ * (lbo unused). */
+__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo, uint32_t swz = 0)
 {
     return (uint64_t)((addr >> 4) & 0x3fff) | ((uint64_t)((lbo >> 4) & 0x3fff) << 16) |
-           ((uint64_t)((sbo >> 4) & 0x3fff) << 32);
+           ((uint64_t)((sbo >> 4) & 0x3fff) << 32) | ((uint64_t)swz << 62);
 }
 
 /* D[64 x 128] (+)= A[64 x 32 bytes of K] * B[32 bytes of K x 128], both
@@ -386,9 +395,11 @@ __device__ __forceinline__ void wgmma_slice(float (&d)[N / 2], uint64_t da, uint
  * the offset's floor, the bilinear fractions come from the offset alone, as
  * in the CPU path and the other kernels. */
 template <int E, int BN, int NT>
-__device__ __forceinline__ void build_table(Corner *tab, const WGeo &g, const void *__restrict__ off,
+__device__ __forceinline__ void build_table(unsigned char *tab, const WGeo &g, const void *__restrict__ off,
                                             const void *__restrict__ mask, int grp, int seg, int c0, int tid)
 {
+    int4 *toff = (int4 *)tab;
+    float4 *twt = (float4 *)(tab + (size_t)g.kk * BN * sizeof(int4));
     const int d = g.dg == 1 ? 0 : (grp * g.cg + seg * g.sc) / g.cpd;
     for (int e = tid; e < g.kk * BN; e += NT) {
         const int tap = e / BN, cl = e - tap * BN, col = c0 + cl;
@@ -433,12 +444,14 @@ __device__ __forceinline__ void build_table(Corner *tab, const WGeo &g, const vo
                 }
             }
         }
-        tab[e] = c;
+        toff[e] = c.off;
+        twt[e] = c.wt;
     }
 }
 
 /* The run table of one segment's chunks (all segments share it): entry
- * 4 j + q for run q of chunk j, R = Et<E>::run channels each. */
+ * 4 j + q for run q of chunk j, R = Et<E>::run channels each; row is the
+ * byte offset of the run's tap in the corner table's offset plane. */
 template <int E, int BN, int NT> __device__ __forceinline__ void build_runs(RunInfo *runs, const WGeo &g, int tid)
 {
     for (int e = tid; e < g.kcs * 4; e += NT) {
@@ -450,7 +463,7 @@ template <int E, int BN, int NT> __device__ __forceinline__ void build_runs(RunI
             const int cb = kl / (g.kk * g.cw), rem = kl - cb * g.kk * g.cw;
             const int tap = rem / g.cw;
             r.c = cb * g.cw + rem - tap * g.cw;
-            r.row = tap * BN * (int)sizeof(Corner);
+            r.row = tap * BN * (int)sizeof(int4);
         }
         runs[e] = r;
     }
@@ -489,43 +502,93 @@ __device__ __forceinline__ void blend4(const uint4 r0, const uint4 r1, const uin
     }
 }
 
-/* Gather and blend KS chunks into a B tile ([BN][64 KS bytes] as blocks of
- * 8 rows of 16 bytes: column block cl/8 at 512 KS bytes, k block at 128,
- * row cl%8 at 16; fp32's lo plane pl_b bytes after it), the corner loads of
- * all KS chunks first. Chunk u: xs[u], xt at the thread's channel (bytes);
- * tab[u], the corner table's row of the run's tap; live[u], 0 in the K
- * padding. */
+/* Gather and blend one step (KS chunks) into a B tile; fp32's lo plane is
+ * PL_B bytes after it. The tile is row-major, one row of 64 KS bytes per
+ * column (the step's K), in groups of 8 rows, with the 16-byte units of a
+ * row permuted by the swizzle wgmma reads (descriptor in the kernel):
+ *  - KS 1, rows of 64 bytes, 64-byte swizzle: unit q of row cl at
+ *    (cl / 8) * 512 + (cl % 8) * 64 + (q ^ (cl / 2 % 4)) * 16;
+ *  - KS 2, rows of 128 bytes, 128-byte swizzle: unit r of row cl at
+ *    (cl / 8) * 1024 + (cl % 8) * 128 + (r ^ (cl % 8)) * 16.
+ * Lookups of the thread's runs: tab[u], the corner table's offset plane at
+ * the run's tap (the weights wpl bytes further); xs[u], xt at the run's
+ * channel (bytes); live[u], 0 in the K padding.
+ *
+ * Which thread takes which (column, run) is chosen for the L1 data path,
+ * whose wavefronts bound this kernel (ncu, case F). Per quarter-warp (8
+ * threads) a 16-byte load costs about a wavefront per 128-byte line it
+ * touches, and a 16-byte store a wavefront per thread that shares a bank
+ * group. Without swizzle (the unit of a column for k block q sat at q * 128
+ * + (cl % 8) * 16, its bank set given by the column alone) a quarter-warp
+ * of 2 columns x 4 runs stored 4 threads a bank group (measured 15.5
+ * wavefronts per warp store, 4 the least) and no mapping avoided both
+ * costs; the swizzles spread a row's units over the banks:
+ *  - KS 1: a quarter-warp takes 2 neighbouring columns x the chunk's 4 runs
+ *    (lane % 4 the run), two adjacent 64-byte rows: stores without
+ *    conflict, and each corner load 2 lines (64 bytes of each where the
+ *    chunk's 4 runs are one tap's channels);
+ *  - KS 2 with 64-channel blocks (a step is one tap of 64 channels, the 8
+ *    runs of a column one 128-byte line of xt): a quarter-warp takes one
+ *    column x the step's 8 runs (lane % 8): each corner load 1 line, the
+ *    stores one row, without conflict. One lookup, tab[0], for run lane % 8
+ *    of the step. */
 template <int E, int BN, int NT, int KS>
 __device__ __forceinline__ void gather(unsigned char *sb, const unsigned char *const (&tab)[KS],
-                                       const char *const (&xs)[KS], const int (&live)[KS], int tid)
+                                       const char *const (&xs)[KS], const int (&live)[KS], int wpl, int tid)
 {
-    constexpr int ITEMS = BN * 4 / NT;
     constexpr int PL_B = BN * CB * KS;
-    const int q = tid & 3;
+    const int lane = tid & 31, warp = tid >> 5;
+    if constexpr (KS == 2) {
+        constexpr int ITEMS = BN * 8 / NT; /* columns per thread, the same run of each */
+        const int r = lane & 7;
+        uint4 v[ITEMS][4];
+        float4 w[ITEMS];
+        int cls[ITEMS];
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        const int cl = (tid >> 2) + i * (NT / 4);
-        uint4 v[KS][4];
-        float4 w[KS];
-#pragma unroll
-        for (int u = 0; u < KS; u++) {
-            const Corner e = *(const Corner *)(tab[u] + cl * sizeof(Corner));
-            w[u] = e.wt;
-            v[u][0] = v[u][1] = v[u][2] = v[u][3] = make_uint4(0, 0, 0, 0);
-            if (live[u]) {
-                v[u][0] = __ldg((const uint4 *)(xs[u] + (unsigned)e.off.x));
-                v[u][1] = __ldg((const uint4 *)(xs[u] + (unsigned)e.off.y));
-                v[u][2] = __ldg((const uint4 *)(xs[u] + (unsigned)e.off.z));
-                v[u][3] = __ldg((const uint4 *)(xs[u] + (unsigned)e.off.w));
+        for (int i = 0; i < ITEMS; i++) {
+            const int cl = (warp * ITEMS + i) * 4 + (lane >> 3);
+            cls[i] = cl;
+            const int4 o = *(const int4 *)(tab[0] + cl * 16);
+            w[i] = *(const float4 *)(tab[0] + wpl + cl * 16);
+            v[i][0] = v[i][1] = v[i][2] = v[i][3] = make_uint4(0, 0, 0, 0);
+            if (live[0]) {
+                v[i][0] = __ldg((const uint4 *)(xs[0] + (unsigned)o.x));
+                v[i][1] = __ldg((const uint4 *)(xs[0] + (unsigned)o.y));
+                v[i][2] = __ldg((const uint4 *)(xs[0] + (unsigned)o.z));
+                v[i][3] = __ldg((const uint4 *)(xs[0] + (unsigned)o.w));
             }
         }
 #pragma unroll
-        for (int u = 0; u < KS; u++) {
-            unsigned char *dst = sb + (cl >> 3) * 512 * KS + (u * 4 + q) * 128 + (cl & 7) * 16;
+        for (int i = 0; i < ITEMS; i++) {
+            const int cl = cls[i];
+            unsigned char *dst = sb + (cl >> 3) * 1024 + (cl & 7) * 128 + ((r ^ (cl & 7)) << 4);
             uint4 o, o2;
-            blend4<E>(v[u][0], v[u][1], v[u][2], v[u][3], w[u], &o, &o2);
+            blend4<E>(v[i][0], v[i][1], v[i][2], v[i][3], w[i], &o, &o2);
             *(uint4 *)dst = o;
             if constexpr (E == 2) *(uint4 *)(dst + PL_B) = o2;
+        }
+    } else {
+        static_assert(KS == 1, "one chunk per step, or two");
+        constexpr int ITEMS = BN * 4 / NT; /* columns per thread */
+        const int q = lane & 3;
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const int cl = (tid >> 2) + i * (NT / 4);
+            const int4 o = *(const int4 *)(tab[0] + cl * 16);
+            const float4 w = *(const float4 *)(tab[0] + wpl + cl * 16);
+            uint4 v[4];
+            v[0] = v[1] = v[2] = v[3] = make_uint4(0, 0, 0, 0);
+            if (live[0]) {
+                v[0] = __ldg((const uint4 *)(xs[0] + (unsigned)o.x));
+                v[1] = __ldg((const uint4 *)(xs[0] + (unsigned)o.y));
+                v[2] = __ldg((const uint4 *)(xs[0] + (unsigned)o.z));
+                v[3] = __ldg((const uint4 *)(xs[0] + (unsigned)o.w));
+            }
+            unsigned char *dst = sb + (cl >> 3) * 512 + (cl & 7) * 64 + ((q ^ ((cl >> 1) & 3)) << 4);
+            uint4 b, b2;
+            blend4<E>(v[0], v[1], v[2], v[3], w, &b, &b2);
+            *(uint4 *)dst = b;
+            if constexpr (E == 2) *(uint4 *)(dst + PL_B) = b2;
         }
     }
 }
@@ -626,12 +689,17 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     constexpr int NPL = Et<E>::planes;
     typedef WgSmem<E, BM, BN, KS, LEAN> L;
     constexpr int AST = L::astages, BST = L::bstages;
-    extern __shared__ __align__(128) unsigned char smem[];
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    /* the swizzled B stages need 1024-byte alignment (the launch gives 1 KiB to spare) */
+    unsigned char *smem = smem_raw + ((1024u - (smem_addr(smem_raw) & 1023u)) & 1023u);
     unsigned char *sA = smem, *sB = smem + L::a_bytes * AST;
-    Corner *tab = (Corner *)(smem + L::table_off);
+    unsigned char *tab = smem + L::table_off;
     RunInfo *runs = (RunInfo *)(smem + L::table_off + (size_t)g.kk * BN * sizeof(Corner));
+    const int wpl = g.kk * BN * (int)sizeof(int4); /* the table's weight plane, after the offsets */
 
-    const int tid = threadIdx.x, wg = tid >> 7, lane = tid & 31, wq = (tid >> 5) & 3, q = tid & 3;
+    const int tid = threadIdx.x, wg = tid >> 7, lane = tid & 31, wq = (tid >> 5) & 3;
+    /* the thread's run of the chunk (KS 1), or of the step (KS 2): see gather */
+    const int rq = KS == 2 ? lane & 7 : lane & 3;
     int bid = blockIdx.x;
     const int mtile = bid % g.mtiles;
     bid /= g.mtiles;
@@ -677,13 +745,13 @@ __global__ void __launch_bounds__(BM * 2, MINB)
         const char *xs[KS];
         int live[KS];
 #pragma unroll
-        for (int u = 0; u < KS; u++) {
-            const RunInfo ri = runs[(jseg + u) * 4 + q];
-            tb[u] = (const unsigned char *)tab + ri.row;
+        for (int u = 0; u < 1; u++) { /* one run a step (gather) */
+            const RunInfo ri = runs[jseg * 4 + rq];
+            tb[u] = tab + ri.row;
             xs[u] = xg + (size_t)(seg * g.sc + ri.c) * Et<E>::sz;
             live[u] = ri.c >= 0;
         }
-        gather<E, BN, NT, KS>(sb, tb, xs, live, tid);
+        gather<E, BN, NT, KS>(sb, tb, xs, live, wpl, tid);
     };
 
     float acc[R];
@@ -703,7 +771,7 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     __syncthreads();
 
     const uint64_t da0 = smem_desc(smem_addr(sA) + wg * 64 * CB * KS, 128, 512 * KS);
-    const uint64_t db0 = smem_desc(smem_addr(sB), 128, 512 * KS);
+    const uint64_t db0 = smem_desc(smem_addr(sB), 16, 512 * KS, KS == 2 ? 1 : 2);
     const int late_a = !LEAN && (KS > 1 || E == 2 || !(g.flags & 1));
     int as = 0, bs = 0; /* A and B stages of step i */
     /* fp32: the steps run in segments of g.flush; after each but the last
@@ -739,7 +807,7 @@ __global__ void __launch_bounds__(BM * 2, MINB)
                 acc_fence(acc);
 #pragma unroll
                 for (int ks = 0; ks < CB * KS / 32; ks++)
-                    wgmma_slice<E, BN>(acc, da + ks * 16, db + ks * 16, (uint32_t)(L::a_plane >> 4),
+                    wgmma_slice<E, BN>(acc, da + ks * 16, db + ks * 2, (uint32_t)(L::a_plane >> 4),
                                        (uint32_t)(L::b_plane >> 4));
                 wg_commit();
                 acc_fence(acc);
@@ -836,7 +904,7 @@ size_t tile_smem_as(int t, int lean, int64_t kk, int64_t kcs)
     const int ks = wg_ks[t], planes = wg_f32[t] ? 2 : 1;
     const int astages = lean ? 2 : ks == 1 && !wg_f32[t] ? ASTAGES : 3, bstages = lean ? 2 : BSTAGES;
     return (size_t)wg_bm[t] * CB * ks * planes * astages + (size_t)wg_bn[t] * CB * ks * planes * bstages +
-           (size_t)kk * wg_bn[t] * sizeof(Corner) + (size_t)kcs * 4 * sizeof(RunInfo);
+           (size_t)kk * wg_bn[t] * sizeof(Corner) + (size_t)kcs * 4 * sizeof(RunInfo) + 1024; /* alignment */
 }
 
 size_t tile_smem(int t, int64_t kk, int64_t kcs) { return tile_smem_as(t, wg_lean[t], kk, kcs); }
@@ -851,7 +919,12 @@ int64_t seg_channels(const prt__dcn_params *p, const prt__dcn_shape *s)
     return 0;
 }
 
-int64_t block_channels(int64_t sc) { return sc % 32 == 0 ? 32 : sc % 16 == 0 ? 16 : 8; }
+/* 64 for the tiles of two chunks per step (fits requires sc % 64 == 0 there) */
+int64_t block_channels(int64_t sc, int t)
+{
+    if (wg_ks[t] == 2) return 64;
+    return sc % 32 == 0 ? 32 : sc % 16 == 0 ? 16 : 8;
+}
 
 int64_t kpad_of(const prt__dcn_params *p, const prt__dcn_shape *s, int64_t bk)
 {
@@ -869,6 +942,7 @@ int fits(const prt__dcn_params *p, const prt__dcn_shape *s, int t)
     if ((s->n * s->h * s->w + 1) * s->cin * esz_of(t) > i31 || kpad_of(p, s, bk) > i31 / 8) return 0;
     if (p->group * round_up(s->cout / p->group, MPAD_ALIGN) * kpad_of(p, s, bk) > i31) return 0;
     const int64_t kcs = round_up(sc * kk, bk) / bk;
+    if (wg_ks[t] == 2 && sc % 64) return 0; /* a step is one tap of a 64-channel block */
     if (kcs % wg_ks[t] || tile_smem(t, kk, kcs) > SMEM_MAX) return 0;
     const int64_t blocks = round_up(s->cout / p->group, wg_bm[t]) / wg_bm[t] *
                            ((s->n * s->hout * s->wout + wg_bn[t] - 1) / wg_bn[t]) * p->group * MAX_SPLIT;
@@ -1049,7 +1123,7 @@ extern "C" int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_s
     const int64_t G = p->group, esz = esz_of(tile), bk = bk_of(tile);
     prt__dcn_cuda_geo_set(&g, p, s);
     g.sc = (int)seg_channels(p, s);
-    g.cw = (int)block_channels(g.sc);
+    g.cw = (int)block_channels(g.sc, tile);
     g.kseg = g.sc * g.kk;
     g.kspad = (int)round_up(g.kseg, bk);
     g.kcs = g.kspad / (int)bk;

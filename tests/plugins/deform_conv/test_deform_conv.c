@@ -1379,6 +1379,10 @@ static const dcase fused_cases[] = {
     {"fused_b2_dg3_cols", 2, 24, 40, 37, 70, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 3, 1, 2.0},
     {"fused_group2_cg64_m16", 1, 128, 11, 13, 32, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2, 2, 1, 2.0},
     {"fused_b2_m300_cg64", 2, 64, 9, 15, 300, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
+    /* two and four 64-channel blocks (the 64-k wgmma tile's k order), the second with two
+     * deformable groups: a new segment's corner table inside the K loop */
+    {"fused_c128_cb2", 1, 128, 14, 17, 40, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
+    {"fused_c256_dg2_b2", 2, 256, 9, 10, 48, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 2, 0, 2.5},
 };
 #define NB_FUSED ((int)(sizeof(fused_cases) / sizeof(fused_cases[0])))
 
@@ -1447,7 +1451,7 @@ static void check_fused(const char *kernel)
         void *y;
         dset_make(&d, &fused_cases[ci], 7000 + (uint64_t)ci, 1, 6.0);
         dset_shape(&d, &p, &s);
-        /* wgmma256x128k64 needs an even number of chunks per segment */
+        /* wgmma256x128k64 needs segments of whole 64-channel blocks */
         if (!strcmp(kernel, "wgmma256x128k64") && !prt__deform_conv_wgmma_fits(&p, &s, 3)) {
             dset_free(&d);
             continue;
