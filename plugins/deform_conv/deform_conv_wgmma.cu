@@ -510,9 +510,10 @@ __device__ __forceinline__ void blend4(const uint4 r0, const uint4 r1, const uin
  *    (cl / 8) * 512 + (cl % 8) * 64 + (q ^ (cl / 2 % 4)) * 16;
  *  - KS 2, rows of 128 bytes, 128-byte swizzle: unit r of row cl at
  *    (cl / 8) * 1024 + (cl % 8) * 128 + (r ^ (cl % 8)) * 16.
- * Lookups of the thread's runs: tab[u], the corner table's offset plane at
- * the run's tap (the weights wpl bytes further); xs[u], xt at the run's
- * channel (bytes); live[u], 0 in the K padding.
+ * A thread blends one run (16 bytes of K) of every column it takes, the
+ * same run of the step for all of them: tab, the corner table's offset
+ * plane at the run's tap (the weights wpl bytes further); xs, xt at the
+ * run's channel (bytes); live, 0 in the K padding.
  *
  * Which thread takes which (column, run) is chosen for the L1 data path,
  * whose wavefronts bound this kernel (ncu, case F). Per quarter-warp (8
@@ -530,11 +531,10 @@ __device__ __forceinline__ void blend4(const uint4 r0, const uint4 r1, const uin
  *  - KS 2 with 64-channel blocks (a step is one tap of 64 channels, the 8
  *    runs of a column one 128-byte line of xt): a quarter-warp takes one
  *    column x the step's 8 runs (lane % 8): each corner load 1 line, the
- *    stores one row, without conflict. One lookup, tab[0], for run lane % 8
- *    of the step. */
+ *    stores one row, without conflict. */
 template <int E, int BN, int NT, int KS>
-__device__ __forceinline__ void gather(unsigned char *sb, const unsigned char *const (&tab)[KS],
-                                       const char *const (&xs)[KS], const int (&live)[KS], int wpl, int tid)
+__device__ __forceinline__ void gather(unsigned char *sb, const unsigned char *tab, const char *xs, int live, int wpl,
+                                       int tid)
 {
     constexpr int PL_B = BN * CB * KS;
     const int lane = tid & 31, warp = tid >> 5;
@@ -548,14 +548,14 @@ __device__ __forceinline__ void gather(unsigned char *sb, const unsigned char *c
         for (int i = 0; i < ITEMS; i++) {
             const int cl = (warp * ITEMS + i) * 4 + (lane >> 3);
             cls[i] = cl;
-            const int4 o = *(const int4 *)(tab[0] + cl * 16);
-            w[i] = *(const float4 *)(tab[0] + wpl + cl * 16);
+            const int4 o = *(const int4 *)(tab + cl * 16);
+            w[i] = *(const float4 *)(tab + wpl + cl * 16);
             v[i][0] = v[i][1] = v[i][2] = v[i][3] = make_uint4(0, 0, 0, 0);
-            if (live[0]) {
-                v[i][0] = __ldg((const uint4 *)(xs[0] + (unsigned)o.x));
-                v[i][1] = __ldg((const uint4 *)(xs[0] + (unsigned)o.y));
-                v[i][2] = __ldg((const uint4 *)(xs[0] + (unsigned)o.z));
-                v[i][3] = __ldg((const uint4 *)(xs[0] + (unsigned)o.w));
+            if (live) {
+                v[i][0] = __ldg((const uint4 *)(xs + (unsigned)o.x));
+                v[i][1] = __ldg((const uint4 *)(xs + (unsigned)o.y));
+                v[i][2] = __ldg((const uint4 *)(xs + (unsigned)o.z));
+                v[i][3] = __ldg((const uint4 *)(xs + (unsigned)o.w));
             }
         }
 #pragma unroll
@@ -574,15 +574,15 @@ __device__ __forceinline__ void gather(unsigned char *sb, const unsigned char *c
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             const int cl = (tid >> 2) + i * (NT / 4);
-            const int4 o = *(const int4 *)(tab[0] + cl * 16);
-            const float4 w = *(const float4 *)(tab[0] + wpl + cl * 16);
+            const int4 o = *(const int4 *)(tab + cl * 16);
+            const float4 w = *(const float4 *)(tab + wpl + cl * 16);
             uint4 v[4];
             v[0] = v[1] = v[2] = v[3] = make_uint4(0, 0, 0, 0);
-            if (live[0]) {
-                v[0] = __ldg((const uint4 *)(xs[0] + (unsigned)o.x));
-                v[1] = __ldg((const uint4 *)(xs[0] + (unsigned)o.y));
-                v[2] = __ldg((const uint4 *)(xs[0] + (unsigned)o.z));
-                v[3] = __ldg((const uint4 *)(xs[0] + (unsigned)o.w));
+            if (live) {
+                v[0] = __ldg((const uint4 *)(xs + (unsigned)o.x));
+                v[1] = __ldg((const uint4 *)(xs + (unsigned)o.y));
+                v[2] = __ldg((const uint4 *)(xs + (unsigned)o.z));
+                v[3] = __ldg((const uint4 *)(xs + (unsigned)o.w));
             }
             unsigned char *dst = sb + (cl >> 3) * 512 + (cl & 7) * 64 + ((q ^ ((cl >> 1) & 3)) << 4);
             uint4 b, b2;
@@ -741,17 +741,8 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     int seg = kc0 / g.kcs, jseg = kc0 - seg * g.kcs; /* segment, chunk within it */
     const char *xg = (const char *)xt + (size_t)(grp * g.cg) * Et<E>::sz;
     auto gather_step = [&](unsigned char *sb) {
-        const unsigned char *tb[KS];
-        const char *xs[KS];
-        int live[KS];
-#pragma unroll
-        for (int u = 0; u < 1; u++) { /* one run a step (gather) */
-            const RunInfo ri = runs[jseg * 4 + rq];
-            tb[u] = tab + ri.row;
-            xs[u] = xg + (size_t)(seg * g.sc + ri.c) * Et<E>::sz;
-            live[u] = ri.c >= 0;
-        }
-        gather<E, BN, NT, KS>(sb, tb, xs, live, wpl, tid);
+        const RunInfo ri = runs[jseg * 4 + rq]; /* the thread's run of the step (gather) */
+        gather<E, BN, NT, KS>(sb, tab + ri.row, xg + (size_t)(seg * g.sc + ri.c) * Et<E>::sz, ri.c >= 0, wpl, tid);
     };
 
     float acc[R];
