@@ -536,59 +536,40 @@ template <int E, int BN, int NT, int KS>
 __device__ __forceinline__ void gather(unsigned char *sb, const unsigned char *tab, const char *xs, int live, int wpl,
                                        int tid)
 {
+    static_assert(KS == 1 || KS == 2, "one chunk per step, or two");
     constexpr int PL_B = BN * CB * KS;
-    const int lane = tid & 31, warp = tid >> 5;
-    if constexpr (KS == 2) {
-        constexpr int ITEMS = BN * 8 / NT; /* columns per thread, the same run of each */
-        const int r = lane & 7;
-        uint4 v[ITEMS][4];
-        float4 w[ITEMS];
-        int cls[ITEMS];
+    constexpr int ITEMS = BN * 4 * KS / NT; /* columns per thread, the same run of each */
+    constexpr int BATCH = KS == 2 ? ITEMS : 1; /* columns whose loads are all issued before one is blended */
+    const int lane = tid & 31, warp = tid >> 5, r = KS == 2 ? lane & 7 : lane & 3;
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const int cl = (warp * ITEMS + i) * 4 + (lane >> 3);
-            cls[i] = cl;
+    for (int i0 = 0; i0 < ITEMS; i0 += BATCH) {
+        uint4 v[BATCH][4];
+        float4 w[BATCH];
+        int cls[BATCH];
+#pragma unroll
+        for (int b = 0; b < BATCH; b++) {
+            const int i = i0 + b;
+            const int cl = KS == 2 ? (warp * ITEMS + i) * 4 + (lane >> 3) : (tid >> 2) + i * (NT / 4);
             const int4 o = *(const int4 *)(tab + cl * 16);
-            w[i] = *(const float4 *)(tab + wpl + cl * 16);
-            v[i][0] = v[i][1] = v[i][2] = v[i][3] = make_uint4(0, 0, 0, 0);
+            cls[b] = cl;
+            w[b] = *(const float4 *)(tab + wpl + cl * 16);
+            v[b][0] = v[b][1] = v[b][2] = v[b][3] = make_uint4(0, 0, 0, 0);
             if (live) {
-                v[i][0] = __ldg((const uint4 *)(xs + (unsigned)o.x));
-                v[i][1] = __ldg((const uint4 *)(xs + (unsigned)o.y));
-                v[i][2] = __ldg((const uint4 *)(xs + (unsigned)o.z));
-                v[i][3] = __ldg((const uint4 *)(xs + (unsigned)o.w));
+                v[b][0] = __ldg((const uint4 *)(xs + (unsigned)o.x));
+                v[b][1] = __ldg((const uint4 *)(xs + (unsigned)o.y));
+                v[b][2] = __ldg((const uint4 *)(xs + (unsigned)o.z));
+                v[b][3] = __ldg((const uint4 *)(xs + (unsigned)o.w));
             }
         }
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const int cl = cls[i];
-            unsigned char *dst = sb + (cl >> 3) * 1024 + (cl & 7) * 128 + ((r ^ (cl & 7)) << 4);
+        for (int b = 0; b < BATCH; b++) {
+            const int cl = cls[b];
+            unsigned char *dst = sb + (KS == 2 ? (cl >> 3) * 1024 + (cl & 7) * 128 + ((r ^ (cl & 7)) << 4)
+                                               : (cl >> 3) * 512 + (cl & 7) * 64 + ((r ^ ((cl >> 1) & 3)) << 4));
             uint4 o, o2;
-            blend4<E>(v[i][0], v[i][1], v[i][2], v[i][3], w[i], &o, &o2);
+            blend4<E>(v[b][0], v[b][1], v[b][2], v[b][3], w[b], &o, &o2);
             *(uint4 *)dst = o;
             if constexpr (E == 2) *(uint4 *)(dst + PL_B) = o2;
-        }
-    } else {
-        static_assert(KS == 1, "one chunk per step, or two");
-        constexpr int ITEMS = BN * 4 / NT; /* columns per thread */
-        const int q = lane & 3;
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const int cl = (tid >> 2) + i * (NT / 4);
-            const int4 o = *(const int4 *)(tab + cl * 16);
-            const float4 w = *(const float4 *)(tab + wpl + cl * 16);
-            uint4 v[4];
-            v[0] = v[1] = v[2] = v[3] = make_uint4(0, 0, 0, 0);
-            if (live) {
-                v[0] = __ldg((const uint4 *)(xs + (unsigned)o.x));
-                v[1] = __ldg((const uint4 *)(xs + (unsigned)o.y));
-                v[2] = __ldg((const uint4 *)(xs + (unsigned)o.z));
-                v[3] = __ldg((const uint4 *)(xs + (unsigned)o.w));
-            }
-            unsigned char *dst = sb + (cl >> 3) * 512 + (cl & 7) * 64 + ((q ^ ((cl >> 1) & 3)) << 4);
-            uint4 b, b2;
-            blend4<E>(v[0], v[1], v[2], v[3], w, &b, &b2);
-            *(uint4 *)dst = b;
-            if constexpr (E == 2) *(uint4 *)(dst + PL_B) = b2;
         }
     }
 }
