@@ -540,21 +540,33 @@ __device__ __forceinline__ void gather(unsigned char *sb, const unsigned char *t
     constexpr int PL_B = BN * CB * KS;
     constexpr int ITEMS = BN * 4 * KS / NT; /* columns per thread, the same run of each */
     constexpr int BATCH = KS == 2 ? ITEMS : 1; /* columns whose loads are all issued before one is blended */
-    const int lane = tid & 31, warp = tid >> 5, r = KS == 2 ? lane & 7 : lane & 3;
+    static_assert(KS == 1 || ITEMS % 2 == 0, "KS 2: an even number of columns per thread");
+    /* Item i's column cl and its unit's byte offset in the tile, from the
+     * thread's first (cl0, d0) and offsets that are constants in i:
+     *  - KS 1: cl = tid / 4 + i NT / 4; NT / 4 is a multiple of 8, so cl % 8
+     *    and the swizzle are the same for every i: d = d0 + i NT 16;
+     *  - KS 2: cl = (warp ITEMS + i) 4 + q (q = lane / 8 < 4, ITEMS even):
+     *    cl / 8 = warp ITEMS / 2 + i / 2 and cl % 8 = (i % 2) 4 + q, so with
+     *    d0 the offset for i = 0 (bit 9 clear), d = (d0 + 512 i) ^ ((i % 2) << 6).
+     * Written so, the compiler keeps two values instead of rebuilding each
+     * item's address from tid every step. */
+    const int lane = tid & 31, warp = tid >> 5, r = KS == 2 ? lane & 7 : lane & 3, q = lane >> 3;
+    const int cl0 = KS == 2 ? warp * ITEMS * 4 + q : tid >> 2;
+    const int d0 = KS == 2 ? warp * ITEMS * 512 + q * 128 + ((r ^ q) << 4)
+                           : (cl0 >> 3) * 512 + (cl0 & 7) * 64 + ((r ^ ((cl0 >> 1) & 3)) << 4);
+    const unsigned char *tc = tab + cl0 * 16;
 #pragma unroll
     for (int i0 = 0; i0 < ITEMS; i0 += BATCH) {
         uint4 v[BATCH][4];
         float4 w[BATCH];
-        int cls[BATCH];
 #pragma unroll
         for (int b = 0; b < BATCH; b++) {
             const int i = i0 + b;
-            const int cl = KS == 2 ? (warp * ITEMS + i) * 4 + (lane >> 3) : (tid >> 2) + i * (NT / 4);
-            const int4 o = *(const int4 *)(tab + cl * 16);
-            cls[b] = cl;
-            w[b] = *(const float4 *)(tab + wpl + cl * 16);
+            const int co = (KS == 2 ? i * 4 : i * (NT / 4)) * 16; /* (cl - cl0) * 16 */
+            const int4 o = *(const int4 *)(tc + co);
+            w[b] = *(const float4 *)(tc + wpl + co);
             v[b][0] = v[b][1] = v[b][2] = v[b][3] = make_uint4(0, 0, 0, 0);
-            if (live) {
+            if (KS == 2 || live) { /* KS 2: sc % 64 == 0, no K padding (fits) */
                 v[b][0] = __ldg((const uint4 *)(xs + (unsigned)o.x));
                 v[b][1] = __ldg((const uint4 *)(xs + (unsigned)o.y));
                 v[b][2] = __ldg((const uint4 *)(xs + (unsigned)o.z));
@@ -563,9 +575,8 @@ __device__ __forceinline__ void gather(unsigned char *sb, const unsigned char *t
         }
 #pragma unroll
         for (int b = 0; b < BATCH; b++) {
-            const int cl = cls[b];
-            unsigned char *dst = sb + (KS == 2 ? (cl >> 3) * 1024 + (cl & 7) * 128 + ((r ^ (cl & 7)) << 4)
-                                               : (cl >> 3) * 512 + (cl & 7) * 64 + ((r ^ ((cl >> 1) & 3)) << 4));
+            const int i = i0 + b;
+            unsigned char *dst = sb + (KS == 2 ? (d0 + i * 512) ^ ((i & 1) << 6) : d0 + i * NT * 16);
             uint4 o, o2;
             blend4<E>(v[b][0], v[b][1], v[b][2], v[b][3], w[b], &o, &o2);
             *(uint4 *)dst = o;
@@ -678,7 +689,8 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     RunInfo *runs = (RunInfo *)(smem + L::table_off + (size_t)g.kk * BN * sizeof(Corner));
     const int wpl = g.kk * BN * (int)sizeof(int4); /* the table's weight plane, after the offsets */
 
-    const int tid = threadIdx.x, wg = tid >> 7, lane = tid & 31, wq = (tid >> 5) & 3;
+    const int tid = threadIdx.x, lane = tid & 31, wq = (tid >> 5) & 3;
+    const int wg = __shfl_sync(0xffffffffu, tid >> 7, 0); /* the same in a warp: the descriptors go to uniform registers */
     /* the thread's run of the chunk (KS 1), or of the step (KS 2): see gather */
     const int rq = KS == 2 ? lane & 7 : lane & 3;
     int bid = blockIdx.x;
@@ -696,26 +708,29 @@ __global__ void __launch_bounds__(BM * 2, MINB)
      * kbr * 128 bytes apart; this thread's copies advance by 512 KS bytes;
      * the lo plane (fp32) is the same copies from A2 into the stage's
      * second plane */
+    /* copy i of a thread is row group mg0 + i * MGS, 16-byte unit w: its
+     * destination is adst + i * MGS * 512 KS (a constant offset, so that the
+     * compiler need not keep or rebuild one address per copy) */
+    constexpr int MGS = NT / (32 * KS);
     const char *asrc[AP];
-    uint32_t adst[AP];
     const int kbr = g.kpad / Et<E>::run;
     const ptrdiff_t a2d = (const char *)A2 - (const char *)A;
+    const unsigned mg0 = (unsigned)tid / (32 * KS), aw = (unsigned)tid % (32 * KS);
+    const uint32_t adst = smem_addr(sA) + mg0 * 512 * KS + aw * 16;
     {
         const char *Ab = (const char *)A + ((size_t)grp * (g.mpad / 8) + m0 / 8) * (size_t)kbr * 128;
 #pragma unroll
-        for (int i = 0; i < AP; i++) {
-            const int p = tid + i * NT, mg = p / (32 * KS), w = p % (32 * KS);
-            asrc[i] = Ab + ((size_t)mg * kbr + (size_t)kc0 * 4) * 128 + w * 16;
-            adst[i] = smem_addr(sA) + mg * 512 * KS + w * 16;
-        }
+        for (int i = 0; i < AP; i++)
+            asrc[i] = Ab + ((size_t)(mg0 + i * MGS) * kbr + (size_t)kc0 * 4) * 128 + aw * 16;
     }
     auto load_a = [&](int j, int stage) {
+        const uint32_t d = adst + stage * (uint32_t)L::a_bytes;
 #pragma unroll
         for (int pl = 0; pl < NPL; pl++)
 #pragma unroll
             for (int i = 0; i < AP; i++)
                 asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
-                                 adst[i] + stage * (uint32_t)L::a_bytes + pl * (uint32_t)L::a_plane),
+                                 d + (uint32_t)(i * MGS * 512 * KS) + pl * (uint32_t)L::a_plane),
                              "l"(asrc[i] + (size_t)j * 512 * KS + (pl ? a2d : 0)));
     };
 
