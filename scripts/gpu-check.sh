@@ -45,7 +45,7 @@ echo "== ModulatedDeformConv2d"
 python3 bench/dcn/peer_dcn.py --bench "$build/bench/dcn/bench_dcn" --out "$out/dcn.json" 2>&1 | tee "$out/dcn.txt" || status=1
 if [ "${PRT_GPU_CHECK_SWEEP:-1}" != 0 ]; then
     echo "== ModulatedDeformConv2d fp16, every CUDA kernel (PRT_DCN_CUDA_KERNEL)"
-    for k in im2col fused fused128x128 fused64x128 fused64x64 fused16x128 wgmma256x128 wgmma128x128 wgmma64x128 wgmma256x128k64; do
+    for k in im2col fused fused128x128 fused64x128 fused64x64 fused16x128 wgmma256x128 wgmma128x128 wgmma64x128 wgmma256x128k64 grouped128; do
         echo "-- $k"
         PRT_DCN_CUDA_KERNEL=$k "$build/bench/dcn/bench_dcn" --no-cpu --types f16 || status=1
     done 2>&1 | tee "$out/dcn-sweep.txt"

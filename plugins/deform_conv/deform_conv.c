@@ -698,7 +698,7 @@ static const char *core_tactic_name(int32_t tactic)
 static prt_status core_set_tactic(dcn_core *c, int32_t tactic, prt_msg *err)
 {
     if (tactic < 0 || tactic >= PRT_DCN_TACTIC_COUNT) {
-        prt_msg_set(err, "%s %s: tactic %d is not one of its kernels (1 im2col, 2..12 fused tiles)", c->name, c->tag,
+        prt_msg_set(err, "%s %s: tactic %d is not one of its kernels (1 im2col, 2..14 fused tiles)", c->name, c->tag,
                     (int)tactic);
         return PRT_STATUS_INVALID_ARGUMENT;
     }

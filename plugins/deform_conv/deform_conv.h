@@ -113,7 +113,7 @@ int prt__deform_conv_cuda_blas_create(void **out, char *err, size_t cap);
  * PRT_DCN_CUDA_KERNEL (environment, read per call) overrides the default:
  * "im2col" never, "fused" whenever it fits (the wgmma kernel where it runs),
  * "fused128x128", "fused64x128", "fused64x64", "fused16x128", "wgmma256x128",
- * "wgmma128x128", "wgmma64x128" or "wgmma256x128k64" whenever that tile fits,
+ * "wgmma128x128", "wgmma64x128", "wgmma256x128k64" or "grouped128" whenever that tile fits,
  * with that tile (an fp32 tile name: never, for 16-bit tensors; fp32 reads
  * the variable through prt__deform_conv_cuda_f32_tile). */
 int prt__deform_conv_cuda_fused_fits(const prt__dcn_params *p, const prt__dcn_shape *s);
@@ -157,7 +157,9 @@ int prt__deform_conv_cuda_smem_limit(const void *kernel, int bytes, unsigned lon
  * accuracy: README.md). _available: the current device is of compute
  * capability 9.0. _fits: the shapes tile t (16-bit: 0 256x128, 1 128x128,
  * 2 64x128, 3 256x128 with 64 k per step, which also needs an even number of
- * 32-wide chunks per segment; fp32: 4 256x128, 5 128x128, 6 64x128) handles:
+ * 32-wide chunks per segment; fp32: 4 256x128, 5 128x128, 6 64x128; 16-bit
+ * again: 7 the grouped kernel, for at most 32 output channels per group
+ * and groups within one deformable group; 8 the same in fp32) handles:
  * those of the fused kernel whose group and deformable-group channels nest
  * (one divides the other), within 32-bit offsets into x, and whose corner
  * table fits shared memory. _tile_f32: whether tile t is an fp32 tile.
@@ -181,13 +183,18 @@ int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_shape *s, in
  * 16-bit tensors fused128x128, fused64x128, fused64x64, fused16x128, then
  * the wgmma kernel's wgmma256x128, wgmma128x128, wgmma64x128,
  * wgmma256x128k64 (2..9); for fp32 the wgmma kernel's 3xTF32 tiles
- * wgmma3xtf32_256x128, wgmma3xtf32_128x128, wgmma3xtf32_64x128 (10..12). */
+ * wgmma3xtf32_256x128, wgmma3xtf32_128x128, wgmma3xtf32_64x128 (10..12);
+ * the grouped kernel for few output channels per group, grouped128 (16-bit,
+ * 13) and grouped128_3xtf32 (fp32, 14), appended: the ids in existing plans
+ * keep their meaning. */
 enum {
     PRT_DCN_TACTIC_IM2COL = 1,
     PRT_DCN_TACTIC_FUSED = 2,
     PRT_DCN_TACTIC_WGMMA = 6,
     PRT_DCN_TACTIC_F32 = 10,
-    PRT_DCN_TACTIC_COUNT = 13
+    PRT_DCN_TACTIC_GROUPED = 13,
+    PRT_DCN_TACTIC_GROUPED_F32 = 14,
+    PRT_DCN_TACTIC_COUNT = 15
 };
 /* The tactics for a profile (its min, opt and max shapes): im2col, and
  * where the fused kernel fits all three shapes the tiles of the element

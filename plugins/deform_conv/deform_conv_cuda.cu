@@ -67,18 +67,21 @@ __global__ void im2col_kernel(const T *__restrict__ x, const T *__restrict__ off
      * fractions come from the offset alone, so they keep full fp32 precision
      * however far the point is from the origin. */
     const int64_t by = oy * g.sh - g.ph + i * g.dh, bx = ox * g.sw - g.pw + j * g.dw;
+    /* a corner outside the image reads nothing (a NaN or Inf elsewhere in x
+     * must not meet its zero weight): in0..in3 */
     int64_t i0 = 0, i1 = 0, i2 = 0, i3 = 0;
     float w0 = 0.f, w1 = 0.f, w2 = 0.f, w3 = 0.f;
+    bool in0 = false, in1 = false, in2 = false, in3 = false;
     if (fabsf(dy) < 1e9f && fabsf(dx) < 1e9f) { /* false for NaN and Inf */
         const float fy = floorf(dy), fx = floorf(dx);
         const float lh = dy - fy, lw = dx - fx;
         const int64_t h0 = by + (int64_t)fy, x0 = bx + (int64_t)fx;
         /* inside unless py <= -1, py >= H, px <= -1 or px >= W */
         if ((h0 >= 0 || (h0 == -1 && lh > 0.f)) && h0 < g.h && (x0 >= 0 || (x0 == -1 && lw > 0.f)) && x0 < g.w) {
-            if (h0 >= 0 && x0 >= 0) { i0 = h0 * g.w + x0; w0 = m * (1.f - lh) * (1.f - lw); }
-            if (h0 >= 0 && x0 + 1 < g.w) { i1 = h0 * g.w + x0 + 1; w1 = m * (1.f - lh) * lw; }
-            if (h0 + 1 < g.h && x0 >= 0) { i2 = (h0 + 1) * g.w + x0; w2 = m * lh * (1.f - lw); }
-            if (h0 + 1 < g.h && x0 + 1 < g.w) { i3 = (h0 + 1) * g.w + x0 + 1; w3 = m * lh * lw; }
+            if (h0 >= 0 && x0 >= 0) { i0 = h0 * g.w + x0; w0 = m * (1.f - lh) * (1.f - lw); in0 = true; }
+            if (h0 >= 0 && x0 + 1 < g.w) { i1 = h0 * g.w + x0 + 1; w1 = m * (1.f - lh) * lw; in1 = true; }
+            if (h0 + 1 < g.h && x0 >= 0) { i2 = (h0 + 1) * g.w + x0; w2 = m * lh * (1.f - lw); in2 = true; }
+            if (h0 + 1 < g.h && x0 + 1 < g.w) { i3 = (h0 + 1) * g.w + x0 + 1; w3 = m * lh * lw; in3 = true; }
         }
     }
     const int64_t hwin = g.h * g.w;
@@ -89,7 +92,8 @@ __global__ void im2col_kernel(const T *__restrict__ x, const T *__restrict__ off
     const int64_t step = g.K * tc;
 #pragma unroll 4
     for (int64_t c = 0; c < cn; c++) {
-        const float v = w0 * to_f(xc[i0]) + w1 * to_f(xc[i1]) + w2 * to_f(xc[i2]) + w3 * to_f(xc[i3]);
+        const float v = (in0 ? w0 * to_f(xc[i0]) : 0.f) + (in1 ? w1 * to_f(xc[i1]) : 0.f) +
+                        (in2 ? w2 * to_f(xc[i2]) : 0.f) + (in3 ? w3 * to_f(xc[i3]) : 0.f);
         *dst = from_f<T>(v);
         dst += step;
         xc += hwin;
@@ -182,7 +186,7 @@ extern "C" int prt__deform_conv_cuda_tactic(const prt__dcn_params *p, const prt_
     } else if (tactic != 0 && !prt__deform_conv_cuda_env_override()) {
         /* The tactic the plan chose; a fused one whose kernel does not fit
          * these shapes (outside the profile it was listed for) runs im2col. */
-        if (tactic >= PRT_DCN_TACTIC_FUSED && tactic < PRT_DCN_TACTIC_F32 &&
+        if (((tactic >= PRT_DCN_TACTIC_FUSED && tactic < PRT_DCN_TACTIC_F32) || tactic == PRT_DCN_TACTIC_GROUPED) &&
             prt__deform_conv_cuda_fused_fits(p, s))
             return prt__deform_conv_cuda_fused_tiled(p, s, elt, tactic - PRT_DCN_TACTIC_FUSED, x, offset, mask, weight,
                                                      bias, y, workspace, stream, err, cap);

@@ -401,17 +401,22 @@ __global__ void __launch_bounds__(NTHREADS) dcn_fused(const __half *__restrict__
 
 /* Tiles 0..3 are this file's kernel (mma.sync); 4..7 the wgmma kernel's
  * 16-bit tiles (deform_conv_wgmma.cu: 256x128, 128x128, 64x128, 256x128 with
- * 64 k per step); 8..10 its fp32 (3xTF32) tiles 256x128, 128x128, 64x128. */
+ * 64 k per step); 8..10 its fp32 (3xTF32) tiles 256x128, 128x128, 64x128;
+ * 11 and 12 its grouped kernel (dcn_grouped) in 16 bits and in fp32,
+ * appended so that the tactic ids of the others stay. */
 enum {
     TILE_128x128, TILE_64x128, TILE_64x64, TILE_16x128, TILE_MMA_COUNT,
-    TILE_WG = TILE_MMA_COUNT, TILE_F32 = 8, TILE_COUNT = 11
+    TILE_WG = TILE_MMA_COUNT, TILE_F32 = 8, TILE_GROUPED = 11, TILE_GROUPED_F32 = 12, TILE_COUNT = 13
 };
+/* tile t takes 16-bit tensors (else fp32) */
+int tile16(int t) { return t < TILE_F32 || t == TILE_GROUPED; }
 const int tile_bm[TILE_MMA_COUNT] = {128, 64, 64, 16};
 const int tile_bn[TILE_MMA_COUNT] = {128, 128, 64, 128};
 const char *const tile_name[TILE_COUNT] = {"fused128x128",        "fused64x128",         "fused64x64",
                                            "fused16x128",         "wgmma256x128",        "wgmma128x128",
                                            "wgmma64x128",         "wgmma256x128k64",     "wgmma3xtf32_256x128",
-                                           "wgmma3xtf32_128x128", "wgmma3xtf32_64x128"};
+                                           "wgmma3xtf32_128x128", "wgmma3xtf32_64x128",  "grouped128",
+                                           "grouped128_3xtf32"};
 
 constexpr int64_t MPAD_ALIGN = 128; /* the largest BM: the workspace does not depend on the tile */
 
@@ -421,6 +426,8 @@ size_t a256(size_t v) { return (v + 255) & ~(size_t)255; }
 
 enum { KERNEL_DEFAULT = -3, KERNEL_IM2COL = -2, KERNEL_FUSED = -1 };
 static_assert(PRT_DCN_TACTIC_FUSED + TILE_WG == PRT_DCN_TACTIC_WGMMA && PRT_DCN_TACTIC_FUSED + TILE_F32 == PRT_DCN_TACTIC_F32 &&
+                  PRT_DCN_TACTIC_FUSED + TILE_GROUPED == PRT_DCN_TACTIC_GROUPED &&
+                  PRT_DCN_TACTIC_FUSED + TILE_GROUPED_F32 == PRT_DCN_TACTIC_GROUPED_F32 &&
                   PRT_DCN_TACTIC_FUSED + TILE_COUNT == PRT_DCN_TACTIC_COUNT,
               "tactic ids are 2 + tile");
 
@@ -563,7 +570,7 @@ extern "C" int prt__deform_conv_cuda_fused_applies(const prt__dcn_params *p, con
 {
     const int o = kernel_override();
     if (!is_f16 || o == KERNEL_IM2COL || !fused_fits(p, s)) return 0;
-    if (o >= 0) return o < TILE_F32 && tile_ok(p, s, o);
+    if (o >= 0) return tile16(o) && tile_ok(p, s, o);
     if (o != KERNEL_DEFAULT) return 1;
     return prt__deform_conv_wgmma_default_tile(p, s, PRT_DCN_F16) >= 0 || (p->group == 1 && s->cout <= 64);
 }
@@ -592,7 +599,7 @@ extern "C" const char *prt__deform_conv_cuda_fused_tile(const prt__dcn_params *p
     g.coutg = (int)(s->cout / p->group);
     g.ncols = (int)(s->n * s->hout * s->wout);
     const int o = kernel_override();
-    return tile_name[o >= 0 && o < TILE_F32 && tile_ok(p, s, o) ? o
+    return tile_name[o >= 0 && tile16(o) && tile_ok(p, s, o) ? o
                      : o == KERNEL_FUSED                         ? auto_tile(p, s, g)
                                                                  : policy_tile(p, s, g)];
 }
@@ -619,12 +626,12 @@ extern "C" int32_t prt__deform_conv_cuda_tactics(const prt__dcn_params *p, const
 {
     int32_t all[1 + TILE_COUNT], n = 0, i;
     const int fused = fused_fits(p, smin) && fused_fits(p, sopt) && fused_fits(p, smax);
-    const int t0 = is_f16 ? 0 : TILE_F32, t1 = is_f16 ? TILE_F32 : TILE_COUNT; /* the element type's tiles */
     const int32_t first = fused ? default_tactic(p, sopt, is_f16) : PRT_DCN_TACTIC_IM2COL;
     all[n++] = first;
     if (first != PRT_DCN_TACTIC_IM2COL) all[n++] = PRT_DCN_TACTIC_IM2COL;
-    for (i = t0; fused && i < t1; i++)
-        if (PRT_DCN_TACTIC_FUSED + i != first && tile_ok(p, smin, i) && tile_ok(p, sopt, i) && tile_ok(p, smax, i))
+    for (i = 0; fused && i < TILE_COUNT; i++) /* the element type's tiles */
+        if (tile16(i) == !!is_f16 && PRT_DCN_TACTIC_FUSED + i != first && tile_ok(p, smin, i) &&
+            tile_ok(p, sopt, i) && tile_ok(p, smax, i))
             all[n++] = PRT_DCN_TACTIC_FUSED + i;
     for (i = 0; i < n && i < cap; i++) ids[i] = all[i];
     return n;
@@ -645,11 +652,12 @@ extern "C" int prt__deform_conv_cuda_f32_tile(const prt__dcn_params *p, const pr
     if (!fused_fits(p, s) || !prt__deform_conv_wgmma_available()) return -1;
     if (o != KERNEL_DEFAULT) {
         if (o == KERNEL_FUSED) return prt__deform_conv_wgmma_tile(p, s, PRT_DCN_F32);
-        if (o < TILE_F32) return -1; /* im2col, or a 16-bit tile */
+        if (tile16(o)) return -1; /* im2col, or a 16-bit tile */
         t = o;
     } else if (tactic == 0) {
         return prt__deform_conv_wgmma_default_tile(p, s, PRT_DCN_F32);
-    } else if (tactic >= PRT_DCN_TACTIC_FUSED + TILE_F32 && tactic < PRT_DCN_TACTIC_COUNT) {
+    } else if (tactic >= PRT_DCN_TACTIC_FUSED + TILE_F32 && tactic < PRT_DCN_TACTIC_COUNT &&
+               !tile16(tactic - PRT_DCN_TACTIC_FUSED)) {
         t = tactic - PRT_DCN_TACTIC_FUSED;
     } else {
         return -1;
@@ -680,7 +688,7 @@ extern "C" int prt__deform_conv_cuda_fused_tiled(const prt__dcn_params *p, const
     if (s->n == 0 || s->cout == 0 || g.hw == 0) return 0;
     const int o = kernel_override();
     int t = tile >= 0 && tile < TILE_COUNT ? tile : o >= 0 ? o : o == KERNEL_FUSED ? auto_tile(p, s, g) : policy_tile(p, s, g);
-    if (t >= TILE_WG && t < TILE_F32 && tile_ok(p, s, t))
+    if (t >= TILE_WG && tile16(t) && tile_ok(p, s, t))
         return prt__deform_conv_wgmma(p, s, elt, t - TILE_WG, x, offset, mask, weight, bias, y, workspace, stream,
                                       err, cap);
     if (t >= TILE_WG) t = choose_tile(g, G);

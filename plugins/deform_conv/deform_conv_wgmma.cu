@@ -65,6 +65,11 @@
  *     to the workspace and a last kernel adds them in a fixed order with the
  *     bias and rounds once to the output type.
  * Without split-K the epilogue adds the bias in fp32 and rounds once.
+ *
+ * The file also holds the grouped kernel (dcn_grouped, tile WG_GROUPED: at
+ * most 32 output channels per group, mma.sync with the samples in
+ * registers; see its comment), which shares the operand layouts' launch and
+ * the corner table.
  */
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -106,6 +111,7 @@ struct WGeo : prt__dcn_cuda_geo {
     int mpad, mtiles, ctiles, split, cps;    /* cps: chunks per split */
     int zero;                                /* byte offset of xt's zero pixel row */
     int flush; /* fp32: steps between flushes of the accumulators (0: none; see the kernel) */
+    int gl;    /* A in the grouped kernel's layout (dcn_grouped), and its groups per block */
     int flags; /* PRT_DCN_CUDA_WGFLAGS (benchmarks): bit 0, A copies before the fence (16-bit, one chunk per
                 * step); bit 1, fp32 128x128 in its three-stage form */
 };
@@ -213,6 +219,27 @@ __device__ __forceinline__ void nchw_to_nhwc_tile(const T *__restrict__ x, T *__
     }
 }
 
+/* 16-byte unit idx of A (and of a2, fp32's lo plane): the R channels at
+ * weight[src + e kk] (e < R), or zeros where !live. */
+template <int E>
+__device__ __forceinline__ void store_weight_unit(const void *__restrict__ w, size_t src, int kk, int live,
+                                                  void *__restrict__ a, void *__restrict__ a2, int idx)
+{
+    uint4 v = make_uint4(0, 0, 0, 0), v2 = v;
+    if (live) {
+        if constexpr (E == 2) {
+#pragma unroll
+            for (int e = 0; e < 4; e++) tf32_split(((const float *)w)[src + e * kk], (&v.x)[e], (&v2.x)[e]);
+        } else {
+            __half *h = (__half *)&v;
+#pragma unroll
+            for (int e = 0; e < 8; e++) h[e] = ((const __half *)w)[src + e * kk];
+        }
+    }
+    *(uint4 *)((char *)a + (size_t)idx * 16) = v;
+    if constexpr (E == 2) *(uint4 *)((char *)a2 + (size_t)idx * 16) = v2;
+}
+
 /* weight [G*coutg][cg][kk] -> A [G][mpad/8][kpad/R][8][R] in the segment k
  * order, zeros outside (fp32: the hi plane at a, the lo plane at a2). One
  * thread per 16-byte row of an 8-row block: one output channel, R
@@ -227,22 +254,40 @@ __device__ __forceinline__ void pack_weights_row(const void *__restrict__ w, voi
     const int mb = r2 % mb8, grp = r2 / mb8;
     const int m = mb * 8 + r8, k = kb * R;
     const int seg = k / g.kspad, kl = k - seg * g.kspad;
-    uint4 v = make_uint4(0, 0, 0, 0), v2 = make_uint4(0, 0, 0, 0);
-    if (m < g.coutg && kl < g.kseg) {
+    size_t src = 0;
+    const int live = m < g.coutg && kl < g.kseg;
+    if (live) {
         const int cb = kl / (g.kk * g.cw), rem = kl - cb * g.kk * g.cw;
         const int tap = rem / g.cw, cc = rem - tap * g.cw;
-        const size_t src = ((size_t)(grp * g.coutg + m) * g.cg + seg * g.sc + cb * g.cw + cc) * g.kk + tap;
-        if constexpr (E == 2) {
-#pragma unroll
-            for (int e = 0; e < 4; e++) tf32_split(((const float *)w)[src + e * g.kk], (&v.x)[e], (&v2.x)[e]);
-        } else {
-            __half *h = (__half *)&v;
-#pragma unroll
-            for (int e = 0; e < 8; e++) h[e] = ((const __half *)w)[src + e * g.kk];
-        }
+        src = ((size_t)(grp * g.coutg + m) * g.cg + seg * g.sc + cb * g.cw + cc) * g.kk + tap;
     }
-    *(uint4 *)((char *)a + (size_t)idx * 16) = v;
-    if constexpr (E == 2) *(uint4 *)((char *)a2 + (size_t)idx * 16) = v2;
+    store_weight_unit<E>(w, src, g.kk, live, a, a2, idx);
+}
+
+/* The grouped kernel's blocks of 8 output channels (its template NJ): 1, 2 or 4. */
+__host__ __device__ __forceinline__ int gr_nj(int coutg) { return coutg <= 8 ? 1 : coutg <= 16 ? 2 : 4; }
+
+/* weight [G*coutg][cg][kk] -> A of the grouped kernel (dcn_grouped):
+ * [G][chunk][j][32 lanes] units of 16 bytes; the unit of lane l holds, for
+ * output channel 8 j + l / 4 of the group, the 8 channels of run 4 chunk +
+ * l % 4 (run r: tap r / (cg / 8), channels (r % (cg / 8)) * 8 ..), zeros
+ * outside. */
+template <int E>
+__device__ __forceinline__ void pack_grouped_unit(const void *__restrict__ w, void *__restrict__ a,
+                                                  void *__restrict__ a2, const WGeo &g, int idx)
+{
+    constexpr int R = Et<E>::run;
+    const int nj = gr_nj(g.coutg), rpt = g.cg / R, nruns = g.kk * rpt, nchunks = (nruns + 3) / 4;
+    const int lane = idx & 31, rest = idx >> 5, j = rest % nj, r2 = rest / nj;
+    const int c = r2 % nchunks, grp = r2 / nchunks;
+    const int oc = 8 * j + (lane >> 2), run = 4 * c + (lane & 3);
+    size_t src = 0;
+    const int live = oc < g.coutg && run < nruns;
+    if (live) {
+        const int tap = run / rpt, cb = run - tap * rpt;
+        src = ((size_t)(grp * g.coutg + oc) * g.cg + cb * R) * g.kk + tap;
+    }
+    store_weight_unit<E>(w, src, g.kk, live, a, a2, idx);
 }
 
 /* The operands' layouts in one launch: blocks [0, nxt) transpose x (block
@@ -264,7 +309,9 @@ __global__ void __launch_bounds__(256) wg_prep(const void *__restrict__ x, void 
         return;
     }
     const int idx = (b - nxt) * 256 + tid;
-    if (idx < arows) pack_weights_row<E>(w, a, a2, g, idx);
+    if (idx >= arows) return;
+    if (g.gl) pack_grouped_unit<E>(w, a, a2, g, idx);
+    else pack_weights_row<E>(w, a, a2, g, idx);
 }
 
 /* Split-K: y = bias + sum over the splits of the fp32 partial sums, in
@@ -861,18 +908,188 @@ __global__ void __launch_bounds__(BM * 2, MINB)
 #endif /* DCN_WG_DEVICE */
 }
 
+/* ---- grouped layers: few output channels per group ------------------------
+ *
+ * Where each group has few output channels (coutg <= 8 NJ, NJ <= 4: the
+ * grouped convolutions of ResNeXt-style networks), the GEMM of a group is
+ * small (coutg x cg kk x columns) and the work is the gather. The tiles above
+ * pad coutg to 64 rows and rebuild the corner table for every group; this
+ * kernel runs the MMAs with mma.sync m16n8k16 and the samples as the A
+ * operand in registers, so there is no B tile in shared memory and no
+ * barrier in the loop, and a block runs g.gl consecutive groups of one
+ * column tile with one corner table (rebuilt only where the deformable
+ * group changes).
+ *
+ * A warp owns 16 columns of the block's GR_BN: the MMA's rows are columns,
+ * its N the group's output channels (NJ blocks of 8), its K a group's
+ * cg kk in chunks of 4 runs of 8 channels (run r: tap r / (cg / 8),
+ * channels (r % (cg / 8)) * 8 ..), padded with zero runs to whole chunks.
+ * Lane l (g = l / 4, t = l % 4) blends run t of the chunk for the warp's
+ * columns g and g + 8, one 16-byte value each (8 16-bit channels, fp32
+ * weights, rounded once; fp32: 4 channels, below), and the k order of the
+ * chunk's two k16 slices is permuted
+ * so that these are exactly its A fragments: slice 0 takes channels 0-3 of
+ * every run (the fragment's k 2t, 2t+1 <- channels 0, 1; k 2t+8, 2t+9 <- 2,
+ * 3), slice 1 channels 4-7. The weights are packed in the same order
+ * (pack_grouped_unit): one 16-byte load per lane, chunk and block of 8
+ * output channels gives its B fragments of both slices. The accumulators
+ * (fp32) take the bias and are rounded once in the epilogue. */
+constexpr int GR_BN = 128, GR_NT = 256; /* columns and threads of a block: 8 warps of 16 columns */
+
+#if DCN_WG_DEVICE
+template <int E>
+__device__ __forceinline__ void mma16816(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                                         uint32_t b0, uint32_t b1)
+{
+    if constexpr (E == 1)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+    else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ void mma1688_tf32(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                                             uint32_t b0, uint32_t b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+#endif
+
+/* fp32 (E 2): runs of 4 channels, k8 TF32 slices (slice 0 channels 0-1 of
+ * every run, slice 1 channels 2-3: the fragment's k t and t + 4), samples
+ * and weights split into TF32 hi and lo (the wgmma kernel's 3xTF32, three
+ * MMAs a slice), and the MMAs' sums added into fp32 accumulators of their
+ * own every GR_FLUSH chunks (FLUSH_K's reason: the tensor cores' additions
+ * truncate). */
+constexpr int GR_FLUSH = (int)(FLUSH_K / 16);
+
+template <int E, int NJ>
+__global__ void __launch_bounds__(GR_NT, E == 2 ? 2 : 3)
+    dcn_grouped(const void *__restrict__ xt, const void *__restrict__ off, const void *__restrict__ mask,
+                const void *__restrict__ A, const void *__restrict__ A2, const void *__restrict__ bias,
+                void *__restrict__ y, WGeo g)
+{
+#if DCN_WG_DEVICE
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    unsigned char *tab = smem_raw;
+    const int wpl = g.kk * GR_BN * (int)sizeof(int4); /* the table's weight plane, after the offsets */
+    const int tid = threadIdx.x, lane = tid & 31, t = lane & 3;
+    const int cl0 = (tid >> 5) * 16 + (lane >> 2); /* the lane's columns cl0 and cl0 + 8 of the block */
+    const int G = g.cin / g.cg, ctile = blockIdx.x % g.ctiles;
+    const int g0 = blockIdx.x / g.ctiles * g.gl, g1 = min(G, g0 + g.gl);
+    const int c0 = ctile * GR_BN;
+    const int rpt = g.cg / Et<E>::run, nruns = g.kk * rpt, nchunks = (nruns + 3) / 4;
+    int dprev = -1;
+    for (int grp = g0; grp < g1; grp++) {
+        const int d = g.dg == 1 ? 0 : grp * g.cg / g.cpd;
+        if (d != dprev) {
+            if (dprev >= 0) __syncthreads(); /* every warp is done with the old table */
+            build_table<E, GR_BN, GR_NT>(tab, g, off, mask, grp, 0, c0, tid);
+            __syncthreads();
+            dprev = d;
+        }
+        float acc[NJ][4], sum[E == 2 ? NJ : 1][4];
+#pragma unroll
+        for (int j = 0; j < NJ; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+#pragma unroll
+        for (int j = 0; j < (E == 2 ? NJ : 1); j++) sum[j][0] = sum[j][1] = sum[j][2] = sum[j][3] = 0.f;
+        const char *xg = (const char *)xt + (size_t)grp * g.cg * Et<E>::sz;
+        const size_t ao = (size_t)grp * nchunks * NJ * 32 + lane;
+        const uint4 *ag = (const uint4 *)A + ao, *ag2 = (const uint4 *)A2 + ao;
+        for (int c = 0; c < nchunks; c++) {
+            const int run = 4 * c + t;
+            uint4 u0 = make_uint4(0, 0, 0, 0), u1 = u0, l0 = u0, l1 = u0;
+            if (run < nruns) {
+                const int tap = run / rpt, cb = run - tap * rpt;
+                const char *xs = xg + cb * 16;
+                const unsigned char *te = tab + (tap * GR_BN + cl0) * 16; /* column cl0 + 8: 128 bytes on */
+                const int4 o0 = *(const int4 *)te, o1 = *(const int4 *)(te + 128);
+                const float4 w0 = *(const float4 *)(te + wpl), w1 = *(const float4 *)(te + wpl + 128);
+                const uint4 p0 = __ldg((const uint4 *)(xs + (unsigned)o0.x));
+                const uint4 p1 = __ldg((const uint4 *)(xs + (unsigned)o0.y));
+                const uint4 p2 = __ldg((const uint4 *)(xs + (unsigned)o0.z));
+                const uint4 p3 = __ldg((const uint4 *)(xs + (unsigned)o0.w));
+                const uint4 q0 = __ldg((const uint4 *)(xs + (unsigned)o1.x));
+                const uint4 q1 = __ldg((const uint4 *)(xs + (unsigned)o1.y));
+                const uint4 q2 = __ldg((const uint4 *)(xs + (unsigned)o1.z));
+                const uint4 q3 = __ldg((const uint4 *)(xs + (unsigned)o1.w));
+                blend4<E>(p0, p1, p2, p3, w0, &u0, &l0);
+                blend4<E>(q0, q1, q2, q3, w1, &u1, &l1);
+            }
+#pragma unroll
+            for (int j = 0; j < NJ; j++) {
+                const uint4 b = __ldg(ag + (c * NJ + j) * 32);
+                if constexpr (E == 2) {
+                    const uint4 bl = __ldg(ag2 + (c * NJ + j) * 32);
+                    mma1688_tf32(acc[j], u0.x, u1.x, u0.y, u1.y, b.x, b.y);
+                    mma1688_tf32(acc[j], u0.x, u1.x, u0.y, u1.y, bl.x, bl.y);
+                    mma1688_tf32(acc[j], l0.x, l1.x, l0.y, l1.y, b.x, b.y);
+                    mma1688_tf32(acc[j], u0.z, u1.z, u0.w, u1.w, b.z, b.w);
+                    mma1688_tf32(acc[j], u0.z, u1.z, u0.w, u1.w, bl.z, bl.w);
+                    mma1688_tf32(acc[j], l0.z, l1.z, l0.w, l1.w, b.z, b.w);
+                } else {
+                    mma16816<E>(acc[j], u0.x, u1.x, u0.y, u1.y, b.x, b.y);
+                    mma16816<E>(acc[j], u0.z, u1.z, u0.w, u1.w, b.z, b.w);
+                }
+            }
+            if constexpr (E == 2) {
+                if ((c + 1) % GR_FLUSH == 0 || c + 1 == nchunks) {
+#pragma unroll
+                    for (int j = 0; j < NJ; j++)
+#pragma unroll
+                        for (int e = 0; e < 4; e++) {
+                            sum[j][e] += acc[j][e];
+                            acc[j][e] = 0.f;
+                        }
+                }
+            }
+        }
+        if constexpr (E == 2) {
+#pragma unroll
+            for (int j = 0; j < NJ; j++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) acc[j][e] = sum[j][e];
+        }
+        /* acc[j][e]: column cl0 + 8 (e / 2), output channel 8 j + 2 t + e % 2 */
+#pragma unroll
+        for (int j = 0; j < NJ; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int oc = 8 * j + 2 * t + (e & 1), col = c0 + cl0 + (e >> 1) * 8;
+                if (oc >= g.coutg || col >= g.ncols) continue;
+                const int n = col / g.hw, pos = col - n * g.hw, ocg = grp * g.coutg + oc;
+                stf<E>(y, ((size_t)n * g.cout + ocg) * g.hw + pos, acc[j][e] + (bias ? ldf<E>(bias, ocg) : 0.f));
+            }
+    }
+#endif /* DCN_WG_DEVICE */
+}
+
 /* ---- host side ---------------------------------------------------------- */
 
 /* WG_256x128K64 takes two chunks (64 k) per step: half the barriers and
  * per-step bookkeeping, and both chunks' corner loads in flight together.
  * The WG_F32_ tiles are the fp32 (3xTF32) kernel, 16 k per step. */
-enum { WG_256x128, WG_128x128, WG_64x128, WG_256x128K64, WG_F32_256x128, WG_F32_128x128, WG_F32_64x128, WG_COUNT };
-const int wg_bm[WG_COUNT] = {256, 128, 64, 256, 256, 128, 64};
-const int wg_bn[WG_COUNT] = {128, 128, 128, 128, 128, 128, 128};
-const int wg_minb[WG_COUNT] = {1, 2, 2, 1, 1, 2, 2};
-const int wg_ks[WG_COUNT] = {1, 1, 1, 2, 1, 1, 1};
-const int wg_f32[WG_COUNT] = {0, 0, 0, 0, 1, 1, 1};
-const int wg_lean[WG_COUNT] = {0, 0, 0, 0, 0, 1, 0}; /* two A and B stages: two blocks a multiprocessor */
+enum {
+    WG_256x128, WG_128x128, WG_64x128, WG_256x128K64, WG_F32_256x128, WG_F32_128x128, WG_F32_64x128,
+    WG_GROUPED,     /* 16-bit, dcn_grouped (mma.sync; coutg <= 32), appended so that the tactic ids stay */
+    WG_GROUPED_F32, /* the same in fp32 (3xTF32) */
+    WG_COUNT
+};
+const int wg_bm[WG_COUNT] = {256, 128, 64, 256, 256, 128, 64, 32, 32};
+const int wg_bn[WG_COUNT] = {128, 128, 128, 128, 128, 128, 128, GR_BN, GR_BN};
+const int wg_minb[WG_COUNT] = {1, 2, 2, 1, 1, 2, 2, 3, 2};
+const int wg_ks[WG_COUNT] = {1, 1, 1, 2, 1, 1, 1, 1, 1};
+const int wg_f32[WG_COUNT] = {0, 0, 0, 0, 1, 1, 1, 0, 1};
+const int wg_lean[WG_COUNT] = {0, 0, 0, 0, 0, 1, 0, 0, 0}; /* two A and B stages: two blocks a multiprocessor */
+int grouped_tile(int t) { return t == WG_GROUPED || t == WG_GROUPED_F32; }
 
 constexpr int64_t MPAD_ALIGN = 256; /* the largest BM: the workspace does not depend on the tile */
 constexpr size_t SMEM_MAX = 227 * 1024;
@@ -895,6 +1112,8 @@ size_t tile_smem_as(int t, int lean, int64_t kk, int64_t kcs)
 }
 
 size_t tile_smem(int t, int64_t kk, int64_t kcs) { return tile_smem_as(t, wg_lean[t], kk, kcs); }
+
+size_t grouped_smem(int64_t kk) { return (size_t)kk * GR_BN * sizeof(Corner); }
 
 /* Channels per segment and per block (see the file comment); 0 when the
  * group's channels and the deformable groups' channels do not nest. */
@@ -928,6 +1147,9 @@ int fits(const prt__dcn_params *p, const prt__dcn_shape *s, int t)
     /* byte offsets into xt and its zero row; 16-byte rows of A */
     if ((s->n * s->h * s->w + 1) * s->cin * esz_of(t) > i31 || kpad_of(p, s, bk) > i31 / 8) return 0;
     if (p->group * round_up(s->cout / p->group, MPAD_ALIGN) * kpad_of(p, s, bk) > i31) return 0;
+    if (grouped_tile(t)) /* a group within one deformable group (sc == cg); the corner table */
+        return s->cout / p->group <= 32 && sc == s->cin / p->group &&
+               grouped_smem(kk) <= SMEM_MAX;
     const int64_t kcs = round_up(sc * kk, bk) / bk;
     if (wg_ks[t] == 2 && sc % 64) return 0; /* a step is one tap of a 64-channel block */
     if (kcs % wg_ks[t] || tile_smem(t, kk, kcs) > SMEM_MAX) return 0;
@@ -958,8 +1180,9 @@ size_t f32_buf_bytes(const prt__dcn_params *p, const prt__dcn_shape *s, int t, i
 size_t f32_buf_reserve(const prt__dcn_params *p, const prt__dcn_shape *s)
 {
     size_t r = (size_t)SPLIT_BYTES;
-    for (int t = 0; t < WG_COUNT; t++)
-        if (wg_f32[t] && fits(p, s, t) && f32_buf_bytes(p, s, t, 1) > r) r = f32_buf_bytes(p, s, t, 1);
+    for (int t = 0; t < WG_COUNT; t++) /* the grouped kernel keeps its sums in registers */
+        if (wg_f32[t] && !grouped_tile(t) && fits(p, s, t) && f32_buf_bytes(p, s, t, 1) > r)
+            r = f32_buf_bytes(p, s, t, 1);
     return r;
 }
 
@@ -1021,6 +1244,74 @@ cudaError_t launch16(int elt, int64_t blocks, size_t smem, cudaStream_t st, cons
     return launch_t<0, BM, BN, MINB, KS>(blocks, smem, st, xt, off, mask, a, a, bias, y, part, g);
 }
 
+template <int E, int NJ>
+cudaError_t launch_grouped(unsigned blocks, size_t smem, cudaStream_t st, const void *xt, const void *off,
+                           const void *mask, const void *a, const void *a2, const void *bias, void *y, const WGeo &g)
+{
+    static unsigned long long raised = 0;
+    const cudaError_t ce =
+        (cudaError_t)prt__deform_conv_cuda_smem_limit((const void *)dcn_grouped<E, NJ>, (int)SMEM_MAX, &raised);
+    if (ce != cudaSuccess) return ce;
+    dcn_grouped<E, NJ><<<blocks, GR_NT, smem, st>>>(xt, off, mask, a, a2, bias, y, g);
+    return cudaGetLastError();
+}
+
+template <int E>
+cudaError_t launch_grouped_e(unsigned blocks, size_t smem, cudaStream_t st, const void *xt, const void *off,
+                             const void *mask, const void *a, const void *a2, const void *bias, void *y,
+                             const WGeo &g)
+{
+    const int nj = gr_nj(g.coutg);
+    if (nj == 1) return launch_grouped<E, 1>(blocks, smem, st, xt, off, mask, a, a2, bias, y, g);
+    if (nj == 2) return launch_grouped<E, 2>(blocks, smem, st, xt, off, mask, a, a2, bias, y, g);
+    return launch_grouped<E, 4>(blocks, smem, st, xt, off, mask, a, a2, bias, y, g);
+}
+
+/* The grouped kernel (dcn_grouped) with its operand layouts. Groups per
+ * block g.gl: PRT_DCN_CUDA_GPB (environment, benchmarks), else the fewest
+ * that make at most two blocks per multiprocessor, so that all of them run
+ * in one wave, 16 warps a multiprocessor (each block builds the corner
+ * table once for its groups). Case E on the H200 (33 column tiles, 32
+ * groups), 1, 2, 3, 4, 5, 6 and 8 groups per block: 62, 67, 53.5, 52.5, 60,
+ * 68 and 60 us; 2 left a second wave of one block per multiprocessor, 8
+ * one block of 8 warps. */
+int run_grouped(const prt__dcn_params *p, const prt__dcn_shape *s, int elt, const void *x, const void *offset,
+                const void *mask, const void *weight, const void *bias, void *y, void *workspace, cudaStream_t st,
+                WGeo &g, char *err, size_t cap)
+{
+    int sms = 132, dev = 0;
+    const int G = (int)p->group, nj = gr_nj(g.coutg), f32 = elt == PRT_DCN_F32, esz = f32 ? 4 : 2;
+    const int nchunks = (g.kk * (g.cg / (16 / esz)) + 3) / 4;
+    g.ctiles = (g.ncols + GR_BN - 1) / GR_BN;
+    if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    int64_t gpb = 1;
+    while (gpb < G && (int64_t)g.ctiles * ((G + gpb - 1) / gpb) > 2 * (int64_t)sms) gpb++;
+    const char *e = getenv("PRT_DCN_CUDA_GPB");
+    if (e && *e) gpb = atoi(e);
+    g.gl = (int)(gpb < 1 ? 1 : gpb > G ? G : gpb);
+    char *ws = (char *)(((uintptr_t)workspace + 255) & ~(uintptr_t)255);
+    void *xt = ws;
+    char *a = ws + a256((size_t)((s->n * s->h * s->w + 1) * s->cin) * esz);
+    const int units = G * nchunks * nj * 32; /* 16-byte units of A (of each plane in fp32) */
+    char *a2 = f32 ? a + a256((size_t)units * 16) : a;
+    cudaError_t ce;
+    {
+        const int pxt = (g.hw_in + 63) / 64, cht = (g.cin + 63) / 64, nxt = (int)(pxt * cht * s->n);
+        const unsigned blocks = (unsigned)(nxt + (units + 255) / 256);
+        if (f32) wg_prep<2><<<blocks, 256, 0, st>>>(x, xt, weight, a, a2, g, pxt, cht, nxt, units);
+        else if (elt == PRT_DCN_BF16) wg_prep<1><<<blocks, 256, 0, st>>>(x, xt, weight, a, a, g, pxt, cht, nxt, units);
+        else wg_prep<0><<<blocks, 256, 0, st>>>(x, xt, weight, a, a, g, pxt, cht, nxt, units);
+        if ((ce = cudaGetLastError()) != cudaSuccess) return wfail(err, cap, elt, "layout kernel", ce);
+    }
+    const unsigned blocks = (unsigned)(g.ctiles * (int64_t)((G + g.gl - 1) / g.gl));
+    const size_t smem = grouped_smem(g.kk);
+    ce = f32                    ? launch_grouped_e<2>(blocks, smem, st, xt, offset, mask, a, a2, bias, y, g)
+         : elt == PRT_DCN_BF16 ? launch_grouped_e<1>(blocks, smem, st, xt, offset, mask, a, a, bias, y, g)
+                               : launch_grouped_e<0>(blocks, smem, st, xt, offset, mask, a, a, bias, y, g);
+    if (ce != cudaSuccess) return wfail(err, cap, elt, "grouped kernel", ce);
+    return 0;
+}
+
 } // namespace
 
 extern "C" int prt__deform_conv_wgmma_available(void)
@@ -1057,7 +1348,10 @@ extern "C" int prt__deform_conv_wgmma_tile(const prt__dcn_params *p, const prt__
     return fits(p, s, t) ? t : -1;
 }
 
-/* The default policy's wgmma tile (bench/NOTES-gpu.md, H200). 16-bit: one
+/* The default policy's wgmma tile (bench/NOTES-gpu.md, H200). Both types:
+ * the grouped kernel for more than one group where it fits (case E: fp16
+ * 52.5 us against 83 for im2col + cuBLAS and 96 for the best wgmma tile;
+ * fp32 65-69 us against 139-140 for wgmma3xtf32_64x128). 16-bit: one
  * group of more than 64 output channels (above 128 the 256x128 tile, with
  * 64 k per step where it fits; else 128x128) whose tiles, without split-K,
  * give every multiprocessor at least one block. fp32: wherever a tile fits,
@@ -1071,6 +1365,8 @@ extern "C" int prt__deform_conv_wgmma_default_tile(const prt__dcn_params *p, con
     int sms = 132, dev = 0;
     const int64_t coutg = s->cout / p->group;
     if (!prt__deform_conv_wgmma_available()) return -1;
+    if (p->group > 1 && fits(p, s, elt == PRT_DCN_F32 ? WG_GROUPED_F32 : WG_GROUPED))
+        return elt == PRT_DCN_F32 ? WG_GROUPED_F32 : WG_GROUPED;
     if (elt == PRT_DCN_F32) return prt__deform_conv_wgmma_tile(p, s, elt);
     if (p->group != 1 || coutg <= 64) return -1;
     int t = coutg > 128 ? WG_256x128K64 : WG_128x128;
@@ -1117,17 +1413,18 @@ extern "C" int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_s
     g.kpad = (int)kpad_of(p, s, bk);
     g.nch = g.kpad / (int)bk;
     if (s->n == 0 || s->cout == 0 || g.hw == 0) return 0;
+    g.zero = (int)(s->n * g.hw_in * g.cin * esz);
+    {
+        const char *e = getenv("PRT_DCN_CUDA_WGFLAGS");
+        g.flags = e && *e ? atoi(e) : 0;
+    }
+    if (grouped_tile(tile)) return run_grouped(p, s, elt, x, offset, mask, weight, bias, y, workspace, st, g, err, cap);
     g.mpad = (int)round_up(g.coutg, wg_bm[tile]);
     g.mtiles = g.mpad / wg_bm[tile];
     g.ctiles = (g.ncols + wg_bn[tile] - 1) / wg_bn[tile];
     g.split = split_of(g, p, s, G, tile);
     g.cps = (int)round_up((g.nch + g.split - 1) / g.split, wg_ks[tile]); /* nch is a multiple of it */
     g.split = (g.nch + g.cps - 1) / g.cps;
-    g.zero = (int)(s->n * g.hw_in * g.cin * esz);
-    {
-        const char *e = getenv("PRT_DCN_CUDA_WGFLAGS");
-        g.flags = e && *e ? atoi(e) : 0;
-    }
     if (wg_f32[tile]) {
         /* k per flush: PRT_DCN_CUDA_F32_FLUSH (environment, benchmarks; 0: never), else FLUSH_K */
         const char *e = getenv("PRT_DCN_CUDA_F32_FLUSH");

@@ -1386,6 +1386,70 @@ static const dcase fused_cases[] = {
 };
 #define NB_FUSED ((int)(sizeof(fused_cases) / sizeof(fused_cases[0])))
 
+/* Shapes of the grouped kernel (grouped128: at most 32 output channels per group, each group
+ * within one deformable group): 4 to 32 output channels per group (one, two and four MMA blocks
+ * of 8, 24 padded to 32), 8 to 32 input channels per group, K padded to whole chunks (1x1 and
+ * 1x5 kernels), several deformable groups (the corner table rebuilt inside a block), strides,
+ * dilation, batches, partial column tiles. */
+static const dcase grouped_cases[] = {
+    {"grouped_g4_c16_m16", 1, 64, 11, 13, 64, 3, 3, {1, 1}, {1, 1}, {1, 1}, 4, 1, 1, 2.0},
+    {"grouped_g8_c8_m4_s2", 2, 64, 13, 12, 32, 3, 3, {2, 1}, {0, 1}, {1, 2}, 8, 1, 0, 3.0},
+    {"grouped_g2_c24_m24_dg2", 1, 48, 10, 9, 48, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2, 2, 1, 2.0},
+    {"grouped_g2_c32_m32_k1x5", 1, 64, 12, 17, 64, 1, 5, {1, 1}, {0, 2}, {1, 1}, 2, 1, 1, 2.0},
+    {"grouped_g32_c8_m8_dg4_b2", 2, 256, 9, 10, 256, 3, 3, {1, 1}, {1, 1}, {1, 1}, 32, 4, 1, 2.0},
+    {"grouped_g2_c16_m12_k1", 1, 32, 15, 14, 24, 1, 1, {1, 1}, {0, 0}, {1, 1}, 2, 1, 1, 1.5},
+    /* K = 1152: fp32 adds its tensor-core sums into its own accumulators every 576 k */
+    {"grouped_g2_c128_m16", 1, 256, 9, 10, 32, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2, 1, 1, 2.0},
+};
+#define NB_GROUPED ((int)(sizeof(grouped_cases) / sizeof(grouped_cases[0])))
+
+/* Non-finite x: pixel 0 of every channel holds NaN or Inf. The outputs that sample it inside the
+ * image are NaN or infinite in the float64 reference; the others (among them those whose corners
+ * fall outside the image next to it, which read nothing) are finite. Mode `mode` must agree on
+ * which outputs are finite and be within the fp16 bound on those. */
+static void check_nonfinite_x(const dcase *c, int mode, const char *what)
+{
+    dset d;
+    double *ref;
+    size_t i, agree = 0, finite = 0, maxi = 0;
+    double err = 0.0;
+    int64_t ch;
+    void *y;
+    dset_make(&d, c, 4400, 1, 6.0);
+    for (ch = 0; ch < c->n * c->cin; ch++) d.in[0][ch * c->h * c->w] = ch % 2 ? NAN : INFINITY;
+    ref = reference(&d);
+    y = run_dset(&d, 2, PRT_DTYPE_F16, mode);
+    for (i = 0; i < d.nout; i++) {
+        const double v = typed_get(y, i, PRT_DTYPE_F16);
+        if (isfinite(ref[i]) != isfinite(v)) continue;
+        agree++;
+        if (!isfinite(ref[i])) continue;
+        finite++;
+        if (fabs(v - ref[i]) > err) {
+            err = fabs(v - ref[i]);
+            maxi = i;
+        }
+    }
+    CHECK_MSG(agree == d.nout, "%s on %s, non-finite x: %zu of %zu outputs finite where the reference is not, or "
+              "the other way", what, c->name, d.nout - agree, d.nout);
+    CHECK_MSG(err <= 1e-2, "%s on %s, non-finite x: max abs error %.3g at %zu", what, c->name, err, maxi);
+    CHECK_MSG(finite > d.nout / 2 && finite < d.nout, "%s on %s: %zu of %zu outputs finite: not a meaningful case",
+              what, c->name, finite, d.nout);
+    free(y);
+    free(ref);
+    dset_free(&d);
+}
+
+TEST(dcn_cpu_nonfinite_x)
+{
+    check_nonfinite_x(&fused_cases[0], RUN_CPU_CHUNKED, "CPU");
+    check_nonfinite_x(&grouped_cases[0], RUN_CPU_CHUNKED, "CPU");
+}
+
+/* The grouped kernel's shapes through the CPU path in bfloat16 (and the check that their outputs
+ * reach the magnitude the CUDA test needs). */
+TEST(dcn_cpu_bf16_grouped_cases) { check_bf16_cases(grouped_cases, NB_GROUPED, RUN_CPU_CHUNKED, RUN_CPU_SERIAL, "CPU"); }
+
 /* The same shapes through the CPU path in fp16 (and the check that their outputs reach ~4). */
 TEST(dcn_cpu_f16_fused_cases)
 {
@@ -1421,11 +1485,14 @@ static int32_t wgmma_tile_mask(const prt__dcn_params *p, const prt__dcn_shape *s
     return m;
 }
 
-/* The 16-bit tiles 0..3 and the fp32 (3xTF32) tiles 4..6. */
-static int32_t wgmma_tactics(const prt__dcn_params *p, const prt__dcn_shape *s) { return wgmma_tile_mask(p, s, 0, 4); }
+/* The 16-bit tiles 0..3 and 7 (the grouped kernel), and the fp32 (3xTF32) tiles 4..6 and 8. */
+static int32_t wgmma_tactics(const prt__dcn_params *p, const prt__dcn_shape *s)
+{
+    return wgmma_tile_mask(p, s, 0, 4) | wgmma_tile_mask(p, s, 7, 8);
+}
 static int32_t wgmma_f32_tactics(const prt__dcn_params *p, const prt__dcn_shape *s)
 {
-    return wgmma_tile_mask(p, s, 4, 7);
+    return wgmma_tile_mask(p, s, 4, 7) | wgmma_tile_mask(p, s, 8, 9);
 }
 
 static int popcount32(int32_t m)
@@ -1495,11 +1562,12 @@ TEST(dcn_cuda_fused_f16_every_tile)
  * im2col), against float64 and the CPU's fp32 path on the same inputs. */
 TEST(dcn_cuda_bf16_every_kernel)
 {
-    static const char *kernels[] = {"im2col",       "fused128x128", "fused64x128", "fused64x64",     "fused16x128",
-                                    "wgmma256x128", "wgmma128x128", "wgmma64x128", "wgmma256x128k64"};
+    static const char *kernels[] = {"im2col",       "fused128x128", "fused64x128", "fused64x64",
+                                    "fused16x128",  "wgmma256x128", "wgmma128x128", "wgmma64x128",
+                                    "wgmma256x128k64", "grouped128"};
     int k;
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
-    for (k = 0; k < (prt__deform_conv_wgmma_available() ? 9 : 5); k++) {
+    for (k = 0; k < (prt__deform_conv_wgmma_available() ? 10 : 5); k++) {
         CHECK(setenv("PRT_DCN_CUDA_KERNEL", kernels[k], 1) == 0);
         check_bf16_cases(fused_cases, NB_FUSED, RUN_CUDA, RUN_CPU_SERIAL, kernels[k]);
     }
@@ -1519,6 +1587,77 @@ TEST(dcn_cuda_wgmma_split_k)
     CHECK(setenv("PRT_DCN_CUDA_SPLIT", "3", 1) == 0);
     for (t = 0; t < 4; t++) check_fused(tiles[t]);
     CHECK(unsetenv("PRT_DCN_CUDA_SPLIT") == 0);
+}
+
+/* The grouped kernel on its shapes, fp16 against float64, with the default
+ * groups per block and with 1 and 3 (PRT_DCN_CUDA_GPB: a last block with
+ * fewer groups), then bfloat16 against float64 and the CPU's fp32 path. */
+TEST(dcn_cuda_grouped_kernel)
+{
+    static const char *gpb[] = {NULL, "1", "3"};
+    int ci, k;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    if (!prt__deform_conv_wgmma_available()) SKIP("no device of compute capability 9.0");
+    CHECK(setenv("PRT_DCN_CUDA_KERNEL", "grouped128", 1) == 0);
+    for (k = 0; k < 3; k++) {
+        if (gpb[k]) CHECK(setenv("PRT_DCN_CUDA_GPB", gpb[k], 1) == 0);
+        else CHECK(unsetenv("PRT_DCN_CUDA_GPB") == 0);
+        for (ci = 0; ci < NB_GROUPED; ci++) {
+            dset d;
+            prt__dcn_params p;
+            prt__dcn_shape s;
+            double *ref, abs_err, max_ref;
+            void *y;
+            dset_make(&d, &grouped_cases[ci], 7500 + (uint64_t)ci, 1, 6.0);
+            dset_shape(&d, &p, &s);
+            CHECK_MSG(prt__deform_conv_wgmma_fits(&p, &s, 7), "%s: the grouped kernel does not fit",
+                      grouped_cases[ci].name);
+            CHECK_STR_CONTAINS(prt__deform_conv_cuda_fused_tile(&p, &s), "grouped128");
+            ref = reference(&d);
+            y = run_dset(&d, 2, PRT_DTYPE_F16, RUN_CUDA);
+            rel_err(y, PRT_DTYPE_F16, ref, d.nout, &abs_err, &max_ref);
+            CHECK_MSG(abs_err <= 1e-2, "%s (groups per block %s): f16 max abs error %.3g > 1e-2 (max |y| %.3g)",
+                      grouped_cases[ci].name, gpb[k] ? gpb[k] : "default", abs_err, max_ref);
+            CHECK_MSG(max_ref >= 1.5, "%s: outputs too small to be meaningful (%.3g)", grouped_cases[ci].name,
+                      max_ref);
+            if (!gpb[k])
+                printf("  %-26s CUDA grouped128 f16: max |y| %5.2f, max abs err %.2e vs f64\n",
+                       grouped_cases[ci].name, max_ref, abs_err);
+            free(y);
+            free(ref);
+            dset_free(&d);
+        }
+    }
+    CHECK(unsetenv("PRT_DCN_CUDA_GPB") == 0);
+    check_bf16_cases(grouped_cases, NB_GROUPED, RUN_CUDA, RUN_CPU_SERIAL, "grouped128");
+    /* fp32 (3xTF32) against float64, default groups per block and 3 */
+    CHECK(setenv("PRT_DCN_CUDA_KERNEL", "grouped128_3xtf32", 1) == 0);
+    for (k = 0; k < 2; k++) {
+        if (k) CHECK(setenv("PRT_DCN_CUDA_GPB", "3", 1) == 0);
+        for (ci = 0; ci < NB_GROUPED; ci++) {
+            dset d;
+            prt__dcn_params p;
+            prt__dcn_shape s;
+            double *ref, err;
+            void *y;
+            dset_make(&d, &grouped_cases[ci], 7600 + (uint64_t)ci, 0, 6.0);
+            dset_shape(&d, &p, &s);
+            CHECK_MSG(prt__deform_conv_wgmma_fits(&p, &s, 8), "%s: the fp32 grouped kernel does not fit",
+                      grouped_cases[ci].name);
+            CHECK_EQ_INT(prt__deform_conv_cuda_f32_tile(&p, &s, 0), 8);
+            ref = reference(&d);
+            y = run_dset(&d, 2, PRT_DTYPE_F32, RUN_CUDA);
+            err = rel_err(y, PRT_DTYPE_F32, ref, d.nout, NULL, NULL);
+            CHECK_MSG(err <= PRT_DCN_CUDA_F32_TOL, "%s (grouped128_3xtf32): f32 relative error %.3g",
+                      grouped_cases[ci].name, err);
+            if (!k) printf("  %-26s CUDA grouped128_3xtf32: relative error %.2e vs f64\n", grouped_cases[ci].name, err);
+            free(y);
+            free(ref);
+            dset_free(&d);
+        }
+    }
+    CHECK(unsetenv("PRT_DCN_CUDA_GPB") == 0);
+    CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
 }
 
 /* Which shapes take the fused kernel: by default one group of at most 64 output channels; the
@@ -1722,9 +1861,12 @@ TEST(dcn_cuda_f32_kernel_choice)
     CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
     CHECK(prt__deform_conv_cuda_workspace(&p, &s, 0) >= prt__deform_conv_wgmma_workspace(&p, &s, PRT_DCN_F32));
     dset_free(&d);
-    dset_make(&d, &fused_cases[2], 1, 0, 1.0); /* 4 groups of 5 output channels */
+    dset_make(&d, &fused_cases[2], 1, 0, 1.0); /* 4 groups of 5 output channels: the grouped kernel */
     dset_shape(&d, &p, &s);
-    CHECK_EQ_INT(prt__deform_conv_cuda_f32_tile(&p, &s, 0), 6);
+    CHECK_EQ_INT(prt__deform_conv_cuda_f32_tile(&p, &s, 0), 8);
+    CHECK_EQ_INT(prt__deform_conv_cuda_f32_tile(&p, &s, PRT_DCN_TACTIC_F32 + 2), 6);
+    CHECK_EQ_INT(prt__deform_conv_cuda_f32_tile(&p, &s, PRT_DCN_TACTIC_GROUPED_F32), 8);
+    CHECK_EQ_INT(prt__deform_conv_cuda_f32_tile(&p, &s, PRT_DCN_TACTIC_GROUPED), -1); /* a 16-bit tile */
     s.cout = 4 * 100; /* 100 per group */
     CHECK_EQ_INT(prt__deform_conv_cuda_f32_tile(&p, &s, 0), 5);
     s.cin = 4 * 12; /* 12 channels per group: no multiple of 8 */
@@ -1761,6 +1903,22 @@ TEST(dcn_cuda_fused_nonfinite_offsets)
         free(y);
         free(ref);
         dset_free(&d);
+    }
+    CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
+}
+
+/* Non-finite x through every CUDA kernel that takes the shapes (check_nonfinite_x): the corners
+ * outside the image read the kernels' zero row (or nothing), never pixel 0. */
+TEST(dcn_cuda_nonfinite_x)
+{
+    static const char *kernels[] = {"im2col", "fused64x64", "wgmma128x128", "wgmma64x128", "grouped128"};
+    int k;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    for (k = 0; k < 5; k++) {
+        if (k >= 2 && !prt__deform_conv_wgmma_available()) break;
+        CHECK(setenv("PRT_DCN_CUDA_KERNEL", kernels[k], 1) == 0);
+        check_nonfinite_x(&fused_cases[0], RUN_CUDA, kernels[k]);
+        check_nonfinite_x(&grouped_cases[0], RUN_CUDA, kernels[k]);
     }
     CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
 }
@@ -1826,9 +1984,9 @@ TEST(dcn_tactics_listed_per_device)
                 CHECK_STR_CONTAINS(pl.b ? pl.b->ops->get_tactic_name(pl.b, 4) : pl.f->ops->build->get_tactic_name(pl.f, 4),
                                    "fused64x64");
             }
-            CHECK(!(pl.b ? pl.b->ops->set_tactic(pl.b, 13, &m) : pl.f->ops->runtime->set_tactic(pl.f, 13, &m)) ==
+            CHECK(!(pl.b ? pl.b->ops->set_tactic(pl.b, 15, &m) : pl.f->ops->runtime->set_tactic(pl.f, 15, &m)) ==
                   PRT_OK);
-            CHECK_STR_CONTAINS(g_msg, "tactic 13 is not one of its kernels");
+            CHECK_STR_CONTAINS(g_msg, "tactic 15 is not one of its kernels");
             plug_destroy(&pl);
             dset_free(&d);
         }
@@ -1846,7 +2004,9 @@ TEST(dcn_tactics_listed_per_device)
         CHECK_EQ_INT(ids[0], PRT_DCN_TACTIC_IM2COL);
         CHECK_STR_CONTAINS(prt__deform_conv_cuda_tactic_name(PRT_DCN_TACTIC_WGMMA), "wgmma256x128");
         CHECK_STR_CONTAINS(prt__deform_conv_cuda_tactic_name(PRT_DCN_TACTIC_F32), "wgmma3xtf32_256x128");
-        CHECK_STR_CONTAINS(prt__deform_conv_cuda_tactic_name(PRT_DCN_TACTIC_COUNT - 1), "wgmma3xtf32_64x128");
+        CHECK_STR_CONTAINS(prt__deform_conv_cuda_tactic_name(PRT_DCN_TACTIC_GROUPED - 1), "wgmma3xtf32_64x128");
+        CHECK_STR_CONTAINS(prt__deform_conv_cuda_tactic_name(PRT_DCN_TACTIC_GROUPED), "grouped128");
+        CHECK_STR_CONTAINS(prt__deform_conv_cuda_tactic_name(PRT_DCN_TACTIC_GROUPED_F32), "grouped128_3xtf32");
         s.cin = 12;
         CHECK_EQ_INT(prt__deform_conv_cuda_tactics(&p, &s, &s, &s, 1, ids, 16), 1);
         CHECK(prt__deform_conv_cuda_tactic_name(PRT_DCN_TACTIC_COUNT) == NULL);
@@ -1911,6 +2071,8 @@ TEST(dcn_cuda_wgmma_split_k) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_bf16_every_kernel) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_applies) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_nonfinite_offsets) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_nonfinite_x) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_grouped_kernel) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_f32_3xtf32_every_tile) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_f32_kernel_choice) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_f32_3xtf32_long_k) { SKIP("no CUDA support in this build"); }
