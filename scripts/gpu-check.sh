@@ -50,7 +50,7 @@ if [ "${PRT_GPU_CHECK_SWEEP:-1}" != 0 ]; then
         PRT_DCN_CUDA_KERNEL=$k "$build/bench/dcn/bench_dcn" --no-cpu --types f16 || status=1
     done 2>&1 | tee "$out/dcn-sweep.txt"
     echo "== ModulatedDeformConv2d fp32, every CUDA kernel (PRT_DCN_CUDA_KERNEL)"
-    for k in im2col fused wgmma3xtf32_256x128 wgmma3xtf32_128x128 wgmma3xtf32_64x128; do
+    for k in im2col fused wgmma3xtf32_256x128 wgmma3xtf32_128x128 wgmma3xtf32_64x128 grouped128_3xtf32; do
         echo "-- $k"
         PRT_DCN_CUDA_KERNEL=$k "$build/bench/dcn/bench_dcn" --no-cpu --types f32 || status=1
     done 2>&1 | tee "$out/dcn-sweep-f32.txt"
