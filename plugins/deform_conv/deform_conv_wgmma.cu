@@ -1244,6 +1244,19 @@ cudaError_t launch16(int elt, int64_t blocks, size_t smem, cudaStream_t st, cons
     return launch_t<0, BM, BN, MINB, KS>(blocks, smem, st, xt, off, mask, a, a, bias, y, part, g);
 }
 
+/* wg_prep for the element type: x of n images to xt, and `units` 16-byte
+ * units (rows) of A in the layout g.gl says. */
+cudaError_t launch_prep(int elt, cudaStream_t st, const void *x, void *xt, const void *weight, void *a, void *a2,
+                        const WGeo &g, int n, int units)
+{
+    const int pxt = (g.hw_in + 63) / 64, cht = (g.cin + 63) / 64, nxt = pxt * cht * n;
+    const unsigned blocks = (unsigned)(nxt + (units + 255) / 256);
+    if (elt == PRT_DCN_F32) wg_prep<2><<<blocks, 256, 0, st>>>(x, xt, weight, a, a2, g, pxt, cht, nxt, units);
+    else if (elt == PRT_DCN_BF16) wg_prep<1><<<blocks, 256, 0, st>>>(x, xt, weight, a, a2, g, pxt, cht, nxt, units);
+    else wg_prep<0><<<blocks, 256, 0, st>>>(x, xt, weight, a, a2, g, pxt, cht, nxt, units);
+    return cudaGetLastError();
+}
+
 template <int E, int NJ>
 cudaError_t launch_grouped(unsigned blocks, size_t smem, cudaStream_t st, const void *xt, const void *off,
                            const void *mask, const void *a, const void *a2, const void *bias, void *y, const WGeo &g)
@@ -1294,15 +1307,8 @@ int run_grouped(const prt__dcn_params *p, const prt__dcn_shape *s, int elt, cons
     char *a = ws + a256((size_t)((s->n * s->h * s->w + 1) * s->cin) * esz);
     const int units = G * nchunks * nj * 32; /* 16-byte units of A (of each plane in fp32) */
     char *a2 = f32 ? a + a256((size_t)units * 16) : a;
-    cudaError_t ce;
-    {
-        const int pxt = (g.hw_in + 63) / 64, cht = (g.cin + 63) / 64, nxt = (int)(pxt * cht * s->n);
-        const unsigned blocks = (unsigned)(nxt + (units + 255) / 256);
-        if (f32) wg_prep<2><<<blocks, 256, 0, st>>>(x, xt, weight, a, a2, g, pxt, cht, nxt, units);
-        else if (elt == PRT_DCN_BF16) wg_prep<1><<<blocks, 256, 0, st>>>(x, xt, weight, a, a, g, pxt, cht, nxt, units);
-        else wg_prep<0><<<blocks, 256, 0, st>>>(x, xt, weight, a, a, g, pxt, cht, nxt, units);
-        if ((ce = cudaGetLastError()) != cudaSuccess) return wfail(err, cap, elt, "layout kernel", ce);
-    }
+    cudaError_t ce = launch_prep(elt, st, x, xt, weight, a, a2, g, (int)s->n, units);
+    if (ce != cudaSuccess) return wfail(err, cap, elt, "layout kernel", ce);
     const unsigned blocks = (unsigned)(g.ctiles * (int64_t)((G + g.gl - 1) / g.gl));
     const size_t smem = grouped_smem(g.kk);
     ce = f32                    ? launch_grouped_e<2>(blocks, smem, st, xt, offset, mask, a, a2, bias, y, g)
@@ -1439,16 +1445,9 @@ extern "C" int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_s
     char *a2 = wg_f32[tile] ? a + abytes : a;
     float *part = NULL; /* 16-bit: split-K's partial sums; fp32: the flushed and split sums (always given) */
     if (g.split > 1 || wg_f32[tile]) part = (float *)(a + abytes * (wg_f32[tile] ? 2 : 1));
-    cudaError_t ce;
-    {
-        const int pxt = (g.hw_in + 63) / 64, cht = (g.cin + 63) / 64, nxt = (int)(pxt * cht * s->n);
-        const int arows = (int)(G * g.mpad * (int64_t)g.kpad / (16 / esz));
-        const unsigned blocks = (unsigned)(nxt + (arows + 255) / 256);
-        if (elt == PRT_DCN_F32) wg_prep<2><<<blocks, 256, 0, st>>>(x, xt, weight, a, a2, g, pxt, cht, nxt, arows);
-        else if (elt == PRT_DCN_BF16) wg_prep<1><<<blocks, 256, 0, st>>>(x, xt, weight, a, a2, g, pxt, cht, nxt, arows);
-        else wg_prep<0><<<blocks, 256, 0, st>>>(x, xt, weight, a, a2, g, pxt, cht, nxt, arows);
-        if ((ce = cudaGetLastError()) != cudaSuccess) return wfail(err, cap, elt, "layout kernel", ce);
-    }
+    const int arows = (int)(G * g.mpad * (int64_t)g.kpad / (16 / esz)); /* 16-byte rows of A */
+    cudaError_t ce = launch_prep(elt, st, x, xt, weight, a, a2, g, (int)s->n, arows);
+    if (ce != cudaSuccess) return wfail(err, cap, elt, "layout kernel", ce);
     const int64_t blocks = (int64_t)g.mtiles * g.ctiles * g.split * G;
     const size_t smem = tile_smem(tile, g.kk, g.kcs);
     switch (tile) {
