@@ -759,15 +759,25 @@ __global__ void __launch_bounds__(BM * 2, MINB)
      * destination is adst + i * MGS * 512 KS (a constant offset, so that the
      * compiler need not keep or rebuild one address per copy) */
     constexpr int MGS = NT / (32 * KS);
-    const char *asrc[AP];
+    /* copy i's source: 16-bit, asrc[0] + i * astr, one base and a 32-bit
+     * stride (fits() keeps A under 2^31 elements, so i * astr < 4 GiB);
+     * fp32, one pointer per copy. With a 64-bit pointer per copy the 16-bit
+     * 64-k tile sits at its 128-register limit and ptxas makes the step's
+     * sixth corner load wait for the first three (SASS: its wait mask holds
+     * their scoreboard; ncu on F: 12% of the stall samples there); base and
+     * stride free the registers for all eight to be in flight (H200: F fp16
+     * -2%, bf16 -5%). fp32 measured 2% slower so, and keeps the pointers. */
+    constexpr bool ASTRIDE = E != 2;
+    const char *asrc[ASTRIDE ? 1 : AP];
     const int kbr = g.kpad / Et<E>::run;
     const ptrdiff_t a2d = (const char *)A2 - (const char *)A;
     const unsigned mg0 = (unsigned)tid / (32 * KS), aw = (unsigned)tid % (32 * KS);
+    const unsigned astr = (unsigned)MGS * (unsigned)kbr * 128u; /* bytes between a thread's copies (ASTRIDE) */
     const uint32_t adst = smem_addr(sA) + mg0 * 512 * KS + aw * 16;
     {
         const char *Ab = (const char *)A + ((size_t)grp * (g.mpad / 8) + m0 / 8) * (size_t)kbr * 128;
 #pragma unroll
-        for (int i = 0; i < AP; i++)
+        for (int i = 0; i < (ASTRIDE ? 1 : AP); i++)
             asrc[i] = Ab + ((size_t)(mg0 + i * MGS) * kbr + (size_t)kc0 * 4) * 128 + aw * 16;
     }
     auto load_a = [&](int j, int stage) {
@@ -778,7 +788,8 @@ __global__ void __launch_bounds__(BM * 2, MINB)
             for (int i = 0; i < AP; i++)
                 asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
                                  d + (uint32_t)(i * MGS * 512 * KS) + pl * (uint32_t)L::a_plane),
-                             "l"(asrc[i] + (size_t)j * 512 * KS + (pl ? a2d : 0)));
+                             "l"((ASTRIDE ? asrc[0] + (size_t)(i * astr) : asrc[ASTRIDE ? 0 : i]) + (size_t)j * 512 * KS +
+                                 (pl ? a2d : 0)));
     };
 
     int seg = kc0 / g.kcs, jseg = kc0 - seg * g.kcs; /* segment, chunk within it */
