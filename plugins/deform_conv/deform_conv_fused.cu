@@ -561,11 +561,11 @@ extern "C" int prt__deform_conv_cuda_smem_limit(const void *kernel, int bytes, u
 }
 
 /* By default a fused kernel runs only where it measured faster than
- * im2col + cuBLAS on the H200 (bench/NOTES-gpu.md): the wgmma kernel for one
- * group of more than 64 output channels whose tiles give every
- * multiprocessor a block (cases D and F), the mma.sync kernel for one group
- * of at most 64 (case C). Elsewhere (few columns, groups) im2col + cuBLAS
- * stays faster. */
+ * im2col + cuBLAS on the H200 (bench/NOTES-gpu.md): the wgmma kernel where
+ * prt__deform_conv_wgmma_default_tile says so (one group of at least 64
+ * output channels with enough tiles: cases A, C, D and F; groups: E), the
+ * mma.sync kernel for one group of at most 64 output channels elsewhere.
+ * Elsewhere (few columns) im2col + cuBLAS stays faster. */
 extern "C" int prt__deform_conv_cuda_fused_applies(const prt__dcn_params *p, const prt__dcn_shape *s, int is_f16)
 {
     const int o = kernel_override();

@@ -1368,10 +1368,13 @@ extern "C" int prt__deform_conv_wgmma_tile(const prt__dcn_params *p, const prt__
 /* The default policy's wgmma tile (bench/NOTES-gpu.md, H200). Both types:
  * the grouped kernel for more than one group where it fits (case E: fp16
  * 52.5 us against 83 for im2col + cuBLAS and 96 for the best wgmma tile;
- * fp32 65-69 us against 139-140 for wgmma3xtf32_64x128). 16-bit: one
- * group of more than 64 output channels (above 128 the 256x128 tile, with
- * 64 k per step where it fits; else 128x128) whose tiles, without split-K,
- * give every multiprocessor at least one block. fp32: wherever a tile fits,
+ * fp32 65-69 us against 139-140 for wgmma3xtf32_64x128). 16-bit, one
+ * group: the 256x128 tile with 64 k per step for at least 64 output
+ * channels where it fits and its tiles give at least every other
+ * multiprocessor a block (cases A and C: 54 us against 91 for im2col +
+ * cuBLAS and 40 against 51 for the mma.sync kernel; case F); else, for
+ * more than 64 output channels, 256x128 (above 128) or 128x128 whose tiles
+ * give every multiprocessor at least one block (case D). fp32: wherever a tile fits,
  * the tile of prt__deform_conv_wgmma_tile (by output channels per group:
  * above 128 256x128, above 64 128x128, else 64x128; split-K fills the
  * device where the tiles are few); it measured faster than im2col + the
@@ -1385,13 +1388,15 @@ extern "C" int prt__deform_conv_wgmma_default_tile(const prt__dcn_params *p, con
     if (p->group > 1 && fits(p, s, elt == PRT_DCN_F32 ? WG_GROUPED_F32 : WG_GROUPED))
         return elt == PRT_DCN_F32 ? WG_GROUPED_F32 : WG_GROUPED;
     if (elt == PRT_DCN_F32) return prt__deform_conv_wgmma_tile(p, s, elt);
-    if (p->group != 1 || coutg <= 64) return -1;
-    int t = coutg > 128 ? WG_256x128K64 : WG_128x128;
-    if (t == WG_256x128K64 && !fits(p, s, t)) t = WG_256x128;
-    if (!fits(p, s, t)) return -1;
+    if (p->group != 1 || coutg < 64) return -1;
     if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    const int64_t blocks = round_up(coutg, wg_bm[t]) / wg_bm[t] * ((s->n * s->hout * s->wout + wg_bn[t] - 1) / wg_bn[t]);
-    return blocks >= sms ? t : -1;
+    auto blocks = [&](int t) {
+        return round_up(coutg, wg_bm[t]) / wg_bm[t] * ((s->n * s->hout * s->wout + wg_bn[t] - 1) / wg_bn[t]);
+    };
+    if (fits(p, s, WG_256x128K64) && 2 * blocks(WG_256x128K64) >= sms) return WG_256x128K64;
+    if (coutg <= 64) return -1;
+    const int t = coutg > 128 ? WG_256x128 : WG_128x128;
+    return fits(p, s, t) && blocks(t) >= sms ? t : -1;
 }
 
 /* xt with its zero pixel row, A (two planes for fp32), the split-K partial

@@ -1874,6 +1874,44 @@ TEST(dcn_cuda_f32_kernel_choice)
     dset_free(&d);
 }
 
+/* The 16-bit default policy on the benchmark shapes (bench/NOTES-gpu.md,
+ * v17): the 64-k wgmma tile for one group of at least 64 output channels
+ * where it fits with a block for at least every other multiprocessor (A,
+ * C, F); 128x128 where the channels of a deformable group leave it out (D);
+ * im2col + cuBLAS for few columns (B), for fewer than 64 output channels
+ * the mma.sync kernel (no wgmma tile); the grouped kernel for groups (E). */
+TEST(dcn_cuda_f16_default_policy)
+{
+    static const struct {
+        int64_t n, cin, cout, h, w, stride, group, dg;
+        int tile; /* prt__deform_conv_wgmma_default_tile; -1: another kernel */
+        int32_t first; /* the first tactic listed */
+    } k[] = {
+        {1, 128, 128, 92, 160, 1, 1, 1, 3, PRT_DCN_TACTIC_WGMMA + 3},  /* A */
+        {1, 512, 512, 23, 40, 1, 1, 1, -1, PRT_DCN_TACTIC_IM2COL},     /* B */
+        {1, 64, 64, 128, 128, 1, 1, 1, 3, PRT_DCN_TACTIC_WGMMA + 3},   /* C */
+        {2, 128, 128, 200, 336, 2, 1, 4, 1, PRT_DCN_TACTIC_WGMMA + 1}, /* D */
+        {1, 512, 512, 50, 84, 1, 32, 1, 7, PRT_DCN_TACTIC_GROUPED},    /* E */
+        {32, 256, 256, 64, 64, 1, 1, 1, 3, PRT_DCN_TACTIC_WGMMA + 3},  /* F */
+        {1, 64, 40, 128, 128, 1, 1, 1, -1, PRT_DCN_TACTIC_FUSED + 2},  /* 40 outputs: mma.sync 64x64 */
+    };
+    size_t i;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    if (!prt__deform_conv_wgmma_available()) SKIP("no device of compute capability 9.0");
+    CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
+    for (i = 0; i < sizeof k / sizeof k[0]; i++) {
+        prt__dcn_params p = {{k[i].stride, k[i].stride}, {1, 1}, {1, 1}, k[i].group, k[i].dg};
+        prt__dcn_shape s = {k[i].n, k[i].cin, k[i].h, k[i].w, k[i].cout, 3, 3, 0, 0, 1};
+        int32_t ids[16];
+        s.hout = (k[i].h + 2 - 3) / k[i].stride + 1;
+        s.wout = (k[i].w + 2 - 3) / k[i].stride + 1;
+        CHECK_EQ_INT(prt__deform_conv_wgmma_default_tile(&p, &s, PRT_DCN_F16), k[i].tile);
+        CHECK(prt__deform_conv_cuda_tactics(&p, &s, &s, &s, 1, ids, 16) >= 1);
+        CHECK_EQ_INT(ids[0], k[i].first);
+        CHECK_EQ_INT(prt__deform_conv_cuda_fused_applies(&p, &s, 1), k[i].first != PRT_DCN_TACTIC_IM2COL);
+    }
+}
+
 /* NaN and infinite offsets sample 0 in the fused kernel too. */
 TEST(dcn_cuda_fused_nonfinite_offsets)
 {
@@ -2075,6 +2113,7 @@ TEST(dcn_cuda_nonfinite_x) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_grouped_kernel) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_f32_3xtf32_every_tile) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_f32_kernel_choice) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_f16_default_policy) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_f32_3xtf32_long_k) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_wgmma_refuses_mismatched_tiles) { SKIP("no CUDA support in this build"); }
 #endif
