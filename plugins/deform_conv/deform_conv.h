@@ -152,10 +152,14 @@ static inline void prt__dcn_cuda_geo_set(prt__dcn_cuda_geo *g, const prt__dcn_pa
 /* Raises a kernel's dynamic shared-memory limit to `bytes`, once per device
  * (bit d of *done records device d < 64). Returns a cudaError_t. */
 int prt__deform_conv_cuda_smem_limit(const void *kernel, int bytes, unsigned long long *done);
-/* The wgmma kernel (deform_conv_wgmma.cu, sm_90a), 16-bit and fp32 (the
+/* The wgmma kernel (deform_conv_wgmma.cu, sm_90a) and the grouped kernel
+ * (same file, compute capability 8.0 and above), 16-bit and fp32 (the
  * latter on TF32 tensor cores with split operands, "3xTF32", to fp32's
  * accuracy: README.md). _available: the current device is of compute
- * capability 9.0. _fits: the shapes tile t (16-bit: 0 256x128, 1 128x128,
+ * capability 9.0 and runs the file's sm_90a image; _grouped_available: of
+ * 8.0 or more, with an image of the file built for 8.0 or more (not JIT-
+ * compiled from older PTX); _tile_available: the one of the two that tile
+ * t needs. _fits: the shapes tile t (16-bit: 0 256x128, 1 128x128,
  * 2 64x128, 3 256x128 with 64 k per step, which also needs an even number of
  * 32-wide chunks per segment; fp32: 4 256x128, 5 128x128, 6 64x128; 16-bit
  * again: 7 the grouped kernel, for at most 32 output channels per group
@@ -167,7 +171,9 @@ int prt__deform_conv_cuda_smem_limit(const void *kernel, int bytes, unsigned lon
  * _workspace: 0 when no tile of the element type fits;
  * prt__deform_conv_cuda_fused_workspace includes the 16-bit one,
  * prt__deform_conv_cuda_workspace both. */
-int prt__deform_conv_wgmma_available(void);
+int prt__deform_conv_wgmma_available(void); /* the wgmma tiles (0..6) run on the current device */
+int prt__deform_conv_grouped_available(void); /* the grouped kernel (tiles 7, 8) runs on the current device */
+int prt__deform_conv_wgmma_tile_available(int tile); /* tile runs on the current device (either of the above) */
 int prt__deform_conv_wgmma_fits(const prt__dcn_params *p, const prt__dcn_shape *s, int tile);
 int prt__deform_conv_wgmma_tile_f32(int tile);
 int prt__deform_conv_wgmma_tile(const prt__dcn_params *p, const prt__dcn_shape *s, int elt);
@@ -198,8 +204,8 @@ enum {
 };
 /* The tactics for a profile (its min, opt and max shapes): im2col, and
  * where the fused kernel fits all three shapes the tiles of the element
- * type (is_f16: 16-bit; the fp32 tiles only on a device of compute
- * capability 9.0); the default policy's choice at opt first (the tile from
+ * type that run on the device (is_f16: 16-bit; the wgmma tiles on compute
+ * capability 9.0, the grouped ones on 8.0 and above); the default policy's choice at opt first (the tile from
  * the device's multiprocessor count). Writes at most cap ids; returns how
  * many. The list never depends on PRT_DCN_CUDA_KERNEL. */
 int32_t prt__deform_conv_cuda_tactics(const prt__dcn_params *p, const prt__dcn_shape *smin,

@@ -503,7 +503,8 @@ int fused_fits(const prt__dcn_params *p, const prt__dcn_shape *s);
 int tile_ok(const prt__dcn_params *p, const prt__dcn_shape *s, int t)
 {
     if (t < TILE_WG) return fused_fits(p, s);
-    return t < TILE_COUNT && prt__deform_conv_wgmma_available() && prt__deform_conv_wgmma_fits(p, s, t - TILE_WG);
+    return t < TILE_COUNT && prt__deform_conv_wgmma_tile_available(t - TILE_WG) &&
+           prt__deform_conv_wgmma_fits(p, s, t - TILE_WG);
 }
 
 /* The tile "fused" takes: the wgmma kernel's where it runs, else the
@@ -649,9 +650,10 @@ extern "C" int prt__deform_conv_cuda_f32_tile(const prt__dcn_params *p, const pr
 {
     const int o = kernel_override();
     int t;
-    if (!fused_fits(p, s) || !prt__deform_conv_wgmma_available()) return -1;
+    if (!fused_fits(p, s)) return -1;
     if (o != KERNEL_DEFAULT) {
-        if (o == KERNEL_FUSED) return prt__deform_conv_wgmma_tile(p, s, PRT_DCN_F32);
+        if (o == KERNEL_FUSED)
+            return prt__deform_conv_wgmma_available() ? prt__deform_conv_wgmma_tile(p, s, PRT_DCN_F32) : -1;
         if (tile16(o)) return -1; /* im2col, or a 16-bit tile */
         t = o;
     } else if (tactic == 0) {

@@ -1,9 +1,9 @@
 /*
  * deform_conv/deform_conv_wgmma.cu - ModulatedDeformConv2d as one fused
  * implicit-GEMM kernel on Hopper's warpgroup tensor-core instructions
- * (wgmma.mma_async, sm_90a; this file is compiled for sm_90a alone and runs
- * only on devices of compute capability 9.0), in three element types from
- * one kernel body (the template parameter E):
+ * (wgmma.mma_async, sm_90a: compiled only into the file's sm_90a image and
+ * run only on devices of compute capability 9.0), in three element types
+ * from one kernel body (the template parameter E):
  *  - E = 0 fp16 and E = 1 bfloat16: samples rounded to 16 bits once, 16-bit
  *    MMAs (k16), fp32 accumulation;
  *  - E = 2 fp32, with fp32 accuracy ("3xTF32"): every operand v is split
@@ -69,7 +69,11 @@
  * The file also holds the grouped kernel (dcn_grouped, tile WG_GROUPED: at
  * most 32 output channels per group, mma.sync with the samples in
  * registers; see its comment), which shares the operand layouts' launch and
- * the corner table.
+ * the corner table. It and the layout kernels need compute capability 8.0,
+ * and the file is also compiled for the build's architectures of 8.0 and
+ * above (plugins/deform_conv/CMakeLists.txt), so that they run there;
+ * prt__deform_conv_wgmma_tile_available says which kernels the image the
+ * driver loaded for the device holds.
  */
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -81,10 +85,18 @@
 #include "deform_conv.h"
 #include "deform_conv_elt.cuh"
 
+/* Device code of the wgmma tiles (sm_90a), and of the grouped and layout
+ * kernels (compute capability 8.0 and above: mma.sync, cp.async, cvt to
+ * TF32); the other passes compile empty kernel bodies. */
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define DCN_WG_DEVICE 1
 #else
 #define DCN_WG_DEVICE 0
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define DCN_GR_DEVICE 1
+#else
+#define DCN_GR_DEVICE 0
 #endif
 
 namespace {
@@ -237,7 +249,7 @@ __device__ __forceinline__ void store_weight_unit(const void *__restrict__ w, si
         }
     }
     *(uint4 *)((char *)a + (size_t)idx * 16) = v;
-    if constexpr (E == 2) *(uint4 *)((char *)a2 + (size_t)idx * 16) = v2;
+    if constexpr (Et<E>::planes == 2) *(uint4 *)((char *)a2 + (size_t)idx * 16) = v2; /* the lo plane */
 }
 
 /* weight [G*coutg][cg][kk] -> A [G][mpad/8][kpad/R][8][R] in the segment k
@@ -436,7 +448,9 @@ __device__ __forceinline__ void wgmma_slice(float (&d)[N / 2], uint64_t da, uint
     }
 }
 #undef DCN_WGMMA_M64N128
+#endif /* DCN_WG_DEVICE */
 
+#if DCN_GR_DEVICE
 /* Corner table of segment `seg` for the block's BN columns: entry
  * tap * BN + column. The sampling point is the integer grid position plus
  * the offset's floor, the bilinear fractions come from the offset alone, as
@@ -496,26 +510,6 @@ __device__ __forceinline__ void build_table(unsigned char *tab, const WGeo &g, c
     }
 }
 
-/* The run table of one segment's chunks (all segments share it): entry
- * 4 j + q for run q of chunk j, R = Et<E>::run channels each; row is the
- * byte offset of the run's tap in the corner table's offset plane. */
-template <int E, int BN, int NT> __device__ __forceinline__ void build_runs(RunInfo *runs, const WGeo &g, int tid)
-{
-    for (int e = tid; e < g.kcs * 4; e += NT) {
-        const int kl = e * Et<E>::run;
-        RunInfo r;
-        r.c = -1;
-        r.row = 0;
-        if (kl < g.kseg) {
-            const int cb = kl / (g.kk * g.cw), rem = kl - cb * g.kk * g.cw;
-            const int tap = rem / g.cw;
-            r.c = cb * g.cw + rem - tap * g.cw;
-            r.row = tap * BN * (int)sizeof(int4);
-        }
-        runs[e] = r;
-    }
-}
-
 /* Blend four corner runs in fp32: 16-bit runs (8 channels) rounded to 16
  * bits once into *o; fp32 runs (4 channels) split into the TF32 planes *o
  * (hi) and *o2 (lo). */
@@ -546,6 +540,29 @@ __device__ __forceinline__ void blend4(const uint4 r0, const uint4 r1, const uin
             v1 = fmaf(w.w, fd.y, v1);
             (&o->x)[e] = f2e2<E>(v0, v1);
         }
+    }
+}
+
+#endif /* DCN_GR_DEVICE */
+
+#if DCN_WG_DEVICE
+/* The run table of one segment's chunks (all segments share it): entry
+ * 4 j + q for run q of chunk j, R = Et<E>::run channels each; row is the
+ * byte offset of the run's tap in the corner table's offset plane. */
+template <int E, int BN, int NT> __device__ __forceinline__ void build_runs(RunInfo *runs, const WGeo &g, int tid)
+{
+    for (int e = tid; e < g.kcs * 4; e += NT) {
+        const int kl = e * Et<E>::run;
+        RunInfo r;
+        r.c = -1;
+        r.row = 0;
+        if (kl < g.kseg) {
+            const int cb = kl / (g.kk * g.cw), rem = kl - cb * g.kk * g.cw;
+            const int tap = rem / g.cw;
+            r.c = cb * g.cw + rem - tap * g.cw;
+            r.row = tap * BN * (int)sizeof(int4);
+        }
+        runs[e] = r;
     }
 }
 
@@ -947,7 +964,7 @@ __global__ void __launch_bounds__(BM * 2, MINB)
  * (fp32) take the bias and are rounded once in the epilogue. */
 constexpr int GR_BN = 128, GR_NT = 256; /* columns and threads of a block: 8 warps of 16 columns */
 
-#if DCN_WG_DEVICE
+#if DCN_GR_DEVICE
 template <int E>
 __device__ __forceinline__ void mma16816(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
                                          uint32_t b0, uint32_t b1)
@@ -988,7 +1005,7 @@ __global__ void __launch_bounds__(GR_NT, E == 2 ? 2 : 3)
                 const void *__restrict__ A, const void *__restrict__ A2, const void *__restrict__ bias,
                 void *__restrict__ y, WGeo g)
 {
-#if DCN_WG_DEVICE
+#if DCN_GR_DEVICE
     extern __shared__ __align__(128) unsigned char smem_raw[];
     unsigned char *tab = smem_raw;
     const int wpl = g.kk * GR_BN * (int)sizeof(int4); /* the table's weight plane, after the offsets */
@@ -1080,7 +1097,7 @@ __global__ void __launch_bounds__(GR_NT, E == 2 ? 2 : 3)
                 stf<E>(y, ((size_t)n * g.cout + ocg) * g.hw + pos, acc[j][e] + (bias ? ldf<E>(bias, ocg) : 0.f));
             }
     }
-#endif /* DCN_WG_DEVICE */
+#endif /* DCN_GR_DEVICE */
 }
 
 /* ---- host side ---------------------------------------------------------- */
@@ -1329,21 +1346,70 @@ int run_grouped(const prt__dcn_params *p, const prt__dcn_shape *s, int elt, cons
     return 0;
 }
 
-} // namespace
-
-extern "C" int prt__deform_conv_wgmma_available(void)
+/* Whether the image the driver loads for the current device holds the
+ * kernel's code: its PTX architecture (10 major + minor) at least `lo` and
+ * at most `hi` (an image built for an older architecture, or JIT-compiled
+ * from its PTX, holds the empty body; DCN_WG_DEVICE, DCN_GR_DEVICE), on a
+ * device of compute capability `cc_lo` .. `cc_hi`. Cached per device
+ * (devices 0..63; 1 yes, 2 no) in *cache. */
+int image_runs(const void *kernel, int lo, int hi, int cc_lo, int cc_hi, int (&cache)[64])
 {
-    int dev = 0, major = 0, minor = 0;
+    int dev = 0, major = 0, minor = 0, ok;
+    cudaFuncAttributes fa;
     if (cudaGetDevice(&dev) != cudaSuccess) {
         cudaGetLastError();
         return 0;
+    }
+    if (dev >= 0 && dev < 64) {
+        const int c = __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE);
+        if (c) return c == 1;
     }
     if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
         cudaGetLastError();
         return 0;
     }
-    return major == 9 && minor == 0;
+    const int cc = 10 * major + minor;
+    if (cc < cc_lo || cc > cc_hi) {
+        ok = 0;
+    } else if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess) { /* no image for this device */
+        cudaGetLastError();
+        ok = 0;
+    } else {
+        ok = fa.ptxVersion >= lo && fa.ptxVersion <= hi;
+    }
+    if (dev >= 0 && dev < 64) __atomic_store_n(&cache[dev], ok ? 1 : 2, __ATOMIC_RELEASE);
+    return ok;
+}
+
+} // namespace
+
+/* The wgmma tiles: a device of compute capability 9.0 running the sm_90a
+ * image, the file's only image of PTX architecture 9.0 (a build with
+ * PLUGRT_DCN_SM90A has no other; CMakeLists.txt), not one JIT-compiled from
+ * the compute_80 PTX (CUDA_FORCE_PTX_JIT, say). */
+extern "C" int prt__deform_conv_wgmma_available(void)
+{
+#ifdef PLUGRT_DCN_SM90A
+    static int cache[64];
+    return image_runs((const void *)dcn_wgmma<0, 64, 128, 2, 1, 0>, 90, 90, 90, 90, cache);
+#else
+    return 0;
+#endif
+}
+
+/* The grouped kernel (and the layout kernels it shares): compute
+ * capability 8.0 or more and an image built for 8.0 or more. */
+extern "C" int prt__deform_conv_grouped_available(void)
+{
+    static int cache[64];
+    return image_runs((const void *)dcn_grouped<0, 1>, 80, 1 << 30, 80, 1 << 30, cache);
+}
+
+extern "C" int prt__deform_conv_wgmma_tile_available(int tile)
+{
+    if (tile < 0 || tile >= WG_COUNT) return 0;
+    return grouped_tile(tile) ? prt__deform_conv_grouped_available() : prt__deform_conv_wgmma_available();
 }
 
 extern "C" int prt__deform_conv_wgmma_fits(const prt__dcn_params *p, const prt__dcn_shape *s, int tile)
@@ -1384,9 +1450,10 @@ extern "C" int prt__deform_conv_wgmma_default_tile(const prt__dcn_params *p, con
 {
     int sms = 132, dev = 0;
     const int64_t coutg = s->cout / p->group;
-    if (!prt__deform_conv_wgmma_available()) return -1;
-    if (p->group > 1 && fits(p, s, elt == PRT_DCN_F32 ? WG_GROUPED_F32 : WG_GROUPED))
+    if (p->group > 1 && prt__deform_conv_grouped_available() &&
+        fits(p, s, elt == PRT_DCN_F32 ? WG_GROUPED_F32 : WG_GROUPED))
         return elt == PRT_DCN_F32 ? WG_GROUPED_F32 : WG_GROUPED;
+    if (!prt__deform_conv_wgmma_available()) return -1;
     if (elt == PRT_DCN_F32) return prt__deform_conv_wgmma_tile(p, s, elt);
     if (p->group != 1 || coutg < 64) return -1;
     if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
@@ -1423,6 +1490,14 @@ extern "C" int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_s
     if (!fits(p, s, tile) || wg_f32[tile] != (elt == PRT_DCN_F32)) {
         if (err && cap)
             snprintf(err, cap, "ModulatedDeformConv2d CUDA (wgmma): tile %d does not take this shape and type", tile);
+        return -1;
+    }
+    if (!prt__deform_conv_wgmma_tile_available(tile)) {
+        if (err && cap)
+            snprintf(err, cap,
+                     "ModulatedDeformConv2d CUDA (wgmma): tile %d needs %s, which this device or build lacks", tile,
+                     grouped_tile(tile) ? "compute capability 8.0 and an image built for it"
+                                        : "compute capability 9.0 and the sm_90a image (PLUGRT_DCN_SM90A)");
         return -1;
     }
     const int64_t G = p->group, esz = esz_of(tile), bk = bk_of(tile);

@@ -1473,15 +1473,15 @@ TEST(dcn_cpu_f16_fused_cases)
 
 #ifdef PLUGRT_HAVE_CUDA
 /* The wgmma kernel's tiles [t0, t1) that run on this device and shape, as a
- * mask of their tactic ids (none without a device of compute capability
- * 9.0). */
+ * mask of their tactic ids (the wgmma tiles need a device of compute
+ * capability 9.0, the grouped kernel 8.0). */
 static int32_t wgmma_tile_mask(const prt__dcn_params *p, const prt__dcn_shape *s, int t0, int t1)
 {
     int t;
     int32_t m = 0;
-    if (!prt__deform_conv_wgmma_available()) return 0;
     for (t = t0; t < t1; t++)
-        if (prt__deform_conv_wgmma_fits(p, s, t)) m |= 1 << (PRT_DCN_TACTIC_WGMMA + t);
+        if (prt__deform_conv_wgmma_tile_available(t) && prt__deform_conv_wgmma_fits(p, s, t))
+            m |= 1 << (PRT_DCN_TACTIC_WGMMA + t);
     return m;
 }
 
@@ -1567,7 +1567,8 @@ TEST(dcn_cuda_bf16_every_kernel)
                                     "wgmma256x128k64", "grouped128"};
     int k;
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
-    for (k = 0; k < (prt__deform_conv_wgmma_available() ? 10 : 5); k++) {
+    for (k = 0; k < 10; k++) {
+        if (k >= 5 && !prt__deform_conv_wgmma_tile_available(k == 9 ? 7 : 0)) continue;
         CHECK(setenv("PRT_DCN_CUDA_KERNEL", kernels[k], 1) == 0);
         check_bf16_cases(fused_cases, NB_FUSED, RUN_CUDA, RUN_CPU_SERIAL, kernels[k]);
     }
@@ -1597,7 +1598,7 @@ TEST(dcn_cuda_grouped_kernel)
     static const char *gpb[] = {NULL, "1", "3"};
     int ci, k;
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
-    if (!prt__deform_conv_wgmma_available()) SKIP("no device of compute capability 9.0");
+    if (!prt__deform_conv_grouped_available()) SKIP("no device of compute capability 8.0 (or no image for it)");
     CHECK(setenv("PRT_DCN_CUDA_KERNEL", "grouped128", 1) == 0);
     for (k = 0; k < 3; k++) {
         if (gpb[k]) CHECK(setenv("PRT_DCN_CUDA_GPB", gpb[k], 1) == 0);
@@ -1834,6 +1835,66 @@ TEST(dcn_cuda_wgmma_refuses_mismatched_tiles)
     dset_free(&d);
 }
 
+/* Which kernels of deform_conv_wgmma.cu run here, decided from the image the driver loaded: the
+ * grouped kernel on every device of compute capability 8.0 or more (the file carries compute_80
+ * PTX), the wgmma tiles on 9.0 from the sm_90a image alone (PLUGRT_DCN_SM90A; not under
+ * CUDA_FORCE_PTX_JIT, where the driver compiles the compute_80 PTX, whose wgmma bodies are empty).
+ * Without the wgmma tiles, a wgmma tile is refused with an error that says what it needs and the
+ * output untouched, no tactic list holds one, and the default policy keeps the grouped kernel for
+ * case E's shape and another kernel for case A's. */
+TEST(dcn_cuda_kernel_images)
+{
+    int dev = 0, major = 0, minor = 0, forced, want_wg = 0;
+    const char *fj = getenv("CUDA_FORCE_PTX_JIT");
+    prt__dcn_params pa = {{1, 1}, {1, 1}, {1, 1}, 1, 1}, pe = {{1, 1}, {1, 1}, {1, 1}, 32, 1};
+    prt__dcn_shape sa = {1, 128, 92, 160, 128, 3, 3, 92, 160, 1}, se = {1, 512, 50, 84, 512, 3, 3, 50, 84, 1};
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    forced = fj && *fj && strcmp(fj, "0") != 0;
+    CHECK(cudaGetDevice(&dev) == cudaSuccess);
+    CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess);
+    CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess);
+#ifdef PLUGRT_DCN_SM90A
+    want_wg = major == 9 && minor == 0 && !forced;
+#endif
+    printf("  compute capability %d.%d%s: wgmma tiles %s, grouped kernel %s\n", major, minor,
+           forced ? " (CUDA_FORCE_PTX_JIT)" : "", prt__deform_conv_wgmma_available() ? "run" : "do not run",
+           prt__deform_conv_grouped_available() ? "runs" : "does not run");
+    CHECK_EQ_INT(prt__deform_conv_wgmma_available(), want_wg);
+    CHECK_EQ_INT(prt__deform_conv_grouped_available(), major >= 8);
+    CHECK_EQ_INT(prt__deform_conv_wgmma_tile_available(3), want_wg);
+    CHECK_EQ_INT(prt__deform_conv_wgmma_tile_available(8), major >= 8);
+    CHECK(!prt__deform_conv_wgmma_tile_available(-1) && !prt__deform_conv_wgmma_tile_available(9));
+    CHECK_EQ_INT(prt__deform_conv_wgmma_default_tile(&pe, &se, PRT_DCN_F16), major >= 8 ? 7 : -1);
+    CHECK_EQ_INT(prt__deform_conv_wgmma_default_tile(&pe, &se, PRT_DCN_F32), major >= 8 ? 8 : -1);
+    CHECK_EQ_INT(prt__deform_conv_wgmma_default_tile(&pa, &sa, PRT_DCN_F16), want_wg ? 3 : -1);
+    if (!want_wg) {
+        char err[256];
+        float y = 1.5f;
+        int32_t ids[16], n, i;
+        dset d;
+        prt__dcn_params p;
+        prt__dcn_shape s;
+        dset_make(&d, &fused_cases[7], 1, 0, 1.0); /* every wgmma tile fits this shape */
+        dset_shape(&d, &p, &s);
+        err[0] = 0;
+        CHECK_EQ_INT(prt__deform_conv_wgmma(&p, &s, PRT_DCN_F16, 1, NULL, NULL, NULL, NULL, NULL, &y, NULL, NULL, err,
+                                            sizeof err),
+                     -1);
+        CHECK_STR_CONTAINS(err, "needs compute capability 9.0 and the sm_90a image");
+        CHECK(y == 1.5f);
+        CHECK_EQ_INT(prt__deform_conv_cuda_f32_tile(&p, &s, 0), -1);
+        CHECK_EQ_INT(prt__deform_conv_cuda_f32_tile(&p, &s, PRT_DCN_TACTIC_F32), -1);
+        for (i = 0; i < 2; i++) {
+            n = prt__deform_conv_cuda_tactics(&p, &s, &s, &s, i, ids, 16);
+            CHECK(n >= 1 && n <= 16);
+            while (n-- > 0)
+                CHECK_MSG(ids[n] < PRT_DCN_TACTIC_WGMMA || ids[n] >= PRT_DCN_TACTIC_GROUPED,
+                          "tactic %d listed without the wgmma tiles", (int)ids[n]);
+        }
+        dset_free(&d);
+    }
+}
+
 /* Which fp32 kernel runs: by default (a device of compute capability 9.0) the 3xTF32 tile of the
  * shape, by output channels per group; a tactic picks a tile or im2col; PRT_DCN_CUDA_KERNEL wins over
  * both; a 16-bit tile never runs for fp32; shapes the fused kernel does not take keep im2col. */
@@ -1953,7 +2014,7 @@ TEST(dcn_cuda_nonfinite_x)
     int k;
     if (!prt_test_have_cuda()) SKIP("no CUDA device");
     for (k = 0; k < 5; k++) {
-        if (k >= 2 && !prt__deform_conv_wgmma_available()) break;
+        if (k >= 2 && !prt__deform_conv_wgmma_tile_available(k == 4 ? 7 : 0)) continue;
         CHECK(setenv("PRT_DCN_CUDA_KERNEL", kernels[k], 1) == 0);
         check_nonfinite_x(&fused_cases[0], RUN_CUDA, kernels[k]);
         check_nonfinite_x(&grouped_cases[0], RUN_CUDA, kernels[k]);
@@ -2116,6 +2177,7 @@ TEST(dcn_cuda_f32_kernel_choice) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_f16_default_policy) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_f32_3xtf32_long_k) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_wgmma_refuses_mismatched_tiles) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_kernel_images) { SKIP("no CUDA support in this build"); }
 #endif
 
 /* Two layers attached to one context share one cuBLAS handle. */
