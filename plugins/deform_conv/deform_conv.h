@@ -175,6 +175,10 @@ int prt__deform_conv_wgmma_available(void); /* the wgmma tiles (0..6) run on the
 int prt__deform_conv_grouped_available(void); /* the grouped kernel (tiles 7, 8) runs on the current device */
 int prt__deform_conv_wgmma_tile_available(int tile); /* tile runs on the current device (either of the above) */
 int prt__deform_conv_wgmma_fits(const prt__dcn_params *p, const prt__dcn_shape *s, int tile);
+/* tile fits the shape and runs on the current device: available, and its
+ * shared memory within what the device gives a block (the grouped kernel's
+ * corner table grows with the kernel's taps: 4 KB a tap). */
+int prt__deform_conv_wgmma_runs(const prt__dcn_params *p, const prt__dcn_shape *s, int tile);
 int prt__deform_conv_wgmma_tile_f32(int tile);
 int prt__deform_conv_wgmma_tile(const prt__dcn_params *p, const prt__dcn_shape *s, int elt);
 /* The tile the default policy runs (-1: another kernel): see README.md. */

@@ -503,8 +503,7 @@ int fused_fits(const prt__dcn_params *p, const prt__dcn_shape *s);
 int tile_ok(const prt__dcn_params *p, const prt__dcn_shape *s, int t)
 {
     if (t < TILE_WG) return fused_fits(p, s);
-    return t < TILE_COUNT && prt__deform_conv_wgmma_tile_available(t - TILE_WG) &&
-           prt__deform_conv_wgmma_fits(p, s, t - TILE_WG);
+    return t < TILE_COUNT && prt__deform_conv_wgmma_runs(p, s, t - TILE_WG);
 }
 
 /* The tile "fused" takes: the wgmma kernel's where it runs, else the

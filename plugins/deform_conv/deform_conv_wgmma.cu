@@ -1186,6 +1186,37 @@ int fits(const prt__dcn_params *p, const prt__dcn_shape *s, int t)
     return blocks <= i31;
 }
 
+/* The dynamic shared memory tile t takes for the shape (it fits). */
+size_t smem_of(const prt__dcn_params *p, const prt__dcn_shape *s, int t)
+{
+    const int64_t sc = seg_channels(p, s), kk = s->kh * s->kw, bk = bk_of(t);
+    return grouped_tile(t) ? grouped_smem(kk) : tile_smem(t, kk, round_up(sc * kk, bk) / bk);
+}
+
+/* The most dynamic shared memory a block may take on the current device
+ * (cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 KB on compute capability
+ * 9.0, 163 KB on 8.0, 99 KB on 8.6 and 8.9), at most SMEM_MAX; cached per
+ * device (0..63); 0 without a device. fits() does not ask it (the
+ * workspace never depends on the device); whether a tile runs does. */
+size_t smem_optin()
+{
+    static int cache[64];
+    int dev = 0, v = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    if (dev >= 0 && dev < 64) v = __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE);
+    if (v <= 0) {
+        if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess || v < 0) {
+            cudaGetLastError();
+            return 0;
+        }
+        if (dev >= 0 && dev < 64) __atomic_store_n(&cache[dev], v, __ATOMIC_RELEASE);
+    }
+    return (size_t)v < SMEM_MAX ? (size_t)v : SMEM_MAX;
+}
+
 /* 16-bit split-K's partial sums, [split][cout][ncols] */
 size_t part_bytes(const prt__dcn_shape *s)
 {
@@ -1417,6 +1448,11 @@ extern "C" int prt__deform_conv_wgmma_fits(const prt__dcn_params *p, const prt__
     return fits(p, s, tile);
 }
 
+extern "C" int prt__deform_conv_wgmma_runs(const prt__dcn_params *p, const prt__dcn_shape *s, int tile)
+{
+    return fits(p, s, tile) && prt__deform_conv_wgmma_tile_available(tile) && smem_of(p, s, tile) <= smem_optin();
+}
+
 extern "C" int prt__deform_conv_wgmma_tile_f32(int tile) { return tile >= 0 && tile < WG_COUNT && wg_f32[tile]; }
 
 extern "C" int prt__deform_conv_wgmma_tile(const prt__dcn_params *p, const prt__dcn_shape *s, int elt)
@@ -1450,8 +1486,7 @@ extern "C" int prt__deform_conv_wgmma_default_tile(const prt__dcn_params *p, con
 {
     int sms = 132, dev = 0;
     const int64_t coutg = s->cout / p->group;
-    if (p->group > 1 && prt__deform_conv_grouped_available() &&
-        fits(p, s, elt == PRT_DCN_F32 ? WG_GROUPED_F32 : WG_GROUPED))
+    if (p->group > 1 && prt__deform_conv_wgmma_runs(p, s, elt == PRT_DCN_F32 ? WG_GROUPED_F32 : WG_GROUPED))
         return elt == PRT_DCN_F32 ? WG_GROUPED_F32 : WG_GROUPED;
     if (!prt__deform_conv_wgmma_available()) return -1;
     if (elt == PRT_DCN_F32) return prt__deform_conv_wgmma_tile(p, s, elt);
@@ -1498,6 +1533,14 @@ extern "C" int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_s
                      "ModulatedDeformConv2d CUDA (wgmma): tile %d needs %s, which this device or build lacks", tile,
                      grouped_tile(tile) ? "compute capability 8.0 and an image built for it"
                                         : "compute capability 9.0 and the sm_90a image (PLUGRT_DCN_SM90A)");
+        return -1;
+    }
+    if (smem_of(p, s, tile) > smem_optin()) {
+        if (err && cap)
+            snprintf(err, cap,
+                     "ModulatedDeformConv2d CUDA (wgmma): tile %d needs %zu bytes of shared memory for a %lldx%lld "
+                     "kernel, the device gives a block at most %zu",
+                     tile, smem_of(p, s, tile), (long long)s->kh, (long long)s->kw, smem_optin());
         return -1;
     }
     const int64_t G = p->group, esz = esz_of(tile), bk = bk_of(tile);

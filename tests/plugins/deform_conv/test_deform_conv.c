@@ -1398,6 +1398,8 @@ static const dcase grouped_cases[] = {
     {"grouped_g2_c32_m32_k1x5", 1, 64, 12, 17, 64, 1, 5, {1, 1}, {0, 2}, {1, 1}, 2, 1, 1, 2.0},
     {"grouped_g32_c8_m8_dg4_b2", 2, 256, 9, 10, 256, 3, 3, {1, 1}, {1, 1}, {1, 1}, 32, 4, 1, 2.0},
     {"grouped_g2_c16_m12_k1", 1, 32, 15, 14, 24, 1, 1, {1, 1}, {0, 0}, {1, 1}, 2, 1, 1, 1.5},
+    /* 49 taps: a corner table of 196 KB (more than compute capability 8.x gives a block) */
+    {"grouped_g4_c8_m8_k7x7", 1, 32, 12, 11, 32, 7, 7, {1, 1}, {3, 3}, {1, 1}, 4, 1, 1, 2.0},
     /* K = 1152: fp32 adds its tensor-core sums into its own accumulators every 576 k */
     {"grouped_g2_c128_m16", 1, 256, 9, 10, 32, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2, 1, 1, 2.0},
 };
@@ -1480,7 +1482,7 @@ static int32_t wgmma_tile_mask(const prt__dcn_params *p, const prt__dcn_shape *s
     int t;
     int32_t m = 0;
     for (t = t0; t < t1; t++)
-        if (prt__deform_conv_wgmma_tile_available(t) && prt__deform_conv_wgmma_fits(p, s, t))
+        if (prt__deform_conv_wgmma_runs(p, s, t))
             m |= 1 << (PRT_DCN_TACTIC_WGMMA + t);
     return m;
 }
@@ -1867,6 +1869,20 @@ TEST(dcn_cuda_kernel_images)
     CHECK_EQ_INT(prt__deform_conv_wgmma_default_tile(&pe, &se, PRT_DCN_F16), major >= 8 ? 7 : -1);
     CHECK_EQ_INT(prt__deform_conv_wgmma_default_tile(&pe, &se, PRT_DCN_F32), major >= 8 ? 8 : -1);
     CHECK_EQ_INT(prt__deform_conv_wgmma_default_tile(&pa, &sa, PRT_DCN_F16), want_wg ? 3 : -1);
+    {
+        /* The grouped kernel's corner table takes 4 KB a tap: a 7x7 kernel's 196 KB runs only where the device
+         * gives a block that much (compute capability 9.0: 227 KB; not 8.0: 163 KB), 9x9 fits nowhere. */
+        int optin = 0;
+        prt__dcn_shape s7 = se;
+        s7.kh = s7.kw = 7;
+        CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess);
+        CHECK(prt__deform_conv_wgmma_fits(&pe, &s7, 7));
+        CHECK_EQ_INT(prt__deform_conv_wgmma_runs(&pe, &s7, 7), major >= 8 && optin >= 49 * 128 * 32);
+        CHECK_EQ_INT(prt__deform_conv_wgmma_default_tile(&pe, &s7, PRT_DCN_F16),
+                     major >= 8 && optin >= 49 * 128 * 32 ? 7 : -1);
+        s7.kh = s7.kw = 9;
+        CHECK(!prt__deform_conv_wgmma_fits(&pe, &s7, 7) && !prt__deform_conv_wgmma_runs(&pe, &s7, 7));
+    }
     if (!want_wg) {
         char err[256];
         float y = 1.5f;
