@@ -99,6 +99,27 @@
 #define DCN_GR_DEVICE 0
 #endif
 
+/* Programmatic dependent launch (compute capability 9.0): the fused and
+ * grouped kernels are launched as dependents of the layout kernel
+ * (launch_dep), which lets them start as soon as every layout block has
+ * begun; each builds its corner table (offsets and mask only: inputs the
+ * layout kernel's own start already waited for) and then waits, in
+ * dep_wait, until the layout kernel has finished and its xt and A are
+ * visible, before the first read of either. Both are no-ops in a launch
+ * without the attribute and on older devices. */
+__device__ __forceinline__ void dep_launch()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void dep_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 namespace {
 
 constexpr int CB = 64;      /* bytes of one chunk per row of A or B */
@@ -311,6 +332,7 @@ __global__ void __launch_bounds__(256) wg_prep(const void *__restrict__ x, void 
                                                void *__restrict__ a2, WGeo g, int pxt, int cht, int nxt, int arows)
 {
     const int b = blockIdx.x, tid = threadIdx.x;
+    dep_launch();
     if (b == 0)
         for (int i = tid; i < g.cin * Et<E>::sz / 16; i += 256)
             *(uint4 *)((char *)xt + g.zero + i * 16) = make_uint4(0, 0, 0, 0);
@@ -820,12 +842,13 @@ __global__ void __launch_bounds__(BM * 2, MINB)
 #pragma unroll
     for (int i = 0; i < R; i++) acc[i] = 0.f;
 
+    build_runs<E, BN, NT>(runs, g, tid);
+    build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
+    dep_wait(); /* xt and A: see dep_launch */
     load_a(0, 0);
     cp_async_commit();
     if (!LEAN && nst > 1) load_a(1, 1);
     cp_async_commit();
-    build_runs<E, BN, NT>(runs, g, tid);
-    build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
     __syncthreads();
     gather_step(sB);
     cp_async_wait<LEAN ? 0 : 1>();
@@ -1021,6 +1044,7 @@ __global__ void __launch_bounds__(GR_NT, E == 2 ? 2 : 3)
         if (d != dprev) {
             if (dprev >= 0) __syncthreads(); /* every warp is done with the old table */
             build_table<E, GR_BN, GR_NT>(tab, g, off, mask, grp, 0, c0, tid);
+            if (dprev < 0) dep_wait(); /* xt and A: see dep_launch */
             __syncthreads();
             dprev = d;
         }
@@ -1280,6 +1304,55 @@ int wfail(char *err, size_t cap, int elt, const char *what, cudaError_t ce)
     return -1;
 }
 
+/* Whether the fused and grouped kernels go as programmatic dependents of
+ * the layout kernel (dep_launch): compute capability 9.0 or more, unless
+ * PRT_DCN_CUDA_PDL=0 (environment, read per call, for benchmarks). The
+ * device's answer is cached per device (0..63). */
+int pdl_on()
+{
+    static int cache[64];
+    int dev = 0, major = 0, c = 0;
+    const char *e = getenv("PRT_DCN_CUDA_PDL");
+    if (e && !strcmp(e, "0")) return 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    if (dev >= 0 && dev < 64) c = __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE);
+    if (!c) {
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+            cudaGetLastError();
+            return 0;
+        }
+        c = major >= 9 ? 1 : 2;
+        if (dev >= 0 && dev < 64) __atomic_store_n(&cache[dev], c, __ATOMIC_RELEASE);
+    }
+    return c == 1;
+}
+
+/* kernel<<<grid, block, smem, st>>>(args...), as a programmatic dependent
+ * of the kernel before it on st where pdl_on(). */
+template <typename... P, typename... Args>
+cudaError_t launch_dep(void (*kernel)(P...), unsigned grid, unsigned block, size_t smem, cudaStream_t st,
+                       Args... args)
+{
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute at[1];
+    memset(&cfg, 0, sizeof cfg);
+    memset(at, 0, sizeof at);
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = st;
+    if (pdl_on()) {
+        at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = at;
+        cfg.numAttrs = 1;
+    }
+    return cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+
 template <int E, int BM, int BN, int MINB, int KS, int LEAN = 0>
 cudaError_t launch_t(int64_t blocks, size_t smem, cudaStream_t st, const void *xt, const void *off, const void *mask,
                      const void *a, const void *a2, const void *bias, void *y, float *part, const WGeo &g)
@@ -1288,9 +1361,8 @@ cudaError_t launch_t(int64_t blocks, size_t smem, cudaStream_t st, const void *x
     const cudaError_t ce = (cudaError_t)prt__deform_conv_cuda_smem_limit(
         (const void *)dcn_wgmma<E, BM, BN, MINB, KS, LEAN>, (int)SMEM_MAX, &raised);
     if (ce != cudaSuccess) return ce;
-    dcn_wgmma<E, BM, BN, MINB, KS, LEAN>
-        <<<(unsigned)blocks, BM * 2, smem, st>>>(xt, off, mask, a, a2, bias, y, part, g);
-    return cudaGetLastError();
+    return launch_dep(dcn_wgmma<E, BM, BN, MINB, KS, LEAN>, (unsigned)blocks, BM * 2, smem, st, xt, off, mask, a, a2,
+                      bias, y, part, g);
 }
 
 /* The 16-bit tile for the element type (elt: PRT_DCN_F16 or PRT_DCN_BF16). */
@@ -1324,8 +1396,7 @@ cudaError_t launch_grouped(unsigned blocks, size_t smem, cudaStream_t st, const 
     const cudaError_t ce =
         (cudaError_t)prt__deform_conv_cuda_smem_limit((const void *)dcn_grouped<E, NJ>, (int)SMEM_MAX, &raised);
     if (ce != cudaSuccess) return ce;
-    dcn_grouped<E, NJ><<<blocks, GR_NT, smem, st>>>(xt, off, mask, a, a2, bias, y, g);
-    return cudaGetLastError();
+    return launch_dep(dcn_grouped<E, NJ>, blocks, GR_NT, smem, st, xt, off, mask, a, a2, bias, y, g);
 }
 
 template <int E>
