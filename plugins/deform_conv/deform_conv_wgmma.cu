@@ -1217,27 +1217,55 @@ size_t smem_of(const prt__dcn_params *p, const prt__dcn_shape *s, int t)
     return grouped_tile(t) ? grouped_smem(kk) : tile_smem(t, kk, round_up(sc * kk, bk) / bk);
 }
 
+/* f(dev) >= 0 for the current device, asked once per device (0..63; the
+ * others every time) and kept in cache as f + 1 (0: not asked yet); `none`
+ * without a device, or where f fails (f < 0: not kept). */
+template <typename F> int per_device(int (&cache)[64], int none, F f)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        cudaGetLastError();
+        return none;
+    }
+    const int keep = dev >= 0 && dev < 64;
+    if (keep) {
+        const int c = __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE);
+        if (c) return c - 1;
+    }
+    const int v = f(dev);
+    if (v < 0) {
+        cudaGetLastError();
+        return none;
+    }
+    if (keep) __atomic_store_n(&cache[dev], v + 1, __ATOMIC_RELEASE);
+    return v;
+}
+
+/* The current device's compute capability, 10 major + minor (0: none). */
+int device_cc()
+{
+    static int cache[64];
+    return per_device(cache, 0, [](int dev) {
+        int major = 0, minor = 0;
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+            return -1;
+        return 10 * major + minor;
+    });
+}
+
 /* The most dynamic shared memory a block may take on the current device
  * (cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 KB on compute capability
- * 9.0, 163 KB on 8.0, 99 KB on 8.6 and 8.9), at most SMEM_MAX; cached per
- * device (0..63); 0 without a device. fits() does not ask it (the
- * workspace never depends on the device); whether a tile runs does. */
+ * 9.0, 163 KB on 8.0, 99 KB on 8.6 and 8.9), at most SMEM_MAX; 0 without a
+ * device. fits() does not ask it (the workspace never depends on the
+ * device); whether a tile runs does. */
 size_t smem_optin()
 {
     static int cache[64];
-    int dev = 0, v = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    if (dev >= 0 && dev < 64) v = __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE);
-    if (v <= 0) {
-        if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess || v < 0) {
-            cudaGetLastError();
-            return 0;
-        }
-        if (dev >= 0 && dev < 64) __atomic_store_n(&cache[dev], v, __ATOMIC_RELEASE);
-    }
+    const int v = per_device(cache, 0, [](int dev) {
+        int b = 0;
+        return cudaDeviceGetAttribute(&b, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess ? b : -1;
+    });
     return (size_t)v < SMEM_MAX ? (size_t)v : SMEM_MAX;
 }
 
@@ -1306,28 +1334,11 @@ int wfail(char *err, size_t cap, int elt, const char *what, cudaError_t ce)
 
 /* Whether the fused and grouped kernels go as programmatic dependents of
  * the layout kernel (dep_launch): compute capability 9.0 or more, unless
- * PRT_DCN_CUDA_PDL=0 (environment, read per call, for benchmarks). The
- * device's answer is cached per device (0..63). */
+ * PRT_DCN_CUDA_PDL=0 (environment, read per call, for benchmarks). */
 int pdl_on()
 {
-    static int cache[64];
-    int dev = 0, major = 0, c = 0;
     const char *e = getenv("PRT_DCN_CUDA_PDL");
-    if (e && !strcmp(e, "0")) return 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    if (dev >= 0 && dev < 64) c = __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE);
-    if (!c) {
-        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
-            cudaGetLastError();
-            return 0;
-        }
-        c = major >= 9 ? 1 : 2;
-        if (dev >= 0 && dev < 64) __atomic_store_n(&cache[dev], c, __ATOMIC_RELEASE);
-    }
-    return c == 1;
+    return !(e && !strcmp(e, "0")) && device_cc() >= 90;
 }
 
 /* kernel<<<grid, block, smem, st>>>(args...), as a programmatic dependent
@@ -1452,36 +1463,20 @@ int run_grouped(const prt__dcn_params *p, const prt__dcn_shape *s, int elt, cons
  * kernel's code: its PTX architecture (10 major + minor) at least `lo` and
  * at most `hi` (an image built for an older architecture, or JIT-compiled
  * from its PTX, holds the empty body; DCN_WG_DEVICE, DCN_GR_DEVICE), on a
- * device of compute capability `cc_lo` .. `cc_hi`. Cached per device
- * (devices 0..63; 1 yes, 2 no) in *cache. */
+ * device of compute capability `cc_lo` .. `cc_hi`; asked once per device. */
 int image_runs(const void *kernel, int lo, int hi, int cc_lo, int cc_hi, int (&cache)[64])
 {
-    int dev = 0, major = 0, minor = 0, ok;
-    cudaFuncAttributes fa;
-    if (cudaGetDevice(&dev) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    if (dev >= 0 && dev < 64) {
-        const int c = __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE);
-        if (c) return c == 1;
-    }
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    const int cc = 10 * major + minor;
-    if (cc < cc_lo || cc > cc_hi) {
-        ok = 0;
-    } else if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess) { /* no image for this device */
-        cudaGetLastError();
-        ok = 0;
-    } else {
-        ok = fa.ptxVersion >= lo && fa.ptxVersion <= hi;
-    }
-    if (dev >= 0 && dev < 64) __atomic_store_n(&cache[dev], ok ? 1 : 2, __ATOMIC_RELEASE);
-    return ok;
+    return per_device(cache, 0, [&](int) {
+        const int cc = device_cc();
+        cudaFuncAttributes fa;
+        if (cc == 0) return -1; /* not known: asked again next time */
+        if (cc < cc_lo || cc > cc_hi) return 0;
+        if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess) { /* no image for this device */
+            cudaGetLastError();
+            return 0;
+        }
+        return fa.ptxVersion >= lo && fa.ptxVersion <= hi ? 1 : 0;
+    });
 }
 
 } // namespace
