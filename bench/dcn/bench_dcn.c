@@ -5,6 +5,11 @@
  *
  *   bench_dcn [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N]
  *             [--threads N] [--reps N] [--types f32,f16,bf16] [--probe]
+ *             [--shape N,Cin,Cout,H,W,stride,group,dg]...
+ *
+ * --shape adds a case of that geometry (3x3, padding 1, the same data as
+ * A-F), named 1, 2, ... in the order given (at most 9); with --shape and no
+ * --cases only the added cases run.
  *
  * --probe (CPU): measures this machine's FMA peak per core (independent
  * 512-bit and 256-bit FMAs, timed in thread CPU time), then on --threads
@@ -58,7 +63,7 @@ typedef struct bcase {
     int cpu;
 } bcase;
 
-static const bcase bcases[] = {
+static bcase bcases[6 + 9] = {
     {'A', 1, 128, 128, 92, 160, 1, 1, 1, 1},
     {'B', 1, 512, 512, 23, 40, 1, 1, 1, 1},
     {'C', 1, 64, 64, 128, 128, 1, 1, 1, 1},
@@ -66,6 +71,40 @@ static const bcase bcases[] = {
     {'E', 1, 512, 512, 50, 84, 1, 32, 1, 1},
     {'F', 32, 256, 256, 64, 64, 1, 1, 1, 0},
 };
+static int ncases = 6;
+
+/* --shape N,Cin,Cout,H,W,stride,group,dg: 0, or -1 with a message. */
+static int add_shape(const char *spec)
+{
+    long long v[8];
+    int used = 0, k;
+    bcase *c;
+    if (ncases >= (int)(sizeof(bcases) / sizeof(bcases[0]))) {
+        fprintf(stderr, "--shape: at most 9 added cases\n");
+        return -1;
+    }
+    if (sscanf(spec, "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld%n", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+               &v[7], &used) != 8 || spec[used] != '\0') {
+        fprintf(stderr, "--shape: expected N,Cin,Cout,H,W,stride,group,dg (8 integers), found '%s'\n", spec);
+        return -1;
+    }
+    for (k = 0; k < 8; k++)
+        if (v[k] < 1 || v[k] > 65536) {
+            fprintf(stderr, "--shape '%s': every value must be in [1, 65536], value %d is %lld\n", spec, k + 1, v[k]);
+            return -1;
+        }
+    if (v[1] % v[6] || v[2] % v[6] || v[1] % v[7]) {
+        fprintf(stderr, "--shape '%s': group must divide Cin and Cout, dg must divide Cin\n", spec);
+        return -1;
+    }
+    c = &bcases[ncases];
+    c->id = (char)('1' + (ncases - 6));
+    c->n = v[0]; c->cin = v[1]; c->cout = v[2]; c->h = v[3]; c->w = v[4];
+    c->stride = v[5]; c->group = v[6]; c->dg = v[7];
+    c->cpu = 1;
+    ncases++;
+    return 0;
+}
 
 /* ---- data ---------------------------------------------------------------- */
 
@@ -708,20 +747,27 @@ static int has_type(const char *list, const char *t)
 
 int main(int argc, char **argv)
 {
-    int json = 0, cpu = 1, cuda = 1, iters = 50, i, threads = 2, reps = 5, probe = 0;
+    int json = 0, cpu = 1, cuda = 1, iters = 50, i, threads = 2, reps = 5, probe = 0, sel_given = 0;
     const char *sel = "ABCDEF", *types = "f32,f16";
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = 1;
         else if (!strcmp(argv[i], "--no-cpu")) cpu = 0;
         else if (!strcmp(argv[i], "--no-cuda")) cuda = 0;
-        else if (!strcmp(argv[i], "--cases") && i + 1 < argc) sel = argv[++i];
+        else if (!strcmp(argv[i], "--cases") && i + 1 < argc) {
+            sel = argv[++i];
+            sel_given = 1;
+        }
         else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--types") && i + 1 < argc) types = argv[++i];
         else if (!strcmp(argv[i], "--probe")) probe = 1;
+        else if (!strcmp(argv[i], "--shape") && i + 1 < argc) {
+            if (add_shape(argv[++i]) != 0) return 2;
+            if (!sel_given) sel = "123456789";
+        }
         else {
-            fprintf(stderr, "usage: %s [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N] [--threads N] [--reps N] [--types f32,f16,bf16] [--probe]\n",
+            fprintf(stderr, "usage: %s [--json] [--cases ABCDEF] [--no-cpu] [--no-cuda] [--iters N] [--threads N] [--reps N] [--types f32,f16,bf16] [--probe] [--shape N,Cin,Cout,H,W,stride,group,dg]...\n",
                     argv[0]);
             return 2;
         }
@@ -735,7 +781,7 @@ int main(int argc, char **argv)
         if (cudaGetDeviceCount(&nd) != cudaSuccess || nd == 0) {
             fprintf(stderr, "no CUDA device: skipping the CUDA runs\n");
         } else {
-            for (i = 0; i < (int)(sizeof(bcases) / sizeof(bcases[0])); i++) {
+            for (i = 0; i < ncases; i++) {
                 if (!strchr(sel, bcases[i].id)) continue;
                 if (has_type(types, "f32") && bench_cuda(&bcases[i], 0, iters) != 0) return 1;
                 if (has_type(types, "f16") && bench_cuda(&bcases[i], 1, iters) != 0) return 1;
@@ -749,7 +795,7 @@ int main(int argc, char **argv)
 #endif
     if (cpu && probe) probe_fma(threads);
     if (cpu)
-        for (i = 0; i < (int)(sizeof(bcases) / sizeof(bcases[0])); i++)
+        for (i = 0; i < ncases; i++)
             if (bcases[i].cpu && strchr(sel, bcases[i].id))
                 if (bench_cpu(&bcases[i], threads, reps) != 0) return 1;
     if (json) {

@@ -64,7 +64,10 @@
  *  3. with split-K (few column tiles): each split writes fp32 partial sums
  *     to the workspace and a last kernel adds them in a fixed order with the
  *     bias and rounds once to the output type.
- * Without split-K the epilogue adds the bias in fp32 and rounds once.
+ * Without split-K the epilogue adds the bias in fp32 and rounds once, into a
+ * copy of the tile in the stages' shared memory, from which whole 16-byte
+ * runs of y's rows are written (emit_staged; fp32's lean 128x128 form, whose
+ * stages are too small, writes from the accumulators).
  *
  * The file also holds the grouped kernel (dcn_grouped, tile WG_GROUPED: at
  * most 32 output channels per group, mma.sync with the samples in
@@ -476,59 +479,86 @@ __device__ __forceinline__ void wgmma_slice(float (&d)[N / 2], uint64_t da, uint
 /* Corner table of segment `seg` for the block's BN columns: entry
  * tap * BN + column. The sampling point is the integer grid position plus
  * the offset's floor, the bilinear fractions come from the offset alone, as
- * in the CPU path and the other kernels. */
+ * in the CPU path and the other kernels. Thread tid takes column tid % BN
+ * (its image and output position worked out once) and the taps tid / BN +
+ * u NT / BN, TB at a time, all of a batch's offset and mask loads issued
+ * before the first is used: the table is built at the start of every tile,
+ * where one round trip to memory per batch and no division per entry
+ * matter (F: 1152 entries over 512 threads; divisions per entry and three
+ * round trips measured about 3.5 us of a 67 us tile). */
 template <int E, int BN, int NT>
 __device__ __forceinline__ void build_table(unsigned char *tab, const WGeo &g, const void *__restrict__ off,
                                             const void *__restrict__ mask, int grp, int seg, int c0, int tid)
 {
+    static_assert(NT % BN == 0, "whole columns per thread group");
+    constexpr int TB = 4, TS = NT / BN; /* taps per batch, taps in parallel */
     int4 *toff = (int4 *)tab;
     float4 *twt = (float4 *)(tab + (size_t)g.kk * BN * sizeof(int4));
     const int d = g.dg == 1 ? 0 : (grp * g.cg + seg * g.sc) / g.cpd;
-    for (int e = tid; e < g.kk * BN; e += NT) {
-        const int tap = e / BN, cl = e - tap * BN, col = c0 + cl;
-        Corner c;
-        c.off = make_int4(g.zero, g.zero, g.zero, g.zero);
-        c.wt = make_float4(0.f, 0.f, 0.f, 0.f);
-        if (col < g.ncols) {
-            const int n = col / g.hw, pos = col - n * g.hw;
-            const int oy = pos / g.wout, ox = pos - oy * g.wout;
-            const int i = tap / g.kw, j = tap - i * g.kw;
-            const size_t ob = ((size_t)(n * g.dg + d) * 2 * g.kk + 2 * tap) * g.hw + pos;
-            const float dy = ldf<E>(off, ob);
-            const float dx = ldf<E>(off, ob + g.hw);
-            const float m = ldf<E>(mask, ((size_t)(n * g.dg + d) * g.kk + tap) * g.hw + pos);
-            const int by = oy * g.sh - g.ph + i * g.dh, bx = ox * g.sw - g.pw + j * g.dw;
+    const int cl = tid % BN, col = c0 + cl;
+    const bool live = col < g.ncols;
+    int n = 0, pos = 0, oy = 0, ox = 0;
+    if (live) {
+        n = col / g.hw;
+        pos = col - n * g.hw;
+        oy = pos / g.wout;
+        ox = pos - oy * g.wout;
+    }
+    const size_t ob = (size_t)(n * g.dg + d) * 2 * g.kk * g.hw + pos; /* dy of tap t at ob + 2 t hw */
+    const size_t mb = (size_t)(n * g.dg + d) * g.kk * g.hw + pos;
+    const int base = n * g.hw_in, rb = g.cin * Et<E>::sz;
+    for (int t0 = tid / BN; t0 < g.kk; t0 += TB * TS) {
+        float dy[TB], dx[TB], m[TB];
+#pragma unroll
+        for (int u = 0; u < TB; u++) {
+            const int tap = t0 + u * TS;
+            dy[u] = dx[u] = m[u] = 0.f;
+            if (live && tap < g.kk) {
+                dy[u] = ldf<E>(off, ob + (size_t)(2 * tap) * g.hw);
+                dx[u] = ldf<E>(off, ob + (size_t)(2 * tap + 1) * g.hw);
+                m[u] = ldf<E>(mask, mb + (size_t)tap * g.hw);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < TB; u++) {
+            const int tap = t0 + u * TS;
+            if (tap >= g.kk) break;
+            Corner c;
+            c.off = make_int4(g.zero, g.zero, g.zero, g.zero);
+            c.wt = make_float4(0.f, 0.f, 0.f, 0.f);
             /* |offset| >= 2^26 is outside any image this path accepts; false
              * for NaN and Inf too, which sample 0 */
-            if (fabsf(dy) < 67108864.f && fabsf(dx) < 67108864.f) {
-                const float fy = floorf(dy), fx = floorf(dx);
-                const float lh = dy - fy, lw = dx - fx;
+            if (live && fabsf(dy[u]) < 67108864.f && fabsf(dx[u]) < 67108864.f) {
+                const int i = tap / g.kw, j = tap - i * g.kw;
+                const int by = oy * g.sh - g.ph + i * g.dh, bx = ox * g.sw - g.pw + j * g.dw;
+                const float fy = floorf(dy[u]), fx = floorf(dx[u]);
+                const float lh = dy[u] - fy, lw = dx[u] - fx;
                 const int h0 = by + (int)fy, x0 = bx + (int)fx;
+                const float mu = m[u];
                 /* inside unless py <= -1, py >= H, px <= -1 or px >= W */
                 if ((h0 >= 0 || (h0 == -1 && lh > 0.f)) && h0 < g.h && (x0 >= 0 || (x0 == -1 && lw > 0.f)) &&
                     x0 < g.w) {
-                    const int base = n * g.hw_in, rb = g.cin * Et<E>::sz;
                     if (h0 >= 0 && x0 >= 0) {
                         c.off.x = (base + h0 * g.w + x0) * rb;
-                        c.wt.x = m * (1.f - lh) * (1.f - lw);
+                        c.wt.x = mu * (1.f - lh) * (1.f - lw);
                     }
                     if (h0 >= 0 && x0 + 1 < g.w) {
                         c.off.y = (base + h0 * g.w + x0 + 1) * rb;
-                        c.wt.y = m * (1.f - lh) * lw;
+                        c.wt.y = mu * (1.f - lh) * lw;
                     }
                     if (h0 + 1 < g.h && x0 >= 0) {
                         c.off.z = (base + (h0 + 1) * g.w + x0) * rb;
-                        c.wt.z = m * lh * (1.f - lw);
+                        c.wt.z = mu * lh * (1.f - lw);
                     }
                     if (h0 + 1 < g.h && x0 + 1 < g.w) {
                         c.off.w = (base + (h0 + 1) * g.w + x0 + 1) * rb;
-                        c.wt.w = m * lh * lw;
+                        c.wt.w = mu * lh * lw;
                     }
                 }
             }
+            toff[tap * BN + cl] = c.off;
+            twt[tap * BN + cl] = c.wt;
         }
-        toff[e] = c.off;
-        twt[e] = c.wt;
     }
 }
 
@@ -745,6 +775,62 @@ __device__ __forceinline__ void emit(const float (&acc)[BN / 2], void *__restric
         }
     }
 }
+
+/* The tile's output through shared memory: the accumulators plus the bias
+ * (sbias, fp32, one per tile row), rounded once to the output type, are
+ * written into st ([BM][BN] rows ST_PITCH(E, BN) bytes apart: the pad
+ * keeps the 8 rows a warp writes at once on distinct banks), then every
+ * thread stores whole 16-byte runs of a row, so that a warp writes 512
+ * consecutive bytes of y (the accumulators' own layout writes 16 bytes in
+ * each of 8 rows per instruction). st is the A and B stages, free once every
+ * warpgroup's MMAs are done: the caller passes a barrier first. Runs that
+ * cross an image, leave the columns, or are not 16-byte aligned in y are
+ * written element by element. */
+template <int E, int BN> constexpr int st_pitch() { return BN * Et<E>::sz + (E == 2 ? 32 : 16); }
+
+template <int E, int BM, int BN, int NT>
+__device__ __forceinline__ void emit_staged(const float (&acc)[BN / 2], unsigned char *st, const float *sbias,
+                                            void *__restrict__ y, const WGeo &g, int m0, int c0, int grp, int row0,
+                                            int lane, int tid)
+{
+    constexpr int P = st_pitch<E, BN>(), SZ = Et<E>::sz, EPR = 16 / SZ; /* elements per 16-byte run */
+    constexpr int UPR = BN / EPR;                                          /* runs per row */
+    static_assert(NT % UPR == 0, "a thread keeps one column run");
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int r = row0 + (lane >> 2) + 8 * h;
+        const float bv = sbias[r];
+        unsigned char *sr = st + r * P + 2 * (lane & 3) * SZ;
+#pragma unroll
+        for (int j = 0; j < BN / 8; j++) {
+            const float v0 = acc[4 * j + 2 * h] + bv, v1 = acc[4 * j + 2 * h + 1] + bv;
+            if constexpr (E == 2) *(float2 *)(sr + 8 * j * SZ) = make_float2(v0, v1);
+            else *(uint32_t *)(sr + 8 * j * SZ) = f2e2<E>(v0, v1);
+        }
+    }
+    __syncthreads();
+    const int cu = tid % UPR, col = c0 + cu * EPR;
+    if (col >= g.ncols) return;
+    const int n = col / g.hw, pos = col - n * g.hw;
+    /* the run lies in one image and inside the columns, and y's run is 16-byte aligned */
+    const bool whole = col + EPR <= g.ncols && pos + EPR <= g.hw && g.hw % EPR == 0 && ((uintptr_t)y & 15) == 0;
+    const int mend = min(BM, g.coutg - m0);
+#pragma unroll 4
+    for (int r = tid / UPR; r < mend; r += NT / UPR) {
+        const int oc = grp * g.coutg + m0 + r;
+        const unsigned char *sr = st + r * P + cu * 16;
+        if (whole) {
+            *(uint4 *)((char *)y + (((size_t)n * g.cout + oc) * g.hw + pos) * SZ) = *(const uint4 *)sr;
+        } else {
+            for (int e = 0; e < EPR && col + e < g.ncols; e++) {
+                const int c = col + e, ne = c / g.hw, pe = c - ne * g.hw;
+                const size_t yi = ((size_t)ne * g.cout + oc) * g.hw + pe;
+                if constexpr (E == 2) ((float *)y)[yi] = ((const float *)sr)[e];
+                else ((uint16_t *)y)[yi] = ((const uint16_t *)sr)[e];
+            }
+        }
+    }
+}
 #endif /* DCN_WG_DEVICE */
 
 /* One block: a BM x BN tile of y_g over the chunks [kc0, kc1) of K, KS
@@ -773,6 +859,9 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     unsigned char *sA = smem, *sB = smem + L::a_bytes * AST;
     unsigned char *tab = smem + L::table_off;
     RunInfo *runs = (RunInfo *)(smem + L::table_off + (size_t)g.kk * BN * sizeof(Corner));
+    float *sbias = (float *)(runs + g.kcs * 4); /* the tile rows' bias (0 without one), for emit_staged */
+    /* emit_staged's tile fits the stages (all but the fp32 lean form) */
+    constexpr bool STAGED = (size_t)BM * st_pitch<E, BN>() <= L::table_off;
     const int wpl = g.kk * BN * (int)sizeof(int4); /* the table's weight plane, after the offsets */
 
     const int tid = threadIdx.x, lane = tid & 31, wq = (tid >> 5) & 3;
@@ -842,8 +931,26 @@ __global__ void __launch_bounds__(BM * 2, MINB)
 #pragma unroll
     for (int i = 0; i < R; i++) acc[i] = 0.f;
 
+    /* PRT_DCN_PROF (defined when compiling this file, never in a release
+     * build): thread 0 of every fourth block takes the global timer (ns) at
+     * six points of its tile (start; table built; first gather issued;
+     * pipeline full; MMAs done; output written) and prints them with the
+     * block, its multiprocessor and its steps ("PROF b sm steps t0..t5"),
+     * which is how the fixed cost per tile was found (bench/NOTES-gpu.md,
+     * v20). */
+#ifdef PRT_DCN_PROF
+    unsigned long long pt[6];
+#define DCN_PROF_AT(k) if (tid == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(pt[k]) :: "memory")
+#else
+#define DCN_PROF_AT(k)
+#endif
+    DCN_PROF_AT(0);
+    float bv = 0.f; /* loaded here, stored after the table: one wait for both */
+    if (STAGED && tid < BM && bias && m0 + tid < g.coutg) bv = ldf<E>(bias, grp * g.coutg + m0 + tid);
     build_runs<E, BN, NT>(runs, g, tid);
     build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
+    if (STAGED && tid < BM) sbias[tid] = bv;
+    DCN_PROF_AT(1);
     dep_wait(); /* xt and A: see dep_launch */
     load_a(0, 0);
     cp_async_commit();
@@ -851,9 +958,11 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     cp_async_commit();
     __syncthreads();
     gather_step(sB);
+    DCN_PROF_AT(2);
     cp_async_wait<LEAN ? 0 : 1>();
     fence_async_smem();
     __syncthreads();
+    DCN_PROF_AT(3);
 
     const uint64_t da0 = smem_desc(smem_addr(sA) + wg * 64 * CB * KS, 128, 512 * KS);
     const uint64_t db0 = smem_desc(smem_addr(sB), 16, 512 * KS, KS == 2 ? 1 : 2);
@@ -942,6 +1051,7 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     }
     wg_wait<0>();
     acc_fence(acc);
+    DCN_PROF_AT(4);
 
     if constexpr (E == 2) {
         if (g.split > 1) { /* this split's sum, in the accumulators' order */
@@ -952,10 +1062,23 @@ __global__ void __launch_bounds__(BM * 2, MINB)
 #pragma unroll
             for (int r = 0; r < R; r++) acc[r] = part[(size_t)r * ntot + gtid] + acc[r];
         }
-        emit<E, BN>(acc, y, NULL, bias, g, m0, c0, grp, split, wg * 64 + wq * 16, lane);
-    } else {
-        emit<E, BN>(acc, y, part, bias, g, m0, c0, grp, split, wg * 64 + wq * 16, lane);
     }
+    if (STAGED && g.split == 1) {
+        cp_async_wait<0>();
+        __syncthreads(); /* every warpgroup's MMAs are done: the stages are free */
+        emit_staged<E, BM, BN, NT>(acc, smem, sbias, y, g, m0, c0, grp, wg * 64 + wq * 16, lane, tid);
+    } else {
+        emit<E, BN>(acc, y, E == 2 ? NULL : part, bias, g, m0, c0, grp, split, wg * 64 + wq * 16, lane);
+    }
+#ifdef PRT_DCN_PROF
+    DCN_PROF_AT(5);
+    if (tid == 0 && blockIdx.x % 4 == 0) {
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        printf("PROF %d %u %d %llu %llu %llu %llu %llu %llu\n", blockIdx.x, sm, nst, pt[0], pt[1], pt[2], pt[3], pt[4], pt[5]);
+    }
+#endif
+#undef DCN_PROF_AT
 #endif /* DCN_WG_DEVICE */
 }
 
@@ -1160,7 +1283,8 @@ size_t tile_smem_as(int t, int lean, int64_t kk, int64_t kcs)
     const int ks = wg_ks[t], planes = wg_f32[t] ? 2 : 1;
     const int astages = lean ? 2 : ks == 1 && !wg_f32[t] ? ASTAGES : 3, bstages = lean ? 2 : BSTAGES;
     return (size_t)wg_bm[t] * CB * ks * planes * astages + (size_t)wg_bn[t] * CB * ks * planes * bstages +
-           (size_t)kk * wg_bn[t] * sizeof(Corner) + (size_t)kcs * 4 * sizeof(RunInfo) + 1024; /* alignment */
+           (size_t)kk * wg_bn[t] * sizeof(Corner) + (size_t)kcs * 4 * sizeof(RunInfo) + (size_t)wg_bm[t] * 4 +
+           1024; /* the tile rows' bias; alignment */
 }
 
 size_t tile_smem(int t, int64_t kk, int64_t kcs) { return tile_smem_as(t, wg_lean[t], kk, kcs); }
