@@ -360,6 +360,10 @@ typedef struct plug {
 
 static char g_msg[1024];
 static int32_t g_tactic; /* plug_run: the tactic the enqueuing object is told (0: none) */
+/* plug_run, CUDA: the output starts this many bytes into its allocation, which has OUT_GUARD poisoned
+ * bytes to spare after it; the bytes around the output must stay untouched. */
+static size_t g_out_off;
+#define OUT_GUARD 64
 
 static prt_status plug_create(plug *pl, int version, const prt_fields *fc)
 {
@@ -493,9 +497,10 @@ static prt_status plug_run(plug *pl, const prt_tensor_desc *in, int32_t nb_in, c
     }
 #ifdef PLUGRT_HAVE_CUDA
     else {
-        if (cudaMalloc(&wsp, ws ? ws : 1) != cudaSuccess || cudaMalloc(&dout, out_bytes) != cudaSuccess)
+        if (cudaMalloc(&wsp, ws ? ws : 1) != cudaSuccess ||
+            cudaMalloc(&dout, g_out_off + out_bytes + OUT_GUARD) != cudaSuccess)
             return PRT_STATUS_CUDA_ERROR;
-        cudaMemset(dout, 0xff, out_bytes);
+        cudaMemset(dout, 0xff, g_out_off + out_bytes + OUT_GUARD);
         cudaDeviceSynchronize(); /* poisoned before the plugin's stream runs */
         for (i = 0; i < nb_in; i++) {
             size_t b = (size_t)prt_dims_volume(&in[i].dims) * prt_dtype_size(in[i].dtype);
@@ -503,7 +508,7 @@ static prt_status plug_run(plug *pl, const prt_tensor_desc *in, int32_t nb_in, c
             cudaMemcpy(din[i], host_in[i], b, cudaMemcpyHostToDevice);
             inp[i] = din[i];
         }
-        outp[0] = dout;
+        outp[0] = (char *)dout + g_out_off;
     }
 #else
     else return PRT_STATUS_NO_DEVICE;
@@ -526,8 +531,19 @@ static prt_status plug_run(plug *pl, const prt_tensor_desc *in, int32_t nb_in, c
     }
 #ifdef PLUGRT_HAVE_CUDA
     else {
+        unsigned char guard[OUT_GUARD];
+        size_t k;
+        int intact = 1;
         if (cudaDeviceSynchronize() != cudaSuccess && st == PRT_OK) st = PRT_STATUS_CUDA_ERROR;
-        cudaMemcpy(host_out, dout, out_bytes, cudaMemcpyDeviceToHost);
+        cudaMemcpy(host_out, (char *)dout + g_out_off, out_bytes, cudaMemcpyDeviceToHost);
+        cudaMemcpy(guard, (char *)dout + g_out_off + out_bytes, OUT_GUARD, cudaMemcpyDeviceToHost);
+        for (k = 0; k < OUT_GUARD; k++) intact &= guard[k] == 0xff;
+        for (k = 0; k < g_out_off; k++) {
+            unsigned char b = 0;
+            cudaMemcpy(&b, (char *)dout + k, 1, cudaMemcpyDeviceToHost);
+            intact &= b == 0xff;
+        }
+        CHECK_MSG(intact, "CUDA run wrote outside its output (%zu bytes at offset %zu)", out_bytes, g_out_off);
         cudaFree(wsp);
         cudaFree(dout);
         for (i = 0; i < nb_in; i++) cudaFree(din[i]);
@@ -1383,6 +1399,9 @@ static const dcase fused_cases[] = {
      * deformable groups: a new segment's corner table inside the K loop */
     {"fused_c128_cb2", 1, 128, 14, 17, 40, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
     {"fused_c256_dg2_b2", 2, 256, 9, 10, 48, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 2, 0, 2.5},
+    /* 128 columns per image: the tiles' output written in whole 16-byte runs (emit_staged), 72
+     * output channels: a partial row tile */
+    {"fused_c128_hw128_b3", 3, 128, 8, 16, 72, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
 };
 #define NB_FUSED ((int)(sizeof(fused_cases) / sizeof(fused_cases[0])))
 
@@ -1759,6 +1778,24 @@ TEST(dcn_cuda_f32_3xtf32_every_tile)
     CHECK(setenv("PRT_DCN_CUDA_SPLIT", "3", 1) == 0); /* K split in three: partial sums added by a last kernel */
     for (t = 1; t < 4; t++) check_f32_fused(tiles[t], 0);
     CHECK(unsetenv("PRT_DCN_CUDA_SPLIT") == 0);
+}
+
+/* The wgmma tiles writing to an output that is not 16-byte aligned (2 bytes into its allocation
+ * for 16-bit types, 4 for fp32): whole runs of a row cannot be stored as 16-byte units there, so
+ * every element is written alone; the results must be the same, and nothing around the output
+ * written (plug_run checks the bytes before and after it). */
+TEST(dcn_cuda_wgmma_unaligned_output)
+{
+    static const char *tiles[] = {"wgmma256x128", "wgmma128x128", "wgmma64x128", "wgmma256x128k64"};
+    static const char *f32_tiles[] = {"wgmma3xtf32_256x128", "wgmma3xtf32_128x128", "wgmma3xtf32_64x128"};
+    int t;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    if (!prt__deform_conv_wgmma_available()) SKIP("no device of compute capability 9.0");
+    g_out_off = 2;
+    for (t = 0; t < 4; t++) check_fused(tiles[t]);
+    g_out_off = 4;
+    for (t = 0; t < 3; t++) check_f32_fused(f32_tiles[t], 0);
+    g_out_off = 0;
 }
 
 /* A long K (2304: 256 channels x 9 taps) through every 3xTF32 tile against float64: the tensor
@@ -2194,6 +2231,7 @@ TEST(dcn_cuda_f16_default_policy) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_f32_3xtf32_long_k) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_wgmma_refuses_mismatched_tiles) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_kernel_images) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_wgmma_unaligned_output) { SKIP("no CUDA support in this build"); }
 #endif
 
 /* Two layers attached to one context share one cuBLAS handle. */
