@@ -483,9 +483,9 @@ __device__ __forceinline__ void wgmma_slice(float (&d)[N / 2], uint64_t da, uint
  * (its image and output position worked out once) and the taps tid / BN +
  * u NT / BN, TB at a time, all of a batch's offset and mask loads issued
  * before the first is used: the table is built at the start of every tile,
- * where one round trip to memory per batch and no division per entry
- * matter (F: 1152 entries over 512 threads; divisions per entry and three
- * round trips measured about 3.5 us of a 67 us tile). */
+ * where its round trips to memory and its divisions are paid in full (F:
+ * 1152 entries over 512 threads; built an entry at a time, with divisions
+ * for each, it took 3.4-3.5 us of a 67-72 us tile, traced). */
 template <int E, int BN, int NT>
 __device__ __forceinline__ void build_table(unsigned char *tab, const WGeo &g, const void *__restrict__ off,
                                             const void *__restrict__ mask, int grp, int seg, int c0, int tid)
@@ -778,7 +778,7 @@ __device__ __forceinline__ void emit(const float (&acc)[BN / 2], void *__restric
 
 /* The tile's output through shared memory: the accumulators plus the bias
  * (sbias, fp32, one per tile row), rounded once to the output type, are
- * written into st ([BM][BN] rows ST_PITCH(E, BN) bytes apart: the pad
+ * written into st ([BM][BN], rows st_pitch<E, BN>() bytes apart: the pad
  * keeps the 8 rows a warp writes at once on distinct banks), then every
  * thread stores whole 16-byte runs of a row, so that a warp writes 512
  * consecutive bytes of y (the accumulators' own layout writes 16 bytes in
