@@ -149,7 +149,11 @@ struct WGeo : prt__dcn_cuda_geo {
     int flush; /* fp32: steps between flushes of the accumulators (0: none; see the kernel) */
     int gl;    /* A in the grouped kernel's layout (dcn_grouped), and its groups per block */
     int flags; /* PRT_DCN_CUDA_WGFLAGS (benchmarks): bit 0, A copies before the fence (16-bit, one chunk per
-                * step); bit 1, fp32 128x128 in its three-stage form */
+                * step); bit 1, fp32 128x128 in its three-stage form; bit 2, no persistent form; bit 3, no
+                * staging of the next tile's offsets */
+    int ntiles;  /* tiles (mtiles ctiles split groups); the persistent grid is smaller */
+    int stage;   /* the persistent form copies the next tile's offsets and mask into shared memory (stage_next) */
+    int gridcap; /* PRT_DCN_CUDA_WGGRID (tests): the persistent grid's blocks, where fewer than the tiles */
 };
 
 /* One (tap, column) entry of the corner table: the four corners' byte
@@ -486,9 +490,10 @@ __device__ __forceinline__ void wgmma_slice(float (&d)[N / 2], uint64_t da, uint
  * where its round trips to memory and its divisions are paid in full (F:
  * 1152 entries over 512 threads; built an entry at a time, with divisions
  * for each, it took 3.4-3.5 us of a 67-72 us tile, traced). */
-template <int E, int BN, int NT>
+template <int E, int BN, int NT, bool STG = false>
 __device__ __forceinline__ void build_table(unsigned char *tab, const WGeo &g, const void *__restrict__ off,
-                                            const void *__restrict__ mask, int grp, int seg, int c0, int tid)
+                                            const void *__restrict__ mask, int grp, int seg, int c0, int tid,
+                                            const __half *stg = nullptr)
 {
     static_assert(NT % BN == 0, "whole columns per thread group");
     constexpr int TB = 4, TS = NT / BN; /* taps per batch, taps in parallel */
@@ -513,7 +518,13 @@ __device__ __forceinline__ void build_table(unsigned char *tab, const WGeo &g, c
         for (int u = 0; u < TB; u++) {
             const int tap = t0 + u * TS;
             dy[u] = dx[u] = m[u] = 0.f;
-            if (live && tap < g.kk) {
+            if (STG) { /* copied by stage_next; every column is live */
+                if (tap < g.kk) {
+                    dy[u] = e2f<E>(stg[(2 * tap) * BN + cl]);
+                    dx[u] = e2f<E>(stg[(2 * tap + 1) * BN + cl]);
+                    m[u] = e2f<E>(stg[(2 * g.kk + tap) * BN + cl]);
+                }
+            } else if (live && tap < g.kk) {
                 dy[u] = ldf<E>(off, ob + (size_t)(2 * tap) * g.hw);
                 dx[u] = ldf<E>(off, ob + (size_t)(2 * tap + 1) * g.hw);
                 m[u] = ldf<E>(mask, mb + (size_t)tap * g.hw);
@@ -561,6 +572,37 @@ __device__ __forceinline__ void build_table(unsigned char *tab, const WGeo &g, c
         }
     }
 }
+
+#if DCN_WG_DEVICE
+/* Copies (cp.async, 16 bytes a thread, the caller commits) the offsets and
+ * mask of tile `tile`'s columns, of its first segment's deformable group,
+ * into stg: rows [0, 2 kk) the offset planes, [2 kk, 3 kk) the mask planes,
+ * BN 16-bit elements each. The host sets g.stage only where a tile's
+ * columns lie in one image (hw % BN == 0) and both tensors are 16-byte
+ * aligned, so every row is BN whole elements on 16-byte boundaries. */
+template <int E, int BN, int NT>
+__device__ __forceinline__ void stage_next(__half *stg, const WGeo &g, const void *__restrict__ off,
+                                           const void *__restrict__ mask, int tile, int tid)
+{
+    static_assert(E != 2, "16-bit offsets");
+    constexpr int PR = BN * 2 / 16; /* 16-byte pieces per row */
+    int t = tile / g.mtiles;
+    const int ct = t % g.ctiles;
+    t /= g.ctiles;
+    const int sp = t % g.split, gr = t / g.split;
+    const int seg = sp * g.cps / g.kcs;
+    const int d = g.dg == 1 ? 0 : (gr * g.cg + seg * g.sc) / g.cpd;
+    const int c0 = ct * BN, n = c0 / g.hw, pos = c0 - n * g.hw;
+    const size_t nd = (size_t)(n * g.dg + d) * g.kk;
+    for (int e = tid; e < 3 * g.kk * PR; e += NT) {
+        const int row = e / PR, u = e - row * PR;
+        const __half *src = row < 2 * g.kk ? (const __half *)off + (2 * nd + row) * g.hw + pos
+                                           : (const __half *)mask + (nd + row - 2 * g.kk) * g.hw + pos;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr(stg + row * BN) + u * 16),
+                     "l"((const char *)src + u * 16));
+    }
+}
+#endif
 
 /* Blend four corner runs in fp32: 16-bit runs (8 channels) rounded to 16
  * bits once into *o; fp32 runs (4 channels) split into the TF32 planes *o
@@ -840,7 +882,7 @@ __device__ __forceinline__ void emit_staged(const float (&acc)[BN / 2], unsigned
  * multiprocessor; each step then waits for its previous MMAs and passes a
  * barrier before it refills their stages (A of the next step and its
  * gather), a second barrier per step. */
-template <int E, int BM, int BN, int MINB, int KS, int LEAN>
+template <int E, int BM, int BN, int MINB, int KS, int LEAN, int PERSIST>
 __global__ void __launch_bounds__(BM * 2, MINB)
     dcn_wgmma(const void *__restrict__ xt, const void *__restrict__ off, const void *__restrict__ mask,
               const void *__restrict__ A, const void *__restrict__ A2, const void *__restrict__ bias,
@@ -868,216 +910,236 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     const int wg = __shfl_sync(0xffffffffu, tid >> 7, 0); /* the same in a warp: the descriptors go to uniform registers */
     /* the thread's run of the chunk (KS 1), or of the step (KS 2): see gather */
     const int rq = KS == 2 ? lane & 7 : lane & 3;
-    int bid = blockIdx.x;
-    const int mtile = bid % g.mtiles;
-    bid /= g.mtiles;
-    const int ctile = bid % g.ctiles;
-    bid /= g.ctiles;
-    const int split = bid % g.split;
-    const int grp = bid / g.split;
-    const int m0 = mtile * BM, c0 = ctile * BN;
-    const int kc0 = split * g.cps, kc1 = min(g.nch, kc0 + g.cps);
-    const int nst = (kc1 - kc0) / KS; /* steps */
+    /* PERSIST (a template argument, so that the one-tile form keeps its code): the grid is the blocks
+     * that fit at once and each takes tiles blockIdx.x, blockIdx.x + gridDim.x, ..., so that the run
+     * table, the block's launch and the wait for the layout kernel are paid once per block. With
+     * g.stage as well, each tile's prologue copies the next tile's offsets and mask into stg
+     * (stage_next), whose corner table is then built from shared memory. */
+    __half *stg = (__half *)(sbias + BM); /* [3 kk][BN] (g.stage) */
+    build_runs<E, BN, NT>(runs, g, tid);  /* once: the first tile's barriers order it before its reads */
+    for (int tile = blockIdx.x, first = 1; tile < g.ntiles; tile += gridDim.x, first = 0) {
+        int bid = tile;
+        const int mtile = bid % g.mtiles;
+        bid /= g.mtiles;
+        const int ctile = bid % g.ctiles;
+        bid /= g.ctiles;
+        const int split = bid % g.split;
+        const int grp = bid / g.split;
+        const int m0 = mtile * BM, c0 = ctile * BN;
+        const int kc0 = split * g.cps, kc1 = min(g.nch, kc0 + g.cps);
+        const int nst = (kc1 - kc0) / KS; /* steps */
 
-    /* A of step j: BM/8 runs of 512 KS bytes (KS chunks are adjacent in A),
-     * kbr * 128 bytes apart; this thread's copies advance by 512 KS bytes;
-     * the lo plane (fp32) is the same copies from A2 into the stage's
-     * second plane */
-    /* copy i of a thread is row group mg0 + i * MGS, 16-byte unit w: its
-     * destination is adst + i * MGS * 512 KS (a constant offset, so that the
-     * compiler need not keep or rebuild one address per copy) */
-    constexpr int MGS = NT / (32 * KS);
-    /* copy i's source: 16-bit, asrc[0] + i * astr, one base and a 32-bit
-     * stride (fits() keeps A under 2^31 elements, so i * astr < 4 GiB);
-     * fp32, one pointer per copy. With a 64-bit pointer per copy the 16-bit
-     * 64-k tile sits at its 128-register limit and ptxas makes the step's
-     * sixth corner load wait for the first three (SASS: its wait mask holds
-     * their scoreboard; ncu on F: 12% of the stall samples there); base and
-     * stride free the registers for all eight to be in flight (H200: F fp16
-     * -2%, bf16 -5%). fp32 measured 2% slower so, and keeps the pointers. */
-    constexpr bool ASTRIDE = E != 2;
-    const char *asrc[ASTRIDE ? 1 : AP];
-    const int kbr = g.kpad / Et<E>::run;
-    const ptrdiff_t a2d = (const char *)A2 - (const char *)A;
-    const unsigned mg0 = (unsigned)tid / (32 * KS), aw = (unsigned)tid % (32 * KS);
-    const unsigned astr = (unsigned)MGS * (unsigned)kbr * 128u; /* bytes between a thread's copies (ASTRIDE) */
-    const uint32_t adst = smem_addr(sA) + mg0 * 512 * KS + aw * 16;
-    {
-        const char *Ab = (const char *)A + ((size_t)grp * (g.mpad / 8) + m0 / 8) * (size_t)kbr * 128;
+        /* A of step j: BM/8 runs of 512 KS bytes (KS chunks are adjacent in A),
+         * kbr * 128 bytes apart; this thread's copies advance by 512 KS bytes;
+         * the lo plane (fp32) is the same copies from A2 into the stage's
+         * second plane */
+        /* copy i of a thread is row group mg0 + i * MGS, 16-byte unit w: its
+         * destination is adst + i * MGS * 512 KS (a constant offset, so that the
+         * compiler need not keep or rebuild one address per copy) */
+        constexpr int MGS = NT / (32 * KS);
+        /* copy i's source: 16-bit, asrc[0] + i * astr, one base and a 32-bit
+         * stride (fits() keeps A under 2^31 elements, so i * astr < 4 GiB);
+         * fp32, one pointer per copy. With a 64-bit pointer per copy the 16-bit
+         * 64-k tile sits at its 128-register limit and ptxas makes the step's
+         * sixth corner load wait for the first three (SASS: its wait mask holds
+         * their scoreboard; ncu on F: 12% of the stall samples there); base and
+         * stride free the registers for all eight to be in flight (H200: F fp16
+         * -2%, bf16 -5%). fp32 measured 2% slower so, and keeps the pointers. */
+        constexpr bool ASTRIDE = E != 2;
+        const char *asrc[ASTRIDE ? 1 : AP];
+        const int kbr = g.kpad / Et<E>::run;
+        const ptrdiff_t a2d = (const char *)A2 - (const char *)A;
+        const unsigned mg0 = (unsigned)tid / (32 * KS), aw = (unsigned)tid % (32 * KS);
+        const unsigned astr = (unsigned)MGS * (unsigned)kbr * 128u; /* bytes between a thread's copies (ASTRIDE) */
+        const uint32_t adst = smem_addr(sA) + mg0 * 512 * KS + aw * 16;
+        {
+            const char *Ab = (const char *)A + ((size_t)grp * (g.mpad / 8) + m0 / 8) * (size_t)kbr * 128;
 #pragma unroll
-        for (int i = 0; i < (ASTRIDE ? 1 : AP); i++)
-            asrc[i] = Ab + ((size_t)(mg0 + i * MGS) * kbr + (size_t)kc0 * 4) * 128 + aw * 16;
-    }
-    auto load_a = [&](int j, int stage) {
-        const uint32_t d = adst + stage * (uint32_t)L::a_bytes;
+            for (int i = 0; i < (ASTRIDE ? 1 : AP); i++)
+                asrc[i] = Ab + ((size_t)(mg0 + i * MGS) * kbr + (size_t)kc0 * 4) * 128 + aw * 16;
+        }
+        auto load_a = [&](int j, int stage) {
+            const uint32_t d = adst + stage * (uint32_t)L::a_bytes;
 #pragma unroll
-        for (int pl = 0; pl < NPL; pl++)
+            for (int pl = 0; pl < NPL; pl++)
 #pragma unroll
-            for (int i = 0; i < AP; i++)
-                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
-                                 d + (uint32_t)(i * MGS * 512 * KS) + pl * (uint32_t)L::a_plane),
-                             "l"((ASTRIDE ? asrc[0] + (size_t)(i * astr) : asrc[ASTRIDE ? 0 : i]) + (size_t)j * 512 * KS +
-                                 (pl ? a2d : 0)));
-    };
+                for (int i = 0; i < AP; i++)
+                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                                     d + (uint32_t)(i * MGS * 512 * KS) + pl * (uint32_t)L::a_plane),
+                                 "l"((ASTRIDE ? asrc[0] + (size_t)(i * astr) : asrc[ASTRIDE ? 0 : i]) +
+                                     (size_t)j * 512 * KS + (pl ? a2d : 0)));
+        };
 
-    int seg = kc0 / g.kcs, jseg = kc0 - seg * g.kcs; /* segment, chunk within it */
-    const char *xg = (const char *)xt + (size_t)(grp * g.cg) * Et<E>::sz;
-    auto gather_step = [&](unsigned char *sb) {
-        const RunInfo ri = runs[jseg * 4 + rq]; /* the thread's run of the step (gather) */
-        gather<E, BN, NT, KS>(sb, tab + ri.row, xg + (size_t)(seg * g.sc + ri.c) * Et<E>::sz, ri.c >= 0, wpl, tid);
-    };
+        int seg = kc0 / g.kcs, jseg = kc0 - seg * g.kcs; /* segment, chunk within it */
+        const char *xg = (const char *)xt + (size_t)(grp * g.cg) * Et<E>::sz;
+        auto gather_step = [&](unsigned char *sb) {
+            const RunInfo ri = runs[jseg * 4 + rq]; /* the thread's run of the step (gather) */
+            gather<E, BN, NT, KS>(sb, tab + ri.row, xg + (size_t)(seg * g.sc + ri.c) * Et<E>::sz, ri.c >= 0, wpl, tid);
+        };
 
-    float acc[R];
+        float acc[R];
 #pragma unroll
-    for (int i = 0; i < R; i++) acc[i] = 0.f;
+        for (int i = 0; i < R; i++) acc[i] = 0.f;
 
-    /* PRT_DCN_PROF (defined when compiling this file, never in a release
-     * build): thread 0 of every fourth block takes the global timer (ns) at
-     * six points of its tile (start; table built; first gather issued;
-     * pipeline full; MMAs done; output written) and prints them with the
-     * block, its multiprocessor and its steps ("PROF b sm steps t0..t5"),
-     * which is how the fixed cost per tile was found (bench/NOTES-gpu.md,
-     * v20). */
+        /* PRT_DCN_PROF (defined when compiling this file, never in a release
+         * build): thread 0 of every fourth block takes the global timer (ns) at
+         * six points of its tile (start; table built; first gather issued;
+         * pipeline full; MMAs done; output written) and prints them with the
+         * block, its multiprocessor and its steps ("PROF b sm steps t0..t5"),
+         * which is how the fixed cost per tile was found (bench/NOTES-gpu.md,
+         * v20). */
 #ifdef PRT_DCN_PROF
-    unsigned long long pt[6];
+        unsigned long long pt[6];
 #define DCN_PROF_AT(k) if (tid == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(pt[k]) :: "memory")
 #else
 #define DCN_PROF_AT(k)
 #endif
-    DCN_PROF_AT(0);
-    float bv = 0.f; /* loaded here, stored after the table: one wait for both */
-    if (STAGED && tid < BM && bias && m0 + tid < g.coutg) bv = ldf<E>(bias, grp * g.coutg + m0 + tid);
-    build_runs<E, BN, NT>(runs, g, tid);
-    build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
-    if (STAGED && tid < BM) sbias[tid] = bv;
-    DCN_PROF_AT(1);
-    dep_wait(); /* xt and A: see dep_launch */
-    load_a(0, 0);
-    cp_async_commit();
-    if (!LEAN && nst > 1) load_a(1, 1);
-    cp_async_commit();
-    __syncthreads();
-    gather_step(sB);
-    DCN_PROF_AT(2);
-    cp_async_wait<LEAN ? 0 : 1>();
-    fence_async_smem();
-    __syncthreads();
-    DCN_PROF_AT(3);
-
-    const uint64_t da0 = smem_desc(smem_addr(sA) + wg * 64 * CB * KS, 128, 512 * KS);
-    const uint64_t db0 = smem_desc(smem_addr(sB), 16, 512 * KS, KS == 2 ? 1 : 2);
-    const int late_a = !LEAN && (KS > 1 || E == 2 || !(g.flags & 1));
-    int as = 0, bs = 0; /* A and B stages of step i */
-    /* fp32: the steps run in segments of g.flush; after each but the last
-     * the accumulators' sum so far is added (fp32, round to nearest) into
-     * the destination and they restart at 0, so that the tensor cores'
-     * accumulation (whose additions truncate) runs over g.flush steps at a
-     * time rather than the whole of K. The destination is part in the
-     * accumulators' own order, [r][block * NT + thread] (coalesced, and
-     * simple: the epilogue's index arithmetic here made ptxas serialize
-     * the kernel's wgmma, C7515); the last segment adds it back before the
-     * epilogue, or with split-K leaves the sum there for wg_splitk_sum_f32.
-     * The segments are an outer loop so that no wgmma is in flight where
-     * the accumulators are read and reset. */
-    const int fl = E == 2 && g.flush > 0 ? g.flush : nst;
-    const size_t ntot = (size_t)gridDim.x * NT, gtid = (size_t)blockIdx.x * NT + tid; /* fp32's part: [r][ntot] */
-    int flushed = 0;
-    for (int i0 = 0; i0 < nst; i0 += fl) {
-        if (i0 > 0) {
-            wg_wait<0>();
-            acc_fence(acc);
-            flush_acc<R>(acc, part + gtid, ntot, flushed);
-#pragma unroll
-            for (int r = 0; r < R; r++) acc[r] = 0.f;
-            flushed = 1;
-            acc_fence(acc);
-        }
-        const int i1 = min(nst, i0 + fl);
-        for (int i = i0; i < i1; i++) {
-            {
-                const uint64_t da = da0 + (uint64_t)((as * (uint32_t)L::a_bytes) >> 4);
-                const uint64_t db = db0 + (uint64_t)((bs * (uint32_t)L::b_bytes) >> 4);
-                wg_fence();
-                acc_fence(acc);
-#pragma unroll
-                for (int ks = 0; ks < CB * KS / 32; ks++)
-                    wgmma_slice<E, BN>(acc, da + ks * 16, db + ks * 2, (uint32_t)(L::a_plane >> 4),
-                                       (uint32_t)(L::b_plane >> 4));
-                wg_commit();
-                acc_fence(acc);
-            }
-            if (LEAN) {
-                /* every warpgroup's MMAs of step i - 1 done: their A and B
-                 * stages take step i + 1 */
-                wg_wait<1>();
-                acc_fence(acc);
-                __syncthreads();
-                if (i + 1 < nst) load_a(i + 1, as ^ 1);
-                cp_async_commit();
-            }
-            const int a2 = as + 2 >= AST ? as + 2 - AST : as + 2; /* A stage of step i + 2 */
-            if (!late_a && !LEAN) {
-                if (i + 2 < nst) load_a(i + 2, a2);
-                cp_async_commit();
-            }
-            const int bn = bs == BST - 1 ? 0 : bs + 1;
-            if (i + 1 < nst) {
-                jseg += KS;
-                if (jseg == g.kcs) { /* the next step opens a segment */
-                    jseg = 0;
-                    seg++;
-                    build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
-                    __syncthreads();
-                }
-                gather_step(sB + bn * L::b_bytes);
-            }
-            if (late_a || LEAN) cp_async_wait<0>();
-            else cp_async_wait<1>();
-            fence_async_smem();
-            if (!LEAN) {
-                wg_wait<1>();
-                acc_fence(acc);
-            }
+        DCN_PROF_AT(0);
+        if (!first) __syncthreads(); /* the previous tile's output has left the stages and sbias */
+        float bv = 0.f; /* loaded here, stored after the table: one wait for both */
+        if (STAGED && tid < BM && bias && m0 + tid < g.coutg) bv = ldf<E>(bias, grp * g.coutg + m0 + tid);
+        if (!PERSIST || first || !g.stage) build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
+        else build_table<E, BN, NT, true>(tab, g, off, mask, grp, seg, c0, tid, stg);
+        if (STAGED && tid < BM) sbias[tid] = bv;
+        DCN_PROF_AT(1);
+        if (first) dep_wait(); /* xt and A: see dep_launch */
+        load_a(0, 0);
+        cp_async_commit();
+        if constexpr (PERSIST) {
+            __syncthreads(); /* the table is built: every thread is done with stg */
+            if (g.stage && tile + (int)gridDim.x < g.ntiles)
+                stage_next<E, BN, NT>(stg, g, off, mask, tile + gridDim.x, tid); /* in A1's group */
+            if (!LEAN && nst > 1) load_a(1, 1);
+            cp_async_commit();
+        } else {
+            if (!LEAN && nst > 1) load_a(1, 1);
+            cp_async_commit();
             __syncthreads();
-            if (late_a) {
-                /* the stage of step i + 2 held step i + 2 - AST (i - 2 or i - 1),
-                 * whose MMAs every warpgroup has waited for before the barrier */
-                if (i + 2 < nst) load_a(i + 2, a2);
-                cp_async_commit();
-            }
-            as = as == AST - 1 ? 0 : as + 1;
-            bs = bn;
         }
-    }
-    wg_wait<0>();
-    acc_fence(acc);
-    DCN_PROF_AT(4);
+        gather_step(sB);
+        DCN_PROF_AT(2);
+        cp_async_wait<LEAN ? 0 : 1>();
+        fence_async_smem();
+        __syncthreads();
+        DCN_PROF_AT(3);
 
-    if constexpr (E == 2) {
-        if (g.split > 1) { /* this split's sum, in the accumulators' order */
-            flush_acc<R>(acc, part + gtid, ntot, flushed);
-            return;
-        }
-        if (flushed) {
+        const uint64_t da0 = smem_desc(smem_addr(sA) + wg * 64 * CB * KS, 128, 512 * KS);
+        const uint64_t db0 = smem_desc(smem_addr(sB), 16, 512 * KS, KS == 2 ? 1 : 2);
+        const int late_a = !LEAN && (KS > 1 || E == 2 || !(g.flags & 1));
+        int as = 0, bs = 0; /* A and B stages of step i */
+        /* fp32: the steps run in segments of g.flush; after each but the last
+         * the accumulators' sum so far is added (fp32, round to nearest) into
+         * the destination and they restart at 0, so that the tensor cores'
+         * accumulation (whose additions truncate) runs over g.flush steps at a
+         * time rather than the whole of K. The destination is part in the
+         * accumulators' own order, [r][block * NT + thread] (coalesced, and
+         * simple: the epilogue's index arithmetic here made ptxas serialize
+         * the kernel's wgmma, C7515); the last segment adds it back before the
+         * epilogue, or with split-K leaves the sum there for wg_splitk_sum_f32.
+         * The segments are an outer loop so that no wgmma is in flight where
+         * the accumulators are read and reset. */
+        const int fl = E == 2 && g.flush > 0 ? g.flush : nst;
+        const size_t ntot = (size_t)g.ntiles * NT, gtid = (size_t)tile * NT + tid; /* fp32's part: [r][ntot] */
+        int flushed = 0;
+        for (int i0 = 0; i0 < nst; i0 += fl) {
+            if (i0 > 0) {
+                wg_wait<0>();
+                acc_fence(acc);
+                flush_acc<R>(acc, part + gtid, ntot, flushed);
 #pragma unroll
-            for (int r = 0; r < R; r++) acc[r] = part[(size_t)r * ntot + gtid] + acc[r];
+                for (int r = 0; r < R; r++) acc[r] = 0.f;
+                flushed = 1;
+                acc_fence(acc);
+            }
+            const int i1 = min(nst, i0 + fl);
+            for (int i = i0; i < i1; i++) {
+                {
+                    const uint64_t da = da0 + (uint64_t)((as * (uint32_t)L::a_bytes) >> 4);
+                    const uint64_t db = db0 + (uint64_t)((bs * (uint32_t)L::b_bytes) >> 4);
+                    wg_fence();
+                    acc_fence(acc);
+#pragma unroll
+                    for (int ks = 0; ks < CB * KS / 32; ks++)
+                        wgmma_slice<E, BN>(acc, da + ks * 16, db + ks * 2, (uint32_t)(L::a_plane >> 4),
+                                           (uint32_t)(L::b_plane >> 4));
+                    wg_commit();
+                    acc_fence(acc);
+                }
+                if (LEAN) {
+                    /* every warpgroup's MMAs of step i - 1 done: their A and B
+                     * stages take step i + 1 */
+                    wg_wait<1>();
+                    acc_fence(acc);
+                    __syncthreads();
+                    if (i + 1 < nst) load_a(i + 1, as ^ 1);
+                    cp_async_commit();
+                }
+                const int a2 = as + 2 >= AST ? as + 2 - AST : as + 2; /* A stage of step i + 2 */
+                if (!late_a && !LEAN) {
+                    if (i + 2 < nst) load_a(i + 2, a2);
+                    cp_async_commit();
+                }
+                const int bn = bs == BST - 1 ? 0 : bs + 1;
+                if (i + 1 < nst) {
+                    jseg += KS;
+                    if (jseg == g.kcs) { /* the next step opens a segment */
+                        jseg = 0;
+                        seg++;
+                        build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
+                        __syncthreads();
+                    }
+                    gather_step(sB + bn * L::b_bytes);
+                }
+                if (late_a || LEAN) cp_async_wait<0>();
+                else cp_async_wait<1>();
+                fence_async_smem();
+                if (!LEAN) {
+                    wg_wait<1>();
+                    acc_fence(acc);
+                }
+                __syncthreads();
+                if (late_a) {
+                    /* the stage of step i + 2 held step i + 2 - AST (i - 2 or i - 1),
+                     * whose MMAs every warpgroup has waited for before the barrier */
+                    if (i + 2 < nst) load_a(i + 2, a2);
+                    cp_async_commit();
+                }
+                as = as == AST - 1 ? 0 : as + 1;
+                bs = bn;
+            }
         }
-    }
-    if (STAGED && g.split == 1) {
-        cp_async_wait<0>();
-        __syncthreads(); /* every warpgroup's MMAs are done: the stages are free */
-        emit_staged<E, BM, BN, NT>(acc, smem, sbias, y, g, m0, c0, grp, wg * 64 + wq * 16, lane, tid);
-    } else {
-        emit<E, BN>(acc, y, E == 2 ? NULL : part, bias, g, m0, c0, grp, split, wg * 64 + wq * 16, lane);
-    }
+        wg_wait<0>();
+        acc_fence(acc);
+        DCN_PROF_AT(4);
+
+        if constexpr (E == 2) {
+            if (g.split > 1) { /* this split's sum, in the accumulators' order */
+                flush_acc<R>(acc, part + gtid, ntot, flushed);
+                break; /* fp32 takes one tile a block (not PERSIST) */
+            }
+            if (flushed) {
+#pragma unroll
+                for (int r = 0; r < R; r++) acc[r] = part[(size_t)r * ntot + gtid] + acc[r];
+            }
+        }
+        if (STAGED && g.split == 1) {
+            cp_async_wait<0>();
+            __syncthreads(); /* every warpgroup's MMAs are done: the stages are free */
+            emit_staged<E, BM, BN, NT>(acc, smem, sbias, y, g, m0, c0, grp, wg * 64 + wq * 16, lane, tid);
+        } else {
+            emit<E, BN>(acc, y, E == 2 ? NULL : part, bias, g, m0, c0, grp, split, wg * 64 + wq * 16, lane);
+        }
 #ifdef PRT_DCN_PROF
-    DCN_PROF_AT(5);
-    if (tid == 0 && blockIdx.x % 4 == 0) {
-        unsigned sm;
-        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-        printf("PROF %d %u %d %llu %llu %llu %llu %llu %llu\n", blockIdx.x, sm, nst, pt[0], pt[1], pt[2], pt[3], pt[4], pt[5]);
-    }
+        DCN_PROF_AT(5);
+        if (tid == 0 && tile % 4 == 0) {
+            unsigned sm;
+            asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+            printf("PROF %d %u %d %llu %llu %llu %llu %llu %llu\n", tile, sm, nst, pt[0], pt[1], pt[2], pt[3], pt[4],
+                   pt[5]);
+        }
 #endif
+        if constexpr (!PERSIST) break;
+    } /* tiles */
 #undef DCN_PROF_AT
 #endif /* DCN_WG_DEVICE */
 }
@@ -1365,6 +1427,16 @@ template <typename F> int per_device(int (&cache)[64], int none, F f)
     return v;
 }
 
+/* The current device's multiprocessors (0: none). */
+int device_sms()
+{
+    static int cache[64];
+    return per_device(cache, 0, [](int dev) {
+        int v = 0;
+        return cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess ? v : -1;
+    });
+}
+
 /* The current device's compute capability, 10 major + minor (0: none). */
 int device_cc()
 {
@@ -1488,16 +1560,47 @@ cudaError_t launch_dep(void (*kernel)(P...), unsigned grid, unsigned block, size
     return cudaLaunchKernelEx(&cfg, kernel, args...);
 }
 
-template <int E, int BM, int BN, int MINB, int KS, int LEAN = 0>
+/* Launches the tile's kernel over g.ntiles tiles (blocks). PERS (16-bit
+ * tiles of one block a multiprocessor): where the tiles take more than one
+ * wave, the persistent form (unless bit 2 of g.flags): a grid of the blocks
+ * that fit at once, each taking every gridDim.x-th tile; and where a tile's
+ * columns lie in one image and the offsets and mask are 16-byte aligned,
+ * with the next tile's offsets and mask copied into shared memory during
+ * the current one (unless bit 3, or where their 3 kk rows of BN elements
+ * would leave fewer blocks a multiprocessor). */
+template <int E, int BM, int BN, int MINB, int KS, int LEAN = 0, int PERS = 0>
 cudaError_t launch_t(int64_t blocks, size_t smem, cudaStream_t st, const void *xt, const void *off, const void *mask,
-                     const void *a, const void *a2, const void *bias, void *y, float *part, const WGeo &g)
+                     const void *a, const void *a2, const void *bias, void *y, float *part, WGeo g)
 {
-    static unsigned long long raised = 0;
-    const cudaError_t ce = (cudaError_t)prt__deform_conv_cuda_smem_limit(
-        (const void *)dcn_wgmma<E, BM, BN, MINB, KS, LEAN>, (int)SMEM_MAX, &raised);
+    static unsigned long long raised = 0, raised_p = 0;
+    auto k = dcn_wgmma<E, BM, BN, MINB, KS, LEAN, 0>;
+    cudaError_t ce = (cudaError_t)prt__deform_conv_cuda_smem_limit((const void *)k, (int)SMEM_MAX, &raised);
     if (ce != cudaSuccess) return ce;
-    return launch_dep(dcn_wgmma<E, BM, BN, MINB, KS, LEAN>, (unsigned)blocks, BM * 2, smem, st, xt, off, mask, a, a2,
-                      bias, y, part, g);
+    g.ntiles = (int)blocks;
+    g.stage = 0;
+    const int sms = device_sms();
+    if (PERS && E != 2 && !(g.flags & 4) && sms > 0 && (g.gridcap > 0 || blocks > (int64_t)MINB * sms)) {
+        auto kp = dcn_wgmma<E, BM, BN, MINB, KS, LEAN, PERS>;
+        int nb = 0;
+        ce = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k, BM * 2, smem);
+        if (ce != cudaSuccess) return ce;
+        const int64_t fit = g.gridcap > 0 ? g.gridcap : (int64_t)nb * sms;
+        if (nb > 0 && blocks > fit) {
+            ce = (cudaError_t)prt__deform_conv_cuda_smem_limit((const void *)kp, (int)SMEM_MAX, &raised_p);
+            if (ce != cudaSuccess) return ce;
+            const size_t big = smem + (size_t)3 * g.kk * BN * 2;
+            int nbs = 0;
+            if (!(g.flags & 8) && g.hw % BN == 0 && ((uintptr_t)off & 15) == 0 && ((uintptr_t)mask & 15) == 0 &&
+                big <= smem_optin() &&
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbs, kp, BM * 2, big) == cudaSuccess && nbs == nb) {
+                g.stage = 1;
+                smem = big;
+            }
+            cudaGetLastError(); /* a failed query of the larger size is not the launch's error */
+            return launch_dep(kp, (unsigned)fit, BM * 2, smem, st, xt, off, mask, a, a2, bias, y, part, g);
+        }
+    }
+    return launch_dep(k, (unsigned)blocks, BM * 2, smem, st, xt, off, mask, a, a2, bias, y, part, g);
 }
 
 /* The 16-bit tile for the element type (elt: PRT_DCN_F16 or PRT_DCN_BF16). */
@@ -1505,9 +1608,10 @@ template <int BM, int BN, int MINB, int KS>
 cudaError_t launch16(int elt, int64_t blocks, size_t smem, cudaStream_t st, const void *xt, const void *off,
                      const void *mask, const void *a, const void *bias, void *y, float *part, const WGeo &g)
 {
+    constexpr int P = BM == 256; /* one block a multiprocessor: the persistent form where it takes waves */
     if (elt == PRT_DCN_BF16)
-        return launch_t<1, BM, BN, MINB, KS>(blocks, smem, st, xt, off, mask, a, a, bias, y, part, g);
-    return launch_t<0, BM, BN, MINB, KS>(blocks, smem, st, xt, off, mask, a, a, bias, y, part, g);
+        return launch_t<1, BM, BN, MINB, KS, 0, P>(blocks, smem, st, xt, off, mask, a, a, bias, y, part, g);
+    return launch_t<0, BM, BN, MINB, KS, 0, P>(blocks, smem, st, xt, off, mask, a, a, bias, y, part, g);
 }
 
 /* wg_prep for the element type: x of n images to xt, and `units` 16-byte
@@ -1613,7 +1717,7 @@ extern "C" int prt__deform_conv_wgmma_available(void)
 {
 #ifdef PLUGRT_DCN_SM90A
     static int cache[64];
-    return image_runs((const void *)dcn_wgmma<0, 64, 128, 2, 1, 0>, 90, 90, 90, 90, cache);
+    return image_runs((const void *)dcn_wgmma<0, 64, 128, 2, 1, 0, 0>, 90, 90, 90, 90, cache);
 #else
     return 0;
 #endif
@@ -1747,6 +1851,8 @@ extern "C" int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_s
     {
         const char *e = getenv("PRT_DCN_CUDA_WGFLAGS");
         g.flags = e && *e ? atoi(e) : 0;
+        e = getenv("PRT_DCN_CUDA_WGGRID");
+        g.gridcap = e && *e ? atoi(e) : 0;
     }
     if (grouped_tile(tile)) return run_grouped(p, s, elt, x, offset, mask, weight, bias, y, workspace, st, g, err, cap);
     g.mpad = (int)round_up(g.coutg, wg_bm[tile]);

@@ -1402,6 +1402,9 @@ static const dcase fused_cases[] = {
     /* 128 columns per image: the tiles' output written in whole 16-byte runs (emit_staged), 72
      * output channels: a partial row tile */
     {"fused_c128_hw128_b3", 3, 128, 8, 16, 72, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
+    /* the same with two deformable groups of 64 channels and 5 images: the persistent form's
+     * copies of the next tile's offsets take its first segment's group */
+    {"fused_c128_hw128_dg2_b5", 5, 128, 8, 16, 64, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 2, 1, 2.0},
 };
 #define NB_FUSED ((int)(sizeof(fused_cases) / sizeof(fused_cases[0])))
 
@@ -1609,6 +1612,66 @@ TEST(dcn_cuda_wgmma_split_k)
     CHECK(setenv("PRT_DCN_CUDA_SPLIT", "3", 1) == 0);
     for (t = 0; t < 4; t++) check_fused(tiles[t]);
     CHECK(unsetenv("PRT_DCN_CUDA_SPLIT") == 0);
+}
+
+/* The persistent form of the 16-bit wgmma tiles of 256 rows: with the grid capped at 1, 2 and 5
+ * blocks (PRT_DCN_CUDA_WGGRID) every block takes several tiles (also with K split in three) and,
+ * where a tile's columns lie in one image (the hw128 cases), copies the next tile's offsets and
+ * mask into shared memory. The outputs equal, bit for bit, those of one tile a block
+ * (PRT_DCN_CUDA_WGFLAGS=4), which the tests above hold against float64; so do those of the
+ * persistent form without the copies (flag 8). */
+TEST(dcn_cuda_wgmma_persistent)
+{
+    static const char *tiles[] = {"wgmma256x128", "wgmma256x128k64"};
+    static const int tile_ids[] = {0, 3};
+    static const char *caps[] = {"1", "2", "5"};
+    static const prt_dtype types[] = {PRT_DTYPE_F16, PRT_DTYPE_BF16};
+    int t, ci, sp, ti, k, compared = 0;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    if (!prt__deform_conv_wgmma_available()) SKIP("no device of compute capability 9.0");
+    for (t = 0; t < 2; t++) {
+        CHECK(setenv("PRT_DCN_CUDA_KERNEL", tiles[t], 1) == 0);
+        for (ci = 0; ci < NB_FUSED; ci++) {
+            dset d;
+            prt__dcn_params p;
+            prt__dcn_shape s;
+            dset_make(&d, &fused_cases[ci], 7700 + (uint64_t)ci, 1, 6.0);
+            dset_shape(&d, &p, &s);
+            if (!prt__deform_conv_wgmma_fits(&p, &s, tile_ids[t])) {
+                dset_free(&d);
+                continue;
+            }
+            for (sp = 0; sp < 2; sp++) {
+                if (sp) CHECK(setenv("PRT_DCN_CUDA_SPLIT", "3", 1) == 0);
+                else CHECK(unsetenv("PRT_DCN_CUDA_SPLIT") == 0);
+                for (ti = 0; ti < 2; ti++) {
+                    const size_t bytes = d.nout * prt_dtype_size(types[ti]);
+                    void *y0, *y;
+                    CHECK(unsetenv("PRT_DCN_CUDA_WGGRID") == 0);
+                    CHECK(setenv("PRT_DCN_CUDA_WGFLAGS", "4", 1) == 0);
+                    y0 = run_dset(&d, 2, types[ti], RUN_CUDA);
+                    for (k = 0; k < 4; k++) {
+                        CHECK(setenv("PRT_DCN_CUDA_WGFLAGS", k == 3 ? "8" : "0", 1) == 0);
+                        CHECK(setenv("PRT_DCN_CUDA_WGGRID", caps[k == 3 ? 1 : k], 1) == 0);
+                        y = run_dset(&d, 2, types[ti], RUN_CUDA);
+                        CHECK_MSG(!memcmp(y, y0, bytes), "%s %s%s, grid %s%s: not the output of one tile a block",
+                                  fused_cases[ci].name, tiles[t], sp ? " split 3" : "", caps[k == 3 ? 1 : k],
+                                  k == 3 ? " without staging" : "");
+                        free(y);
+                        compared++;
+                    }
+                    free(y0);
+                }
+            }
+            dset_free(&d);
+        }
+    }
+    CHECK(unsetenv("PRT_DCN_CUDA_WGGRID") == 0);
+    CHECK(unsetenv("PRT_DCN_CUDA_WGFLAGS") == 0);
+    CHECK(unsetenv("PRT_DCN_CUDA_SPLIT") == 0);
+    CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
+    CHECK_MSG(compared >= 150, "only %d comparisons", compared);
+    printf("  persistent wgmma tiles: %d outputs equal to one tile a block\n", compared);
 }
 
 /* The grouped kernel on its shapes, fp16 against float64, with the default
@@ -2220,6 +2283,7 @@ TEST(dcn_cuda_every_tactic_vs_f64) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_f16_vs_f64) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_f16_every_tile) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_wgmma_split_k) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_wgmma_persistent) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_bf16_every_kernel) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_applies) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_nonfinite_offsets) { SKIP("no CUDA support in this build"); }
