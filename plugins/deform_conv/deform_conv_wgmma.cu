@@ -63,7 +63,8 @@
  *     proxy fence;
  *  3. with split-K (few column tiles): each split writes fp32 partial sums
  *     to the workspace and a last kernel adds them in a fixed order with the
- *     bias and rounds once to the output type.
+ *     bias and rounds once to the output type (launched as a programmatic
+ *     dependent of the fused kernel: its blocks wait for the fused grid).
  * Without split-K the epilogue adds the bias in fp32 and rounds once, into a
  * copy of the tile in the stages' shared memory, from which whole 16-byte
  * runs of y's rows are written (emit_staged; fp32's lean 128x128 form, whose
@@ -361,6 +362,7 @@ template <int E>
 __global__ void wg_splitk_sum(const float *__restrict__ part, const void *__restrict__ bias, void *__restrict__ y,
                               WGeo g, int64_t total)
 {
+    dep_wait(); /* the fused kernel's partial sums: see the launch */
     const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= total) return;
     const int col = (int)(idx % g.ncols), oc = (int)(idx / g.ncols);
@@ -377,6 +379,7 @@ __global__ void wg_splitk_sum(const float *__restrict__ part, const void *__rest
 __global__ void wg_splitk_sum_f32(const float *__restrict__ part, const void *__restrict__ bias, void *__restrict__ y,
                                   WGeo g, int64_t total, int bm, int bn)
 {
+    dep_wait();
     const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= total) return;
     const int col = (int)(idx % g.ncols), oc = (int)(idx / g.ncols);
@@ -480,6 +483,29 @@ __device__ __forceinline__ void wgmma_slice(float (&d)[N / 2], uint64_t da, uint
 #endif /* DCN_WG_DEVICE */
 
 #if DCN_GR_DEVICE
+/* The deformable group of segment seg of group grp (its first channel's). */
+__device__ __forceinline__ int dgroup_of(const WGeo &g, int grp, int seg)
+{
+    return g.dg == 1 ? 0 : (grp * g.cg + seg * g.sc) / g.cpd;
+}
+
+/* Where tile t lies: its row tile, column tile, split of K and group, in
+ * the order the wgmma kernel's grid takes them. */
+struct TileAt {
+    int mtile, ctile, split, grp;
+};
+__device__ __forceinline__ TileAt tile_at(const WGeo &g, int t)
+{
+    TileAt a;
+    a.mtile = t % g.mtiles;
+    t /= g.mtiles;
+    a.ctile = t % g.ctiles;
+    t /= g.ctiles;
+    a.split = t % g.split;
+    a.grp = t / g.split;
+    return a;
+}
+
 /* Corner table of segment `seg` for the block's BN columns: entry
  * tap * BN + column. The sampling point is the integer grid position plus
  * the offset's floor, the bilinear fractions come from the offset alone, as
@@ -499,7 +525,7 @@ __device__ __forceinline__ void build_table(unsigned char *tab, const WGeo &g, c
     constexpr int TB = 4, TS = NT / BN; /* taps per batch, taps in parallel */
     int4 *toff = (int4 *)tab;
     float4 *twt = (float4 *)(tab + (size_t)g.kk * BN * sizeof(int4));
-    const int d = g.dg == 1 ? 0 : (grp * g.cg + seg * g.sc) / g.cpd;
+    const int d = dgroup_of(g, grp, seg);
     const int cl = tid % BN, col = c0 + cl;
     const bool live = col < g.ncols;
     int n = 0, pos = 0, oy = 0, ox = 0;
@@ -586,13 +612,9 @@ __device__ __forceinline__ void stage_next(__half *stg, const WGeo &g, const voi
 {
     static_assert(E != 2, "16-bit offsets");
     constexpr int PR = BN * 2 / 16; /* 16-byte pieces per row */
-    int t = tile / g.mtiles;
-    const int ct = t % g.ctiles;
-    t /= g.ctiles;
-    const int sp = t % g.split, gr = t / g.split;
-    const int seg = sp * g.cps / g.kcs;
-    const int d = g.dg == 1 ? 0 : (gr * g.cg + seg * g.sc) / g.cpd;
-    const int c0 = ct * BN, n = c0 / g.hw, pos = c0 - n * g.hw;
+    const TileAt at = tile_at(g, tile);
+    const int d = dgroup_of(g, at.grp, at.split * g.cps / g.kcs);
+    const int c0 = at.ctile * BN, n = c0 / g.hw, pos = c0 - n * g.hw;
     const size_t nd = (size_t)(n * g.dg + d) * g.kk;
     for (int e = tid; e < 3 * g.kk * PR; e += NT) {
         const int row = e / PR, u = e - row * PR;
@@ -918,14 +940,9 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     __half *stg = (__half *)(sbias + BM); /* [3 kk][BN] (g.stage) */
     build_runs<E, BN, NT>(runs, g, tid);  /* once: the first tile's barriers order it before its reads */
     for (int tile = blockIdx.x, first = 1; tile < g.ntiles; tile += gridDim.x, first = 0) {
-        int bid = tile;
-        const int mtile = bid % g.mtiles;
-        bid /= g.mtiles;
-        const int ctile = bid % g.ctiles;
-        bid /= g.ctiles;
-        const int split = bid % g.split;
-        const int grp = bid / g.split;
-        const int m0 = mtile * BM, c0 = ctile * BN;
+        const TileAt at = tile_at(g, tile);
+        const int split = at.split, grp = at.grp;
+        const int m0 = at.mtile * BM, c0 = at.ctile * BN;
         const int kc0 = split * g.cps, kc1 = min(g.nch, kc0 + g.cps);
         const int nst = (kc1 - kc0) / KS; /* steps */
 
@@ -1002,7 +1019,10 @@ __global__ void __launch_bounds__(BM * 2, MINB)
         else build_table<E, BN, NT, true>(tab, g, off, mask, grp, seg, c0, tid, stg);
         if (STAGED && tid < BM) sbias[tid] = bv;
         DCN_PROF_AT(1);
-        if (first) dep_wait(); /* xt and A: see dep_launch */
+        if (first) {
+            dep_wait();   /* xt and A: see dep_launch */
+            dep_launch(); /* the split-K sum may start; it waits for this grid's end */
+        }
         load_a(0, 0);
         cp_async_commit();
         if constexpr (PERSIST) {
@@ -1225,7 +1245,7 @@ __global__ void __launch_bounds__(GR_NT, E == 2 ? 2 : 3)
     const int rpt = g.cg / Et<E>::run, nruns = g.kk * rpt, nchunks = (nruns + 3) / 4;
     int dprev = -1;
     for (int grp = g0; grp < g1; grp++) {
-        const int d = g.dg == 1 ? 0 : grp * g.cg / g.cpd;
+        const int d = dgroup_of(g, grp, 0);
         if (d != dprev) {
             if (dprev >= 0) __syncthreads(); /* every warp is done with the old table */
             build_table<E, GR_BN, GR_NT>(tab, g, off, mask, grp, 0, c0, tid);
@@ -1903,11 +1923,17 @@ extern "C" int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_s
     if (g.split > 1) {
         const int64_t total = (int64_t)g.cout * g.ncols;
         const unsigned nb = (unsigned)((total + 255) / 256);
+        /* a programmatic dependent of the fused kernel, which lets it launch
+         * once every tile has begun: its blocks wait (dep_wait) for the fused
+         * grid's end and its partial sums, but the launch is paid before */
         if (elt == PRT_DCN_F32)
-            wg_splitk_sum_f32<<<nb, 256, 0, st>>>(part, bias, y, g, total, wg_bm[tile], wg_bn[tile]);
-        else if (elt == PRT_DCN_BF16) wg_splitk_sum<1><<<nb, 256, 0, st>>>(part, bias, y, g, total);
-        else wg_splitk_sum<0><<<nb, 256, 0, st>>>(part, bias, y, g, total);
-        if ((ce = cudaGetLastError()) != cudaSuccess) return wfail(err, cap, elt, "split-K sum kernel", ce);
+            ce = launch_dep(wg_splitk_sum_f32, nb, 256, 0, st, (const float *)part, bias, y, g, total, wg_bm[tile],
+                            wg_bn[tile]);
+        else if (elt == PRT_DCN_BF16)
+            ce = launch_dep(wg_splitk_sum<1>, nb, 256, 0, st, (const float *)part, bias, y, g, total);
+        else
+            ce = launch_dep(wg_splitk_sum<0>, nb, 256, 0, st, (const float *)part, bias, y, g, total);
+        if (ce != cudaSuccess) return wfail(err, cap, elt, "split-K sum kernel", ce);
     }
     return 0;
 }
