@@ -166,6 +166,25 @@ def bench_torch(cases, iters, types):
     return res
 
 
+def cpu_model():
+    """The host CPU's model name, from /proc/cpuinfo where there is one."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def load_avg():
+    try:
+        return "%.2f" % os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return "unknown"
+
+
 def ort_sessions(cases, threads):
     """One ONNX Runtime session and feed per CPU case: {case: (session, feed)}."""
     import onnx  # noqa: F401 (helper needs it)
@@ -267,6 +286,9 @@ def main():
             print("%-4s %-4s %9.1f %9.1f %9.1f %7.2f %9.1f %8.2f %9.1f %9.2f %9.2f %7.1f%% %9.1f %7.1f%% %-13s %s" % (
                 cid, dtype, o["us"], gr, t, row["ratio"], cdn, o["us"] / cdn, ccl, o["us"] / ccl, o["tflops"],
                 row["ours_pct_floor"], fl, row["tv_pct_floor"], row["kernel"], err), flush=True)
+    if cpu_cases:
+        print("\nhost CPU: %s, %d logical CPUs, load average %s" % (cpu_model(), os.cpu_count() or 0, load_avg()),
+              flush=True)
     try:
         sessions = ort_sessions(cpu_cases, a.threads)
     except Exception as e:
