@@ -489,6 +489,7 @@ __device__ __forceinline__ int dgroup_of(const WGeo &g, int grp, int seg)
     return g.dg == 1 ? 0 : (grp * g.cg + seg * g.sc) / g.cpd;
 }
 
+#if DCN_WG_DEVICE
 /* Where tile t lies: its row tile, column tile, split of K and group, in
  * the order the wgmma kernel's grid takes them. */
 struct TileAt {
@@ -505,6 +506,7 @@ __device__ __forceinline__ TileAt tile_at(const WGeo &g, int t)
     a.grp = t / g.split;
     return a;
 }
+#endif
 
 /* Corner table of segment `seg` for the block's BN columns: entry
  * tap * BN + column. The sampling point is the integer grid position plus
