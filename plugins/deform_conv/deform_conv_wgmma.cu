@@ -109,8 +109,10 @@
  * begun; each builds its corner table (offsets and mask only: inputs the
  * layout kernel's own start already waited for) and then waits, in
  * dep_wait, until the layout kernel has finished and its xt and A are
- * visible, before the first read of either. Both are no-ops in a launch
- * without the attribute and on older devices. */
+ * visible, before the first read of either. The split-K sum kernels are
+ * dependents of the fused kernel in the same way: it calls dep_launch once
+ * its first tile has waited, and they wait in dep_wait for its partial sums.
+ * Both are no-ops in a launch without the attribute and on older devices. */
 __device__ __forceinline__ void dep_launch()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -362,7 +364,7 @@ template <int E>
 __global__ void wg_splitk_sum(const float *__restrict__ part, const void *__restrict__ bias, void *__restrict__ y,
                               WGeo g, int64_t total)
 {
-    dep_wait(); /* the fused kernel's partial sums: see the launch */
+    dep_wait(); /* the fused kernel's partial sums (dep_launch) */
     const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= total) return;
     const int col = (int)(idx % g.ncols), oc = (int)(idx / g.ncols);
@@ -379,7 +381,7 @@ __global__ void wg_splitk_sum(const float *__restrict__ part, const void *__rest
 __global__ void wg_splitk_sum_f32(const float *__restrict__ part, const void *__restrict__ bias, void *__restrict__ y,
                                   WGeo g, int64_t total, int bm, int bn)
 {
-    dep_wait();
+    dep_wait(); /* the fused kernel's partial sums (dep_launch) */
     const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= total) return;
     const int col = (int)(idx % g.ncols), oc = (int)(idx / g.ncols);
