@@ -723,7 +723,10 @@ __device__ __forceinline__ void gather(unsigned char *sb, const unsigned char *t
     static_assert(KS == 1 || KS == 2, "one chunk per step, or two");
     constexpr int PL_B = BN * CB * KS;
     constexpr int ITEMS = BN * 4 * KS / NT; /* columns per thread, the same run of each */
-    constexpr int BATCH = KS == 2 ? ITEMS : 1; /* columns whose loads are all issued before one is blended */
+    /* columns whose loads are all issued before one is blended: all of the 64-k tile's (two, 8 loads);
+     * two for the 32-k 16-bit tiles of 128 and 64 rows (two and four columns a thread), whose
+     * registers hold them (bench/NOTES-gpu.md, v27); one for fp32 */
+    constexpr int BATCH = KS == 2 ? ITEMS : E != 2 && ITEMS % 2 == 0 ? 2 : 1;
     static_assert(KS == 1 || ITEMS % 2 == 0, "KS 2: an even number of columns per thread");
     /* Item i's column cl and its unit's byte offset in the tile, from the
      * thread's first (cl0, d0) and offsets that are constants in i:

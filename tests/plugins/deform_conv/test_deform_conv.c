@@ -1405,6 +1405,10 @@ static const dcase fused_cases[] = {
     /* the same with two deformable groups of 64 channels and 5 images: the persistent form's
      * copies of the next tile's offsets take its first segment's group */
     {"fused_c128_hw128_dg2_b5", 5, 128, 8, 16, 64, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 2, 1, 2.0},
+    /* four deformable groups of 32 channels and stride 2 (case D's form): 192 columns an image,
+     * so that tiles of 128 columns cross images, a last tile of 64 live columns, and a corner
+     * table rebuilt inside the K loop for each deformable group */
+    {"fused_b3_s2_dg4_c128", 3, 128, 24, 32, 64, 3, 3, {2, 2}, {1, 1}, {1, 1}, 1, 4, 1, 2.0},
 };
 #define NB_FUSED ((int)(sizeof(fused_cases) / sizeof(fused_cases[0])))
 
