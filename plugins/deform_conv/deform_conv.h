@@ -180,6 +180,10 @@ int prt__deform_conv_wgmma_fits(const prt__dcn_params *p, const prt__dcn_shape *
  * corner table grows with the kernel's taps: 4 KB a tap). */
 int prt__deform_conv_wgmma_runs(const prt__dcn_params *p, const prt__dcn_shape *s, int tile);
 int prt__deform_conv_wgmma_tile_f32(int tile);
+/* Whether 16-bit tile t, run one tile a block on the shape, copies each next
+ * segment's offsets and mask into shared memory ahead of its corner table
+ * (the shape's part of the condition; not with PRT_DCN_CUDA_WGFLAGS bit 0 or 4). */
+int prt__deform_conv_wgmma_seg_staged(const prt__dcn_params *p, const prt__dcn_shape *s, int tile);
 int prt__deform_conv_wgmma_tile(const prt__dcn_params *p, const prt__dcn_shape *s, int elt);
 /* The tile the default policy runs (-1: another kernel): see README.md. */
 int prt__deform_conv_wgmma_default_tile(const prt__dcn_params *p, const prt__dcn_shape *s, int elt);

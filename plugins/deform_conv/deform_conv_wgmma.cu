@@ -153,7 +153,7 @@ struct WGeo : prt__dcn_cuda_geo {
     int gl;    /* A in the grouped kernel's layout (dcn_grouped), and its groups per block */
     int flags; /* PRT_DCN_CUDA_WGFLAGS (benchmarks): bit 0, A copies before the fence (16-bit, one chunk per
                 * step); bit 1, fp32 128x128 in its three-stage form; bit 2, no persistent form; bit 3, no
-                * staging of the next tile's offsets */
+                * staging of the next tile's offsets; bit 4, no staging of the next segment's (SST) */
     int ntiles;  /* tiles (mtiles ctiles split groups); the persistent grid is smaller */
     int stage;   /* the persistent form copies the next tile's offsets and mask into shared memory (stage_next) */
     int gridcap; /* PRT_DCN_CUDA_WGGRID (tests): the persistent grid's blocks, where fewer than the tiles */
@@ -548,7 +548,7 @@ __device__ __forceinline__ void build_table(unsigned char *tab, const WGeo &g, c
         for (int u = 0; u < TB; u++) {
             const int tap = t0 + u * TS;
             dy[u] = dx[u] = m[u] = 0.f;
-            if (STG) { /* copied by stage_next; every column is live */
+            if (STG) { /* copied by stage_next or stage_cols (a dead column's entries are not, nor used) */
                 if (tap < g.kk) {
                     dy[u] = e2f<E>(stg[(2 * tap) * BN + cl]);
                     dx[u] = e2f<E>(stg[(2 * tap + 1) * BN + cl]);
@@ -626,6 +626,34 @@ __device__ __forceinline__ void stage_next(__half *stg, const WGeo &g, const voi
                                            : (const __half *)mask + (nd + row - 2 * g.kk) * g.hw + pos;
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr(stg + row * BN) + u * 16),
                      "l"((const char *)src + u * 16));
+    }
+}
+#endif
+
+#if DCN_WG_DEVICE
+/* Copies (cp.async, 16 bytes a thread, the caller commits) the offsets and
+ * mask of columns [c0, c0 + BN) of segment seg of group grp (its
+ * deformable group's) into stg, in stage_next's rows. Each 16-byte piece is
+ * 8 columns of one image, so tiles may cross images: the host copies only
+ * where an image's columns are a multiple of 8 and both tensors are 16-byte
+ * aligned. Pieces past the last column are not copied; build_table does
+ * not use a dead column's entries. */
+template <int E, int BN, int NT>
+__device__ __forceinline__ void stage_cols(__half *stg, const WGeo &g, const void *__restrict__ off,
+                                           const void *__restrict__ mask, int grp, int seg, int c0, int tid)
+{
+    static_assert(E != 2, "16-bit offsets");
+    constexpr int PR = BN * 2 / 16; /* 16-byte pieces per row */
+    const int d = dgroup_of(g, grp, seg);
+    for (int e = tid; e < 3 * g.kk * PR; e += NT) {
+        const int row = e / PR, u = e - row * PR, col = c0 + u * 8;
+        if (col >= g.ncols) continue;
+        const int n = col / g.hw, pos = col - n * g.hw;
+        const size_t nd = (size_t)(n * g.dg + d) * g.kk;
+        const __half *src = row < 2 * g.kk ? (const __half *)off + (2 * nd + row) * g.hw + pos
+                                           : (const __half *)mask + (nd + row - 2 * g.kk) * g.hw + pos;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr(stg + row * BN) + u * 16),
+                     "l"(src));
     }
 }
 #endif
@@ -773,11 +801,11 @@ __device__ __forceinline__ void gather(unsigned char *sb, const unsigned char *t
 }
 
 /* Shared memory of one tile: A stages (KS chunks of every plane each; 4
- * stages for 16-bit KS 1, else 3, where the A copies are always issued
- * after the barrier; 2 in the lean form), B stages (2 in the lean form), the
- * corner table, the run table. */
-template <int E, int BM, int BN, int KS, int LEAN> struct WgSmem {
-    static constexpr int astages = LEAN ? 2 : KS == 1 && E != 2 ? ASTAGES : 3;
+ * stages for 16-bit KS 1 unless SST, else 3, where the A copies are always
+ * issued after the barrier; 2 in the lean form), B stages (2 in the lean
+ * form), the corner table, the run table. */
+template <int E, int BM, int BN, int KS, int LEAN, int SST = 0> struct WgSmem {
+    static constexpr int astages = LEAN ? 2 : KS == 1 && E != 2 && !SST ? ASTAGES : 3;
     static constexpr int bstages = LEAN ? 2 : BSTAGES;
     static constexpr size_t a_plane = (size_t)BM * CB * KS, b_plane = (size_t)BN * CB * KS;
     static constexpr size_t a_bytes = a_plane * Et<E>::planes, b_bytes = b_plane * Et<E>::planes;
@@ -911,7 +939,7 @@ __device__ __forceinline__ void emit_staged(const float (&acc)[BN / 2], unsigned
  * multiprocessor; each step then waits for its previous MMAs and passes a
  * barrier before it refills their stages (A of the next step and its
  * gather), a second barrier per step. */
-template <int E, int BM, int BN, int MINB, int KS, int LEAN, int PERSIST>
+template <int E, int BM, int BN, int MINB, int KS, int LEAN, int PERSIST, int SST = 0>
 __global__ void __launch_bounds__(BM * 2, MINB)
     dcn_wgmma(const void *__restrict__ xt, const void *__restrict__ off, const void *__restrict__ mask,
               const void *__restrict__ A, const void *__restrict__ A2, const void *__restrict__ bias,
@@ -922,7 +950,8 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     constexpr int R = BN / 2;  /* accumulators per thread */
     constexpr int AP = BM * 4 * KS / NT; /* 16-byte A copies per thread, plane and step */
     constexpr int NPL = Et<E>::planes;
-    typedef WgSmem<E, BM, BN, KS, LEAN> L;
+    static_assert(!SST || (E != 2 && KS == 1 && !LEAN && !PERSIST), "SST: 16-bit one-tile 32-k tiles");
+    typedef WgSmem<E, BM, BN, KS, LEAN, SST> L;
     constexpr int AST = L::astages, BST = L::bstages;
     extern __shared__ __align__(128) unsigned char smem_raw[];
     /* the swizzled B stages need 1024-byte alignment (the launch gives 1 KiB to spare) */
@@ -1040,12 +1069,17 @@ __global__ void __launch_bounds__(BM * 2, MINB)
             cp_async_commit();
         } else {
             if (!LEAN && nst > 1) load_a(1, 1);
+            if constexpr (SST) /* the next segment's offsets and mask, in A1's group */
+                if (seg < (kc1 - 1) / g.kcs) stage_cols<E, BN, NT>(stg, g, off, mask, grp, seg + 1, c0, tid);
             cp_async_commit();
             __syncthreads();
         }
         gather_step(sB);
         DCN_PROF_AT(2);
-        cp_async_wait<LEAN ? 0 : 1>();
+        /* SST: a tile that starts on its first segment's last chunk (split-K) rebuilds the table in
+         * step 0, before that step's wait: A1's group, with the copies, must have landed here */
+        if (LEAN || (SST && jseg + 1 >= g.kcs)) cp_async_wait<0>();
+        else cp_async_wait<1>();
         fence_async_smem();
         __syncthreads();
         DCN_PROF_AT(3);
@@ -1112,8 +1146,20 @@ __global__ void __launch_bounds__(BM * 2, MINB)
                     if (jseg == g.kcs) { /* the next step opens a segment */
                         jseg = 0;
                         seg++;
-                        build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
-                        __syncthreads();
+                        if constexpr (SST) {
+                            /* from its offsets and mask, copied at least two steps ago (a
+                             * segment takes three or more, the host's condition) or in the
+                             * prologue, whose wait covers them where this is step 0: every
+                             * thread has waited for its copies and a barrier has passed since;
+                             * the next segment's copies go into the group committed after
+                             * this step's barrier */
+                            build_table<E, BN, NT, true>(tab, g, off, mask, grp, seg, c0, tid, stg);
+                            __syncthreads();
+                            if (seg < (kc1 - 1) / g.kcs) stage_cols<E, BN, NT>(stg, g, off, mask, grp, seg + 1, c0, tid);
+                        } else {
+                            build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
+                            __syncthreads();
+                        }
                     }
                     gather_step(sB + bn * L::b_bytes);
                 }
@@ -1564,6 +1610,29 @@ int pdl_on()
     return !(e && !strcmp(e, "0")) && device_cc() >= 90;
 }
 
+/* Shared memory of 16-bit tile (bm, bn, ks 1) with SST: three A stages
+ * instead of four, and the next segment's 3 kk rows of bn 16-bit offsets and
+ * mask (stage_cols). */
+size_t sst_smem(size_t smem, int bm, int bn, int64_t kk)
+{
+    return smem - (size_t)(ASTAGES - 3) * bm * CB + (size_t)3 * kk * bn * 2;
+}
+
+/* Whether a 16-bit tile of one chunk a step and bm x bn, taking smem bytes
+ * without it, copies each next segment's offsets and mask ahead (SST): K
+ * holds more than one segment (of nch chunks, kcs a segment), a segment
+ * takes at least three steps (so that the copies have landed before its
+ * table is built from them), an image's columns (hw) are a multiple of 8
+ * (stage_cols), and the copies fit in the fourth A stage they replace, so
+ * that the blocks a multiprocessor and the shared-memory carveout stay as
+ * they were (bench/NOTES-gpu.md, v27b: 7 KB more halved D's blocks). The
+ * launch also needs both tensors 16-byte aligned and the A copies after the
+ * barrier (not bit 0 of the flags) that three A stages rely on. */
+int seg_stage_ok(int64_t nch, int64_t kcs, int64_t hw, size_t smem, int bm, int bn, int64_t kk)
+{
+    return nch > kcs && kcs >= 3 && hw % 8 == 0 && sst_smem(smem, bm, bn, kk) <= smem;
+}
+
 /* kernel<<<grid, block, smem, st>>>(args...), as a programmatic dependent
  * of the kernel before it on st where pdl_on(). */
 template <typename... P, typename... Args>
@@ -1625,6 +1694,22 @@ cudaError_t launch_t(int64_t blocks, size_t smem, cudaStream_t st, const void *x
             }
             cudaGetLastError(); /* a failed query of the larger size is not the launch's error */
             return launch_dep(kp, (unsigned)fit, BM * 2, smem, st, xt, off, mask, a, a2, bias, y, part, g);
+        }
+    }
+    if constexpr (E != 2 && KS == 1 && !LEAN) {
+        if (!(g.flags & 17) && seg_stage_ok(g.nch, g.kcs, g.hw, smem, BM, BN, g.kk) && ((uintptr_t)off & 15) == 0 &&
+            ((uintptr_t)mask & 15) == 0) {
+            static unsigned long long raised_s = 0;
+            auto ks = dcn_wgmma<E, BM, BN, MINB, KS, LEAN, 0, 1>;
+            const size_t sm = sst_smem(smem, BM, BN, g.kk);
+            int nb = 0, nbs = 0;
+            ce = (cudaError_t)prt__deform_conv_cuda_smem_limit((const void *)ks, (int)SMEM_MAX, &raised_s);
+            if (ce != cudaSuccess) return ce;
+            if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k, BM * 2, smem) == cudaSuccess &&
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbs, ks, BM * 2, sm) == cudaSuccess && nb > 0 &&
+                nbs >= nb)
+                return launch_dep(ks, (unsigned)blocks, BM * 2, sm, st, xt, off, mask, a, a2, bias, y, part, g);
+            cudaGetLastError(); /* a failed query is not the launch's error */
         }
     }
     return launch_dep(k, (unsigned)blocks, BM * 2, smem, st, xt, off, mask, a, a2, bias, y, part, g);
@@ -1772,6 +1857,15 @@ extern "C" int prt__deform_conv_wgmma_fits(const prt__dcn_params *p, const prt__
 extern "C" int prt__deform_conv_wgmma_runs(const prt__dcn_params *p, const prt__dcn_shape *s, int tile)
 {
     return fits(p, s, tile) && prt__deform_conv_wgmma_tile_available(tile) && smem_of(p, s, tile) <= smem_optin();
+}
+
+extern "C" int prt__deform_conv_wgmma_seg_staged(const prt__dcn_params *p, const prt__dcn_shape *s, int tile)
+{
+    if (!fits(p, s, tile) || wg_f32[tile] || grouped_tile(tile) || wg_ks[tile] != 1) return 0;
+    const int64_t bk = bk_of(tile), kk = s->kh * s->kw;
+    const int64_t kcs = round_up(seg_channels(p, s) * kk, bk) / bk;
+    return seg_stage_ok(kpad_of(p, s, bk) / bk, kcs, s->hout * s->wout, tile_smem(tile, kk, kcs), wg_bm[tile],
+                        wg_bn[tile], kk);
 }
 
 extern "C" int prt__deform_conv_wgmma_tile_f32(int tile) { return tile >= 0 && tile < WG_COUNT && wg_f32[tile]; }

@@ -553,6 +553,13 @@ static prt_status plug_run(plug *pl, const prt_tensor_desc *in, int32_t nb_in, c
     return st;
 }
 
+/* K split in three (PRT_DCN_CUDA_SPLIT=3) where on, else as the tile chooses. */
+static void split_k3(int on)
+{
+    if (on) CHECK(setenv("PRT_DCN_CUDA_SPLIT", "3", 1) == 0);
+    else CHECK(unsetenv("PRT_DCN_CUDA_SPLIT") == 0);
+}
+
 /* Build and run one data set; returns a malloc'ed typed output. */
 static void *run_dset(const dset *d, int version, prt_dtype t, int mode)
 {
@@ -1646,8 +1653,7 @@ TEST(dcn_cuda_wgmma_persistent)
                 continue;
             }
             for (sp = 0; sp < 2; sp++) {
-                if (sp) CHECK(setenv("PRT_DCN_CUDA_SPLIT", "3", 1) == 0);
-                else CHECK(unsetenv("PRT_DCN_CUDA_SPLIT") == 0);
+                split_k3(sp);
                 for (ti = 0; ti < 2; ti++) {
                     const size_t bytes = d.nout * prt_dtype_size(types[ti]);
                     void *y0, *y;
@@ -1676,6 +1682,59 @@ TEST(dcn_cuda_wgmma_persistent)
     CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
     CHECK_MSG(compared >= 150, "only %d comparisons", compared);
     printf("  persistent wgmma tiles: %d outputs equal to one tile a block\n", compared);
+}
+
+/* The 16-bit wgmma tiles of one chunk a step, one tile a block, where K
+ * holds several segments (deformable groups) of at least three steps: each
+ * segment's first step copies the next segment's offsets and mask into
+ * shared memory (in place of a fourth A stage) and its corner table is
+ * built from there. The outputs equal, bit for bit, those of the tables
+ * built from global memory (PRT_DCN_CUDA_WGFLAGS bit 4), which the tests
+ * above hold against float64 (the default takes the copies), also with K
+ * split in three (splits that start inside a segment). */
+TEST(dcn_cuda_wgmma_segment_staging)
+{
+    static const char *tiles[] = {"wgmma256x128", "wgmma128x128", "wgmma64x128"};
+    static const prt_dtype types[] = {PRT_DTYPE_F16, PRT_DTYPE_BF16};
+    int t, ci, sp, ti, staged = 0, compared = 0;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    if (!prt__deform_conv_wgmma_available()) SKIP("no device of compute capability 9.0");
+    for (ci = 0; ci < NB_FUSED; ci++) {
+        dset d;
+        prt__dcn_params p;
+        prt__dcn_shape s;
+        dset_make(&d, &fused_cases[ci], 7900 + (uint64_t)ci, 1, 6.0);
+        dset_shape(&d, &p, &s);
+        for (t = 0; t < 3; t++) {
+            if (!prt__deform_conv_wgmma_fits(&p, &s, t) || !prt__deform_conv_wgmma_seg_staged(&p, &s, t)) continue;
+            CHECK(setenv("PRT_DCN_CUDA_KERNEL", tiles[t], 1) == 0);
+            staged++;
+            for (sp = 0; sp < 2; sp++) {
+                split_k3(sp);
+                for (ti = 0; ti < 2; ti++) {
+                    const size_t bytes = d.nout * prt_dtype_size(types[ti]);
+                    void *y0, *y;
+                    /* bit 2: one tile a block also where the 256-row tile would take waves */
+                    CHECK(setenv("PRT_DCN_CUDA_WGFLAGS", "20", 1) == 0);
+                    y0 = run_dset(&d, 2, types[ti], RUN_CUDA);
+                    CHECK(setenv("PRT_DCN_CUDA_WGFLAGS", "4", 1) == 0);
+                    y = run_dset(&d, 2, types[ti], RUN_CUDA);
+                    CHECK_MSG(!memcmp(y, y0, bytes), "%s %s%s %s: the staged segments' output differs",
+                              fused_cases[ci].name, tiles[t], sp ? " split 3" : "", ti ? "bf16" : "f16");
+                    free(y);
+                    free(y0);
+                    compared++;
+                }
+            }
+        }
+        dset_free(&d);
+    }
+    CHECK(unsetenv("PRT_DCN_CUDA_WGFLAGS") == 0);
+    CHECK(unsetenv("PRT_DCN_CUDA_SPLIT") == 0);
+    CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
+    CHECK_MSG(staged >= 6, "only %d (tile, case) pairs copy their segments ahead", staged);
+    printf("  wgmma tiles with segments copied ahead: %d outputs on %d (tile, case) pairs equal to the "
+           "unstaged ones\n", compared, staged);
 }
 
 /* The grouped kernel on its shapes, fp16 against float64, with the default
@@ -2288,6 +2347,7 @@ TEST(dcn_cuda_fused_f16_vs_f64) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_f16_every_tile) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_wgmma_split_k) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_wgmma_persistent) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_wgmma_segment_staging) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_bf16_every_kernel) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_applies) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_nonfinite_offsets) { SKIP("no CUDA support in this build"); }
