@@ -1627,10 +1627,16 @@ size_t sst_smem(size_t smem, int bm, int bn, int64_t kk)
  * that the blocks a multiprocessor and the shared-memory carveout stay as
  * they were (bench/NOTES-gpu.md, v27b: 7 KB more halved D's blocks). The
  * launch also needs both tensors 16-byte aligned and the A copies after the
- * barrier (not bit 0 of the flags) that three A stages rely on. */
+ * barrier (not bit 0 of the flags) that three A stages rely on. Tiles of
+ * more than SST_BM_MAX rows keep their fourth A stage: the 256-row tile, one
+ * block a multiprocessor, measured up to 3% slower with the copies on
+ * four of six shapes of two to eight deformable groups, where the 128-row
+ * tile gained up to 5% on five and held on the sixth (bench/NOTES-gpu.md,
+ * v27c). */
+enum { SST_BM_MAX = 128 };
 int seg_stage_ok(int64_t nch, int64_t kcs, int64_t hw, size_t smem, int bm, int bn, int64_t kk)
 {
-    return nch > kcs && kcs >= 3 && hw % 8 == 0 && sst_smem(smem, bm, bn, kk) <= smem;
+    return bm <= SST_BM_MAX && nch > kcs && kcs >= 3 && hw % 8 == 0 && sst_smem(smem, bm, bn, kk) <= smem;
 }
 
 /* kernel<<<grid, block, smem, st>>>(args...), as a programmatic dependent
@@ -1696,7 +1702,7 @@ cudaError_t launch_t(int64_t blocks, size_t smem, cudaStream_t st, const void *x
             return launch_dep(kp, (unsigned)fit, BM * 2, smem, st, xt, off, mask, a, a2, bias, y, part, g);
         }
     }
-    if constexpr (E != 2 && KS == 1 && !LEAN) {
+    if constexpr (E != 2 && KS == 1 && !LEAN && BM <= SST_BM_MAX) {
         if (!(g.flags & 17) && seg_stage_ok(g.nch, g.kcs, g.hw, smem, BM, BN, g.kk) && ((uintptr_t)off & 15) == 0 &&
             ((uintptr_t)mask & 15) == 0) {
             static unsigned long long raised_s = 0;

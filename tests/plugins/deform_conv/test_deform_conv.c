@@ -1684,7 +1684,8 @@ TEST(dcn_cuda_wgmma_persistent)
     printf("  persistent wgmma tiles: %d outputs equal to one tile a block\n", compared);
 }
 
-/* The 16-bit wgmma tiles of one chunk a step, one tile a block, where K
+/* The 16-bit wgmma tiles of one chunk a step and 128 rows or fewer (of
+ * those, the 64-row tile has no room for the copies), one tile a block, where K
  * holds several segments (deformable groups) of at least three steps: each
  * segment's first step copies the next segment's offsets and mask into
  * shared memory (in place of a fourth A stage) and its corner table is
@@ -1732,7 +1733,7 @@ TEST(dcn_cuda_wgmma_segment_staging)
     CHECK(unsetenv("PRT_DCN_CUDA_WGFLAGS") == 0);
     CHECK(unsetenv("PRT_DCN_CUDA_SPLIT") == 0);
     CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
-    CHECK_MSG(staged >= 6, "only %d (tile, case) pairs copy their segments ahead", staged);
+    CHECK_MSG(staged >= 4, "only %d (tile, case) pairs copy their segments ahead", staged);
     printf("  wgmma tiles with segments copied ahead: %d outputs on %d (tile, case) pairs equal to the "
            "unstaged ones\n", compared, staged);
 }
