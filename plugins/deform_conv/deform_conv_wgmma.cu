@@ -1029,6 +1029,10 @@ __global__ void __launch_bounds__(BM * 2, MINB)
             const RunInfo ri = runs[jseg * 4 + rq]; /* the thread's run of the step (gather) */
             gather<E, BN, NT, KS>(sb, tab + ri.row, xg + (size_t)(seg * g.sc + ri.c) * Et<E>::sz, ri.c >= 0, wpl, tid);
         };
+        auto stage_seg = [&]() { /* SST: the next segment's offsets and mask, where the tile has one */
+            if constexpr (SST)
+                if (seg < (kc1 - 1) / g.kcs) stage_cols<E, BN, NT>(stg, g, off, mask, grp, seg + 1, c0, tid);
+        };
 
         float acc[R];
 #pragma unroll
@@ -1069,8 +1073,7 @@ __global__ void __launch_bounds__(BM * 2, MINB)
             cp_async_commit();
         } else {
             if (!LEAN && nst > 1) load_a(1, 1);
-            if constexpr (SST) /* the next segment's offsets and mask, in A1's group */
-                if (seg < (kc1 - 1) / g.kcs) stage_cols<E, BN, NT>(stg, g, off, mask, grp, seg + 1, c0, tid);
+            stage_seg(); /* SST: the next segment's offsets and mask, in A1's group */
             cp_async_commit();
             __syncthreads();
         }
@@ -1146,20 +1149,15 @@ __global__ void __launch_bounds__(BM * 2, MINB)
                     if (jseg == g.kcs) { /* the next step opens a segment */
                         jseg = 0;
                         seg++;
-                        if constexpr (SST) {
-                            /* from its offsets and mask, copied at least two steps ago (a
-                             * segment takes three or more, the host's condition) or in the
-                             * prologue, whose wait covers them where this is step 0: every
-                             * thread has waited for its copies and a barrier has passed since;
-                             * the next segment's copies go into the group committed after
-                             * this step's barrier */
-                            build_table<E, BN, NT, true>(tab, g, off, mask, grp, seg, c0, tid, stg);
-                            __syncthreads();
-                            if (seg < (kc1 - 1) / g.kcs) stage_cols<E, BN, NT>(stg, g, off, mask, grp, seg + 1, c0, tid);
-                        } else {
-                            build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
-                            __syncthreads();
-                        }
+                        /* SST: from its offsets and mask, copied at least two steps ago (a
+                         * segment takes three or more, the host's condition) or in the
+                         * prologue, whose wait covers them where this is step 0: every thread
+                         * has waited for its copies and a barrier has passed since; the next
+                         * segment's copies go into the group committed after this step's
+                         * barrier */
+                        build_table<E, BN, NT, SST != 0>(tab, g, off, mask, grp, seg, c0, tid, stg);
+                        __syncthreads();
+                        stage_seg();
                     }
                     gather_step(sB + bn * L::b_bytes);
                 }
