@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Peer comparison for ModulatedDeformConv2d, measured in one run.
 
-    peer_dcn.py --bench PATH/bench_dcn [--cases ABCDEF] [--iters 50] [--threads 2] [--no-gpu]
+    peer_dcn.py --bench PATH/bench_dcn [--cases ABCDEF] [--iters 50] [--threads 2] [--no-gpu | --no-cpu]
                 [--cpu-rounds 3] [--out results.json]
 
 Runs our bench_dcn --json, then on the same machine times
@@ -246,12 +246,13 @@ def main():
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--no-gpu", action="store_true")
+    ap.add_argument("--no-cpu", action="store_true", help="GPU only: no CPU rounds against ONNX Runtime")
     ap.add_argument("--types", default="f32,f16,bf16")
     ap.add_argument("--cpu-rounds", type=int, default=3)
     ap.add_argument("--out")
     a = ap.parse_args()
     types = a.types.split(",")
-    cpu_cases = "".join(c for c in a.cases if c in CPU_CASES)
+    cpu_cases = "" if a.no_cpu else "".join(c for c in a.cases if c in CPU_CASES)
     ours = {} if a.no_gpu else run_ours(a.bench, a.cases, a.iters, a.threads, a.types, ["--no-cpu"])
     try:
         tv = {} if a.no_gpu else bench_torch(a.cases, a.iters, types)
@@ -306,9 +307,10 @@ def main():
         print("  round %d: %s" % (r + 1, "  ".join(
             "%s %.0f / %.0f" % (cid, rounds[-1][0][cid], t[cid]) for cid in cpu_cases
             if cid in rounds[-1][0] and cid in t)), flush=True)
-    print("\nCPU, %d threads, %d rounds taking turns (us, medians; ratio = median over the rounds of "
-          "onnxruntime / ours)" % (a.threads, len(rounds)))
-    print("%-4s %11s %11s %7s %15s %9s" % ("case", "ours", "ort", "ratio", "ratio range", "GFLOP/s"))
+    if cpu_cases:
+        print("\nCPU, %d threads, %d rounds taking turns (us, medians; ratio = median over the rounds of "
+              "onnxruntime / ours)" % (a.threads, len(rounds)))
+        print("%-4s %11s %11s %7s %15s %9s" % ("case", "ours", "ort", "ratio", "ratio range", "GFLOP/s"))
     for cid in cpu_cases:
         pairs = [(o[cid], t[cid]) for o, t in rounds if cid in o and cid in t]
         if not pairs:

@@ -185,6 +185,9 @@ int prt__deform_conv_wgmma_tile_f32(int tile);
  * (the shape's part of the condition; not with PRT_DCN_CUDA_WGFLAGS bit 0 or 4). */
 int prt__deform_conv_wgmma_seg_staged(const prt__dcn_params *p, const prt__dcn_shape *s, int tile);
 int prt__deform_conv_wgmma_tile(const prt__dcn_params *p, const prt__dcn_shape *s, int elt);
+/* The rows of the column strips tile takes on the shape without split-K (1:
+ * row-major; PRT_DCN_CUDA_TH read as the call would read it). */
+int prt__deform_conv_wgmma_strips(const prt__dcn_shape *s, int tile);
 /* The tile the default policy runs (-1: another kernel): see README.md. */
 int prt__deform_conv_wgmma_default_tile(const prt__dcn_params *p, const prt__dcn_shape *s, int elt);
 size_t prt__deform_conv_wgmma_workspace(const prt__dcn_params *p, const prt__dcn_shape *s, int elt);

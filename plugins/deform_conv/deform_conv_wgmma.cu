@@ -157,6 +157,8 @@ struct WGeo : prt__dcn_cuda_geo {
     int ntiles;  /* tiles (mtiles ctiles split groups); the persistent grid is smaller */
     int stage;   /* the persistent form copies the next tile's offsets and mask into shared memory (stage_next) */
     int gridcap; /* PRT_DCN_CUDA_WGGRID (tests): the persistent grid's blocks, where fewer than the tiles */
+    int th, lth, lhr; /* the strips form's column order (col_place): strips of th = 2^lth output rows, an
+                       * image's last hout % th = 2^lhr rows where not 0; th 1: row-major */
 };
 
 /* One (tap, column) entry of the corner table: the four corners' byte
@@ -510,6 +512,56 @@ __device__ __forceinline__ TileAt tile_at(const WGeo &g, int t)
 }
 #endif
 
+/* The output position of column col: image n, position pos = oy wout + ox
+ * in it, row oy, column ox. Row-major (ST false): col = n hw + pos. With ST
+ * (the strips form of the 64-k tile, where strip_rows finds every strip of
+ * an image whole tiles) an image's rows are cut into strips of th rows (its
+ * last strip may have fewer, a power of two), each strip into patches of
+ * rows x 2^lbn / rows positions side by side, and a tile of 2^lbn columns
+ * is one patch, its columns row-major within it: the input pixels a tile's
+ * corners sample (the gather's L1 footprint) are then those around a patch
+ * rather than a run of one or two output rows, and a run of 8 columns is
+ * still 8 neighbours in one row of y (bench/NOTES-gpu.md, v30). */
+template <bool ST>
+__device__ __forceinline__ void col_place(const WGeo &g, int col, int lbn, int &n, int &pos, int &oy, int &ox)
+{
+    n = col / g.hw;
+    pos = col - n * g.hw;
+    if (ST) {
+        const int sw = g.th * g.wout, s = pos / sw, q = pos - s * sw;
+        const int ls = (s + 1) * g.th <= g.hout ? g.lth : g.lhr, lw = lbn - ls; /* the patch's rows, columns */
+        const int pc = q >> lbn, cl = q & ((1 << lbn) - 1);                        /* patch, column in it */
+        oy = s * g.th + (cl >> lw);
+        ox = (pc << lw) + (cl & ((1 << lw) - 1));
+        pos = oy * g.wout + ox;
+    } else {
+        oy = pos / g.wout;
+        ox = pos - oy * g.wout;
+    }
+}
+
+template <int BN> constexpr int log2_bn() { return BN == 128 ? 7 : BN == 64 ? 6 : BN == 256 ? 8 : -1; }
+#if DCN_WG_DEVICE
+/* The patch of the tile whose first column is c0 (2^lbn columns; strips):
+ * its image, first row and column, and log2 of its columns. */
+struct Patch {
+    int n, oy0, ox0, lw;
+};
+__device__ __forceinline__ Patch patch_at(const WGeo &g, int c0, int lbn)
+{
+    Patch p;
+    int pos;
+    col_place<true>(g, c0, lbn, p.n, pos, p.oy0, p.ox0);
+    p.lw = lbn - (p.oy0 + g.th <= g.hout ? g.lth : g.lhr);
+    return p;
+}
+/* Position (oy wout + ox) in its image of the patch's column cl. */
+__device__ __forceinline__ int patch_pos(const WGeo &g, const Patch &p, int cl)
+{
+    return (p.oy0 + (cl >> p.lw)) * g.wout + p.ox0 + (cl & ((1 << p.lw) - 1));
+}
+#endif
+
 /* Corner table of segment `seg` for the block's BN columns: entry
  * tap * BN + column. The sampling point is the integer grid position plus
  * the offset's floor, the bilinear fractions come from the offset alone, as
@@ -520,7 +572,7 @@ __device__ __forceinline__ TileAt tile_at(const WGeo &g, int t)
  * where its round trips to memory and its divisions are paid in full (F:
  * 1152 entries over 512 threads; built an entry at a time, with divisions
  * for each, it took 3.4-3.5 us of a 67-72 us tile, traced). */
-template <int E, int BN, int NT, bool STG = false>
+template <int E, int BN, int NT, bool STG = false, bool ST = false>
 __device__ __forceinline__ void build_table(unsigned char *tab, const WGeo &g, const void *__restrict__ off,
                                             const void *__restrict__ mask, int grp, int seg, int c0, int tid,
                                             const __half *stg = nullptr)
@@ -534,10 +586,7 @@ __device__ __forceinline__ void build_table(unsigned char *tab, const WGeo &g, c
     const bool live = col < g.ncols;
     int n = 0, pos = 0, oy = 0, ox = 0;
     if (live) {
-        n = col / g.hw;
-        pos = col - n * g.hw;
-        oy = pos / g.wout;
-        ox = pos - oy * g.wout;
+        col_place<ST>(g, col, log2_bn<BN>(), n, pos, oy, ox);
     }
     const size_t ob = (size_t)(n * g.dg + d) * 2 * g.kk * g.hw + pos; /* dy of tap t at ob + 2 t hw */
     const size_t mb = (size_t)(n * g.dg + d) * g.kk * g.hw + pos;
@@ -607,10 +656,13 @@ __device__ __forceinline__ void build_table(unsigned char *tab, const WGeo &g, c
 /* Copies (cp.async, 16 bytes a thread, the caller commits) the offsets and
  * mask of tile `tile`'s columns, of its first segment's deformable group,
  * into stg: rows [0, 2 kk) the offset planes, [2 kk, 3 kk) the mask planes,
- * BN 16-bit elements each. The host sets g.stage only where a tile's
- * columns lie in one image (hw % BN == 0) and both tensors are 16-byte
- * aligned, so every row is BN whole elements on 16-byte boundaries. */
-template <int E, int BN, int NT>
+ * BN 16-bit elements each, the tile's columns in their order. The host sets
+ * g.stage only where a tile's columns lie in one image (hw % BN == 0) and
+ * both tensors are 16-byte aligned, so every row is BN whole elements on
+ * 16-byte boundaries; with strips (ST) a patch's rows are multiples of 8
+ * columns at multiples of 8 in rows of wout, a multiple of 8 (strip_ok), so
+ * each 16-byte piece is 8 consecutive positions of one row. */
+template <int E, int BN, int NT, bool ST>
 __device__ __forceinline__ void stage_next(__half *stg, const WGeo &g, const void *__restrict__ off,
                                            const void *__restrict__ mask, int tile, int tid)
 {
@@ -619,13 +671,17 @@ __device__ __forceinline__ void stage_next(__half *stg, const WGeo &g, const voi
     const TileAt at = tile_at(g, tile);
     const int d = dgroup_of(g, at.grp, at.split * g.cps / g.kcs);
     const int c0 = at.ctile * BN, n = c0 / g.hw, pos = c0 - n * g.hw;
+    Patch pt;
+    if (ST) pt = patch_at(g, c0, log2_bn<BN>());
     const size_t nd = (size_t)(n * g.dg + d) * g.kk;
     for (int e = tid; e < 3 * g.kk * PR; e += NT) {
         const int row = e / PR, u = e - row * PR;
-        const __half *src = row < 2 * g.kk ? (const __half *)off + (2 * nd + row) * g.hw + pos
-                                           : (const __half *)mask + (nd + row - 2 * g.kk) * g.hw + pos;
+        /* the piece's first column: row-major, u 8 columns on; strips, in its row of the patch */
+        const int pu = ST ? patch_pos(g, pt, u * 8) : pos;
+        const __half *src = row < 2 * g.kk ? (const __half *)off + (2 * nd + row) * g.hw + pu
+                                           : (const __half *)mask + (nd + row - 2 * g.kk) * g.hw + pu;
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr(stg + row * BN) + u * 16),
-                     "l"((const char *)src + u * 16));
+                     "l"((const char *)src + (ST ? 0 : u * 16)));
     }
 }
 #endif
@@ -881,13 +937,14 @@ __device__ __forceinline__ void emit(const float (&acc)[BN / 2], void *__restric
  * keeps the 8 rows a warp writes at once on distinct banks), then every
  * thread stores whole 16-byte runs of a row, so that a warp writes 512
  * consecutive bytes of y (the accumulators' own layout writes 16 bytes in
- * each of 8 rows per instruction). st is the A and B stages, free once every
+ * each of 8 rows per instruction; with strips (ST), 32 to 128 bytes in
+ * each of the patch's rows). st is the A and B stages, free once every
  * warpgroup's MMAs are done: the caller passes a barrier first. Runs that
  * cross an image, leave the columns, or are not 16-byte aligned in y are
  * written element by element. */
 template <int E, int BN> constexpr int st_pitch() { return BN * Et<E>::sz + (E == 2 ? 32 : 16); }
 
-template <int E, int BM, int BN, int NT>
+template <int E, int BM, int BN, int NT, bool ST>
 __device__ __forceinline__ void emit_staged(const float (&acc)[BN / 2], unsigned char *st, const float *sbias,
                                             void *__restrict__ y, const WGeo &g, int m0, int c0, int grp, int row0,
                                             int lane, int tid)
@@ -910,6 +967,22 @@ __device__ __forceinline__ void emit_staged(const float (&acc)[BN / 2], unsigned
     __syncthreads();
     const int cu = tid % UPR, col = c0 + cu * EPR;
     if (col >= g.ncols) return;
+    if constexpr (ST) { /* the run: 8 neighbours in one row of the tile's patch, whose rows are whole runs */
+        const int mend = min(BM, g.coutg - m0);
+        const Patch pt = patch_at(g, c0, log2_bn<BN>());
+        const int pos = patch_pos(g, pt, cu * EPR);
+        const bool whole = ((uintptr_t)y & 15) == 0; /* wout is a multiple of 8 (strip_ok) */
+#pragma unroll 4
+        for (int r = tid / UPR; r < mend; r += NT / UPR) {
+            const int oc = grp * g.coutg + m0 + r;
+            const unsigned char *sr = st + r * P + cu * 16;
+            const size_t yi = ((size_t)pt.n * g.cout + oc) * g.hw + pos;
+            if (whole) *(uint4 *)((char *)y + yi * SZ) = *(const uint4 *)sr;
+            else
+                for (int e = 0; e < EPR; e++) ((uint16_t *)y)[yi + e] = ((const uint16_t *)sr)[e];
+        }
+        return;
+    }
     const int n = col / g.hw, pos = col - n * g.hw;
     /* the run lies in one image and inside the columns, and y's run is 16-byte aligned */
     const bool whole = col + EPR <= g.ncols && pos + EPR <= g.hw && g.hw % EPR == 0 && ((uintptr_t)y & 15) == 0;
@@ -939,7 +1012,7 @@ __device__ __forceinline__ void emit_staged(const float (&acc)[BN / 2], unsigned
  * multiprocessor; each step then waits for its previous MMAs and passes a
  * barrier before it refills their stages (A of the next step and its
  * gather), a second barrier per step. */
-template <int E, int BM, int BN, int MINB, int KS, int LEAN, int PERSIST, int SST = 0>
+template <int E, int BM, int BN, int MINB, int KS, int LEAN, int PERSIST, int SST = 0, int STRIP = 0>
 __global__ void __launch_bounds__(BM * 2, MINB)
     dcn_wgmma(const void *__restrict__ xt, const void *__restrict__ off, const void *__restrict__ mask,
               const void *__restrict__ A, const void *__restrict__ A2, const void *__restrict__ bias,
@@ -951,6 +1024,7 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     constexpr int AP = BM * 4 * KS / NT; /* 16-byte A copies per thread, plane and step */
     constexpr int NPL = Et<E>::planes;
     static_assert(!SST || (E != 2 && KS == 1 && !LEAN && !PERSIST), "SST: 16-bit one-tile 32-k tiles");
+    static_assert(!STRIP || (E != 2 && !SST), "strips: 16-bit, no segment copies");
     typedef WgSmem<E, BM, BN, KS, LEAN, SST> L;
     constexpr int AST = L::astages, BST = L::bstages;
     extern __shared__ __align__(128) unsigned char smem_raw[];
@@ -962,6 +1036,7 @@ __global__ void __launch_bounds__(BM * 2, MINB)
     float *sbias = (float *)(runs + g.kcs * 4); /* the tile rows' bias (0 without one), for emit_staged */
     /* emit_staged's tile fits the stages (all but the fp32 lean form) */
     constexpr bool STAGED = (size_t)BM * st_pitch<E, BN>() <= L::table_off;
+    static_assert(!STRIP || STAGED, "strips: the output goes through emit_staged");
     const int wpl = g.kk * BN * (int)sizeof(int4); /* the table's weight plane, after the offsets */
 
     const int tid = threadIdx.x, lane = tid & 31, wq = (tid >> 5) & 3;
@@ -1055,8 +1130,10 @@ __global__ void __launch_bounds__(BM * 2, MINB)
         if (!first) __syncthreads(); /* the previous tile's output has left the stages and sbias */
         float bv = 0.f; /* loaded here, stored after the table: one wait for both */
         if (STAGED && tid < BM && bias && m0 + tid < g.coutg) bv = ldf<E>(bias, grp * g.coutg + m0 + tid);
-        if (!PERSIST || first || !g.stage) build_table<E, BN, NT>(tab, g, off, mask, grp, seg, c0, tid);
-        else build_table<E, BN, NT, true>(tab, g, off, mask, grp, seg, c0, tid, stg);
+        if (!PERSIST || first || !g.stage)
+            build_table<E, BN, NT, false, STRIP != 0>(tab, g, off, mask, grp, seg, c0, tid);
+        else
+            build_table<E, BN, NT, true, STRIP != 0>(tab, g, off, mask, grp, seg, c0, tid, stg);
         if (STAGED && tid < BM) sbias[tid] = bv;
         DCN_PROF_AT(1);
         if (first) {
@@ -1068,7 +1145,7 @@ __global__ void __launch_bounds__(BM * 2, MINB)
         if constexpr (PERSIST) {
             __syncthreads(); /* the table is built: every thread is done with stg */
             if (g.stage && tile + (int)gridDim.x < g.ntiles)
-                stage_next<E, BN, NT>(stg, g, off, mask, tile + gridDim.x, tid); /* in A1's group */
+                stage_next<E, BN, NT, STRIP != 0>(stg, g, off, mask, tile + gridDim.x, tid); /* in A1's group */
             if (!LEAN && nst > 1) load_a(1, 1);
             cp_async_commit();
         } else {
@@ -1155,7 +1232,7 @@ __global__ void __launch_bounds__(BM * 2, MINB)
                          * has waited for its copies and a barrier has passed since; the next
                          * segment's copies go into the group committed after this step's
                          * barrier */
-                        build_table<E, BN, NT, SST != 0>(tab, g, off, mask, grp, seg, c0, tid, stg);
+                        build_table<E, BN, NT, SST != 0, STRIP != 0>(tab, g, off, mask, grp, seg, c0, tid, stg);
                         __syncthreads();
                         stage_seg();
                     }
@@ -1196,7 +1273,8 @@ __global__ void __launch_bounds__(BM * 2, MINB)
         if (STAGED && g.split == 1) {
             cp_async_wait<0>();
             __syncthreads(); /* every warpgroup's MMAs are done: the stages are free */
-            emit_staged<E, BM, BN, NT>(acc, smem, sbias, y, g, m0, c0, grp, wg * 64 + wq * 16, lane, tid);
+            emit_staged<E, BM, BN, NT, STRIP != 0>(acc, smem, sbias, y, g, m0, c0, grp, wg * 64 + wq * 16, lane,
+                                                   tid);
         } else {
             emit<E, BN>(acc, y, E == 2 ? NULL : part, bias, g, m0, c0, grp, split, wg * 64 + wq * 16, lane);
         }
@@ -1591,6 +1669,44 @@ int split_of(const WGeo &g, const prt__dcn_params *p, const prt__dcn_shape *s, i
     return sp < 1 ? 1 : (int)sp;
 }
 
+/* Whether strips of th rows (col_place) cut every image of the shape into
+ * whole tiles of bn columns made of whole 16-byte runs: th wout and, where
+ * hout % th rows are left for an image's last strip, that count (a power
+ * of two) times wout are multiples of bn, and bn / th and bn / (hout % th)
+ * multiples of 8. Then hw and wout are multiples of 8 and every tile is a
+ * patch inside one strip of one image. */
+int strip_ok(int64_t hout, int64_t wout, int64_t th, int64_t bn)
+{
+    const int64_t hr = hout % th;
+    return bn % th == 0 && (bn / th) % 8 == 0 && (th * wout) % bn == 0 &&
+           (hr == 0 || ((hr & (hr - 1)) == 0 && (hr * wout) % bn == 0 && (bn / hr) % 8 == 0));
+}
+
+/* The strips' rows for tile t without split-K (1: row-major). Only the
+ * 64-k tile has a strips form: the others (the 32-k tiles, whose segment
+ * copies the strips would give up, and fp32 and the grouped kernel) are
+ * row-major. PRT_DCN_CUDA_TH (environment, read per call, for tests and
+ * benchmarks): 1 row-major; 2, 4 or 8 that many rows where strip_ok; unset
+ * or 0, the default: the first of 8, 4 and 2 that the shape allows. */
+int strip_rows(const prt__dcn_shape *s, int t)
+{
+    const char *e = getenv("PRT_DCN_CUDA_TH");
+    const int want = e && *e ? atoi(e) : 0;
+    if (t != WG_256x128K64) return 1;
+    if (want == 2 || want == 4 || want == 8) return strip_ok(s->hout, s->wout, want, wg_bn[t]) ? want : 1;
+    if (want != 0) return 1;
+    for (int th = 8; th >= 2; th /= 2)
+        if (strip_ok(s->hout, s->wout, th, wg_bn[t])) return th;
+    return 1;
+}
+
+int ilog2(int v)
+{
+    int l = 0;
+    while ((1 << (l + 1)) <= v) l++;
+    return l;
+}
+
 int wfail(char *err, size_t cap, int elt, const char *what, cudaError_t ce)
 {
     if (err && cap)
@@ -1667,20 +1783,21 @@ cudaError_t launch_dep(void (*kernel)(P...), unsigned grid, unsigned block, size
  * columns lie in one image and the offsets and mask are 16-byte aligned,
  * with the next tile's offsets and mask copied into shared memory during
  * the current one (unless bit 3, or where their 3 kk rows of BN elements
- * would leave fewer blocks a multiprocessor). */
-template <int E, int BM, int BN, int MINB, int KS, int LEAN = 0, int PERS = 0>
+ * would leave fewer blocks a multiprocessor). STRIP: the kernels of the
+ * strips' column order (g.th > 1, col_place), which take no segment copies. */
+template <int E, int BM, int BN, int MINB, int KS, int LEAN = 0, int PERS = 0, int STRIP = 0>
 cudaError_t launch_t(int64_t blocks, size_t smem, cudaStream_t st, const void *xt, const void *off, const void *mask,
                      const void *a, const void *a2, const void *bias, void *y, float *part, WGeo g)
 {
     static unsigned long long raised = 0, raised_p = 0;
-    auto k = dcn_wgmma<E, BM, BN, MINB, KS, LEAN, 0>;
+    auto k = dcn_wgmma<E, BM, BN, MINB, KS, LEAN, 0, 0, STRIP>;
     cudaError_t ce = (cudaError_t)prt__deform_conv_cuda_smem_limit((const void *)k, (int)SMEM_MAX, &raised);
     if (ce != cudaSuccess) return ce;
     g.ntiles = (int)blocks;
     g.stage = 0;
     const int sms = device_sms();
     if (PERS && E != 2 && !(g.flags & 4) && sms > 0 && (g.gridcap > 0 || blocks > (int64_t)MINB * sms)) {
-        auto kp = dcn_wgmma<E, BM, BN, MINB, KS, LEAN, PERS>;
+        auto kp = dcn_wgmma<E, BM, BN, MINB, KS, LEAN, PERS, 0, STRIP>;
         int nb = 0;
         ce = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k, BM * 2, smem);
         if (ce != cudaSuccess) return ce;
@@ -1700,7 +1817,7 @@ cudaError_t launch_t(int64_t blocks, size_t smem, cudaStream_t st, const void *x
             return launch_dep(kp, (unsigned)fit, BM * 2, smem, st, xt, off, mask, a, a2, bias, y, part, g);
         }
     }
-    if constexpr (E != 2 && KS == 1 && !LEAN && BM <= SST_BM_MAX) {
+    if constexpr (E != 2 && KS == 1 && !LEAN && BM <= SST_BM_MAX && !STRIP) {
         if (!(g.flags & 17) && seg_stage_ok(g.nch, g.kcs, g.hw, smem, BM, BN, g.kk) && ((uintptr_t)off & 15) == 0 &&
             ((uintptr_t)mask & 15) == 0) {
             static unsigned long long raised_s = 0;
@@ -1725,6 +1842,13 @@ cudaError_t launch16(int elt, int64_t blocks, size_t smem, cudaStream_t st, cons
                      const void *mask, const void *a, const void *bias, void *y, float *part, const WGeo &g)
 {
     constexpr int P = BM == 256; /* one block a multiprocessor: the persistent form where it takes waves */
+    if constexpr (KS == 2) { /* the 64-k tile, the one with a strips form (strip_rows) */
+        if (g.th > 1) {
+            if (elt == PRT_DCN_BF16)
+                return launch_t<1, BM, BN, MINB, KS, 0, P, 1>(blocks, smem, st, xt, off, mask, a, a, bias, y, part, g);
+            return launch_t<0, BM, BN, MINB, KS, 0, P, 1>(blocks, smem, st, xt, off, mask, a, a, bias, y, part, g);
+        }
+    }
     if (elt == PRT_DCN_BF16)
         return launch_t<1, BM, BN, MINB, KS, 0, P>(blocks, smem, st, xt, off, mask, a, a, bias, y, part, g);
     return launch_t<0, BM, BN, MINB, KS, 0, P>(blocks, smem, st, xt, off, mask, a, a, bias, y, part, g);
@@ -1872,6 +1996,11 @@ extern "C" int prt__deform_conv_wgmma_seg_staged(const prt__dcn_params *p, const
                         wg_bn[tile], kk);
 }
 
+extern "C" int prt__deform_conv_wgmma_strips(const prt__dcn_shape *s, int tile)
+{
+    return tile >= 0 && tile < WG_COUNT ? strip_rows(s, tile) : 1;
+}
+
 extern "C" int prt__deform_conv_wgmma_tile_f32(int tile) { return tile >= 0 && tile < WG_COUNT && wg_f32[tile]; }
 
 extern "C" int prt__deform_conv_wgmma_tile(const prt__dcn_params *p, const prt__dcn_shape *s, int elt)
@@ -1986,6 +2115,9 @@ extern "C" int prt__deform_conv_wgmma(const prt__dcn_params *p, const prt__dcn_s
     g.split = split_of(g, p, s, G, tile);
     g.cps = (int)round_up((g.nch + g.split - 1) / g.split, wg_ks[tile]); /* nch is a multiple of it */
     g.split = (g.nch + g.cps - 1) / g.cps;
+    g.th = g.split == 1 ? strip_rows(s, tile) : 1; /* the strips need emit_staged (no split-K) */
+    g.lth = ilog2(g.th);
+    g.lhr = g.hout % g.th ? ilog2(g.hout % g.th) : 0;
     if (wg_f32[tile]) {
         /* k per flush: PRT_DCN_CUDA_F32_FLUSH (environment, benchmarks; 0: never), else FLUSH_K */
         const char *e = getenv("PRT_DCN_CUDA_F32_FLUSH");

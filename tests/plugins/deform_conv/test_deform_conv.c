@@ -1684,6 +1684,141 @@ TEST(dcn_cuda_wgmma_persistent)
     printf("  persistent wgmma tiles: %d outputs equal to one tile a block\n", compared);
 }
 
+/* Shapes whose images the column strips (col_place) cut into whole tiles of 128 columns: strips
+ * of 8, 4 and 2 rows with an image's last strip shorter (4 rows, 1 row) or whole, two deformable
+ * groups (a corner table rebuilt inside the K loop), stride 2, several images. */
+static const dcase strip_cases[] = {
+    {"strip_c64_h12_w64_b2", 2, 64, 12, 64, 64, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
+    {"strip_c128_h20_w32_dg2_b3", 3, 128, 20, 32, 64, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 2, 1, 2.0},
+    {"strip_s2_c64_h32_w128_m128", 1, 64, 32, 128, 128, 3, 3, {2, 2}, {1, 1}, {1, 1}, 1, 1, 0, 2.0},
+    {"strip_c64_h9_w128", 1, 64, 9, 128, 64, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 1, 1, 2.0},
+};
+#define NB_STRIP ((int)(sizeof(strip_cases) / sizeof(strip_cases[0])))
+
+/* The strips' rows the host picks (no device needed): the 64-k tile (3) takes 8, 4 or 2 rows
+ * where every strip of an image, its last too, is whole tiles of 128 columns, or the rows
+ * PRT_DCN_CUDA_TH asks where the shape allows them; the other tiles are always row-major. */
+TEST(dcn_wgmma_strip_rows)
+{
+    static const struct {
+        int64_t hout, wout;
+        int tile;
+        const char *env;
+        int want;
+    } rules[] = {
+        {92, 160, 3, NULL, 8},  /* case A: 11 strips of 8 rows, the last of 4 */
+        {128, 128, 3, NULL, 8}, /* case C */
+        {64, 64, 3, NULL, 8},   /* case F */
+        {100, 168, 3, NULL, 1}, /* case D's columns: 8 x 168 is not whole tiles of 128 */
+        {92, 160, 1, NULL, 1},  /* only the 64-k tile has strips */
+        {92, 160, 1, "8", 1},
+        {92, 160, 4, "8", 1},
+        {92, 160, 3, "4", 4},
+        {92, 160, 3, "2", 1},   /* 2 x 160 is not whole tiles */
+        {92, 160, 3, "1", 1},
+        {12, 64, 3, NULL, 8},   /* last strip 4 rows */
+        {9, 128, 3, NULL, 8},   /* last strip 1 row */
+        {10, 64, 3, NULL, 8},   /* last strip 2 rows: one tile */
+        {3, 128, 3, NULL, 2},   /* 3 % 8 and 3 % 4 rows are no power of two: strips of 2, the last of 1 */
+        {6, 96, 3, NULL, 1},    /* a last strip of 6 rows, or of 2 x 96 columns (not whole tiles) */
+    };
+    int i;
+    for (i = 0; i < (int)(sizeof rules / sizeof rules[0]); i++) {
+        prt__dcn_shape s;
+        memset(&s, 0, sizeof s);
+        s.n = 1;
+        s.cin = s.cout = 64;
+        s.h = s.hout = rules[i].hout;
+        s.w = s.wout = rules[i].wout;
+        s.kh = s.kw = 3;
+        if (rules[i].env) CHECK(setenv("PRT_DCN_CUDA_TH", rules[i].env, 1) == 0);
+        else CHECK(unsetenv("PRT_DCN_CUDA_TH") == 0);
+        CHECK_MSG(prt__deform_conv_wgmma_strips(&s, rules[i].tile) == rules[i].want,
+                  "%lldx%lld tile %d TH=%s: strips of %d rows, expected %d", (long long)rules[i].hout,
+                  (long long)rules[i].wout, rules[i].tile, rules[i].env ? rules[i].env : "(unset)",
+                  prt__deform_conv_wgmma_strips(&s, rules[i].tile), rules[i].want);
+    }
+    CHECK(unsetenv("PRT_DCN_CUDA_TH") == 0);
+}
+
+/* The 64-k wgmma tile with its columns in strips of 2, 4 and 8 output rows (PRT_DCN_CUDA_TH),
+ * one tile a block and persistent (grid of 2, with and without the next tile's offsets copied
+ * ahead), against the row-major order (PRT_DCN_CUDA_TH=1): the same sums in the same order, so
+ * the outputs are equal bit for bit; and with its default strips against float64. Without
+ * split-K (the strips need the staged output). */
+TEST(dcn_cuda_wgmma_strips)
+{
+    static const char *ths[] = {"2", "4", "8"};
+    static const char *forms[][2] = {{"4", ""}, {"0", "2"}, {"8", "2"}}; /* WGFLAGS, WGGRID */
+    static const prt_dtype types[] = {PRT_DTYPE_F16, PRT_DTYPE_BF16};
+    int ci, h, f, ti, applied = 0, compared = 0, vs_f64 = 0;
+    if (!prt_test_have_cuda()) SKIP("no CUDA device");
+    if (!prt__deform_conv_wgmma_available()) SKIP("no device of compute capability 9.0");
+    CHECK(setenv("PRT_DCN_CUDA_SPLIT", "1", 1) == 0);
+    for (ci = 0; ci < NB_FUSED + NB_STRIP; ci++) {
+        const dcase *c = ci < NB_FUSED ? &fused_cases[ci] : &strip_cases[ci - NB_FUSED];
+        dset d;
+        prt__dcn_params p;
+        prt__dcn_shape s;
+        dset_make(&d, c, 8100 + (uint64_t)ci, 1, 6.0);
+        dset_shape(&d, &p, &s);
+        if (prt__deform_conv_wgmma_fits(&p, &s, 3)) {
+            CHECK(setenv("PRT_DCN_CUDA_KERNEL", "wgmma256x128k64", 1) == 0);
+            for (h = 0; h < 3; h++) {
+                CHECK(setenv("PRT_DCN_CUDA_TH", ths[h], 1) == 0);
+                if (prt__deform_conv_wgmma_strips(&s, 3) != atoi(ths[h])) continue;
+                applied++;
+                for (ti = 0; ti < 2; ti++) {
+                    const size_t bytes = d.nout * prt_dtype_size(types[ti]);
+                    void *y0, *y;
+                    CHECK(setenv("PRT_DCN_CUDA_TH", "1", 1) == 0);
+                    CHECK(setenv("PRT_DCN_CUDA_WGFLAGS", "4", 1) == 0);
+                    CHECK(unsetenv("PRT_DCN_CUDA_WGGRID") == 0);
+                    y0 = run_dset(&d, 2, types[ti], RUN_CUDA);
+                    CHECK(setenv("PRT_DCN_CUDA_TH", ths[h], 1) == 0);
+                    for (f = 0; f < 3; f++) {
+                        CHECK(setenv("PRT_DCN_CUDA_WGFLAGS", forms[f][0], 1) == 0);
+                        if (forms[f][1][0]) CHECK(setenv("PRT_DCN_CUDA_WGGRID", forms[f][1], 1) == 0);
+                        else CHECK(unsetenv("PRT_DCN_CUDA_WGGRID") == 0);
+                        y = run_dset(&d, 2, types[ti], RUN_CUDA);
+                        CHECK_MSG(!memcmp(y, y0, bytes), "%s, strips of %s rows, %s %s: not the row-major output",
+                                  c->name, ths[h], ti ? "bf16" : "f16",
+                                  f == 0 ? "one tile a block" : f == 1 ? "grid 2" : "grid 2 without copies");
+                        free(y);
+                        compared++;
+                    }
+                    free(y0);
+                }
+            }
+        }
+        CHECK(unsetenv("PRT_DCN_CUDA_WGFLAGS") == 0);
+        CHECK(unsetenv("PRT_DCN_CUDA_WGGRID") == 0);
+        CHECK(unsetenv("PRT_DCN_CUDA_TH") == 0);
+        if (ci >= NB_FUSED && prt__deform_conv_wgmma_fits(&p, &s, 3)) { /* the default strips, against float64 */
+            double *ref = reference(&d), abs_err, max_ref;
+            void *y;
+            CHECK(setenv("PRT_DCN_CUDA_KERNEL", "wgmma256x128k64", 1) == 0);
+            CHECK_MSG(prt__deform_conv_wgmma_strips(&s, 3) > 1, "%s: the 64-k tile takes no strips by default",
+                      c->name);
+            y = run_dset(&d, 2, PRT_DTYPE_F16, RUN_CUDA);
+            rel_err(y, PRT_DTYPE_F16, ref, d.nout, &abs_err, &max_ref);
+            CHECK_MSG(abs_err <= 1e-2, "%s (strips of %d rows): f16 max abs error %.3g > 1e-2 (max |y| %.3g)", c->name,
+                      prt__deform_conv_wgmma_strips(&s, 3), abs_err, max_ref);
+            CHECK_MSG(max_ref >= 2.0, "%s: outputs too small to be meaningful (%.3g)", c->name, max_ref);
+            vs_f64++;
+            free(y);
+            free(ref);
+        }
+        dset_free(&d);
+    }
+    CHECK(unsetenv("PRT_DCN_CUDA_SPLIT") == 0);
+    CHECK(unsetenv("PRT_DCN_CUDA_KERNEL") == 0);
+    CHECK_MSG(applied >= 12 && vs_f64 == NB_STRIP, "only %d (case, rows) with strips, %d against float64", applied,
+              vs_f64);
+    printf("  64-k wgmma tile in column strips: %d outputs on %d (case, rows) equal to row-major; %d cases "
+           "against float64\n", compared, applied, vs_f64);
+}
+
 /* The 16-bit wgmma tiles of one chunk a step and 128 rows or fewer (of
  * those, the 64-row tile has no room for the copies), one tile a block, where K
  * holds several segments (deformable groups) of at least three steps: each
@@ -2349,6 +2484,8 @@ TEST(dcn_cuda_fused_f16_every_tile) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_wgmma_split_k) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_wgmma_persistent) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_wgmma_segment_staging) { SKIP("no CUDA support in this build"); }
+TEST(dcn_cuda_wgmma_strips) { SKIP("no CUDA support in this build"); }
+TEST(dcn_wgmma_strip_rows) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_bf16_every_kernel) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_applies) { SKIP("no CUDA support in this build"); }
 TEST(dcn_cuda_fused_nonfinite_offsets) { SKIP("no CUDA support in this build"); }
