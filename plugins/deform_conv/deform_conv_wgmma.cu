@@ -522,6 +522,10 @@ __device__ __forceinline__ TileAt tile_at(const WGeo &g, int t)
  * corners sample (the gather's L1 footprint) are then those around a patch
  * rather than a run of one or two output rows, and a run of 8 columns is
  * still 8 neighbours in one row of y (bench/NOTES-gpu.md, v30). */
+/* log2 of the rows of the strip whose first row is oy0: th, or an image's
+ * last strip's hout % th (strip_ok: a power of two). */
+__device__ __forceinline__ int strip_lrows(const WGeo &g, int oy0) { return oy0 + g.th <= g.hout ? g.lth : g.lhr; }
+
 template <bool ST>
 __device__ __forceinline__ void col_place(const WGeo &g, int col, int lbn, int &n, int &pos, int &oy, int &ox)
 {
@@ -529,8 +533,8 @@ __device__ __forceinline__ void col_place(const WGeo &g, int col, int lbn, int &
     pos = col - n * g.hw;
     if (ST) {
         const int sw = g.th * g.wout, s = pos / sw, q = pos - s * sw;
-        const int ls = (s + 1) * g.th <= g.hout ? g.lth : g.lhr, lw = lbn - ls; /* the patch's rows, columns */
-        const int pc = q >> lbn, cl = q & ((1 << lbn) - 1);                        /* patch, column in it */
+        const int lw = lbn - strip_lrows(g, s * g.th);      /* the patch's columns, log2 */
+        const int pc = q >> lbn, cl = q & ((1 << lbn) - 1); /* patch, column in it */
         oy = s * g.th + (cl >> lw);
         ox = (pc << lw) + (cl & ((1 << lw) - 1));
         pos = oy * g.wout + ox;
@@ -552,7 +556,7 @@ __device__ __forceinline__ Patch patch_at(const WGeo &g, int c0, int lbn)
     Patch p;
     int pos;
     col_place<true>(g, c0, lbn, p.n, pos, p.oy0, p.ox0);
-    p.lw = lbn - (p.oy0 + g.th <= g.hout ? g.lth : g.lhr);
+    p.lw = lbn - strip_lrows(g, p.oy0);
     return p;
 }
 /* Position (oy wout + ox) in its image of the patch's column cl. */
@@ -967,23 +971,17 @@ __device__ __forceinline__ void emit_staged(const float (&acc)[BN / 2], unsigned
     __syncthreads();
     const int cu = tid % UPR, col = c0 + cu * EPR;
     if (col >= g.ncols) return;
-    if constexpr (ST) { /* the run: 8 neighbours in one row of the tile's patch, whose rows are whole runs */
-        const int mend = min(BM, g.coutg - m0);
+    /* the run's first element: columns col.. row-major, or (ST) 8 neighbours in one row of the tile's
+     * patch, whose rows are whole runs */
+    int n, pos;
+    if constexpr (ST) {
         const Patch pt = patch_at(g, c0, log2_bn<BN>());
-        const int pos = patch_pos(g, pt, cu * EPR);
-        const bool whole = ((uintptr_t)y & 15) == 0; /* wout is a multiple of 8 (strip_ok) */
-#pragma unroll 4
-        for (int r = tid / UPR; r < mend; r += NT / UPR) {
-            const int oc = grp * g.coutg + m0 + r;
-            const unsigned char *sr = st + r * P + cu * 16;
-            const size_t yi = ((size_t)pt.n * g.cout + oc) * g.hw + pos;
-            if (whole) *(uint4 *)((char *)y + yi * SZ) = *(const uint4 *)sr;
-            else
-                for (int e = 0; e < EPR; e++) ((uint16_t *)y)[yi + e] = ((const uint16_t *)sr)[e];
-        }
-        return;
+        n = pt.n;
+        pos = patch_pos(g, pt, cu * EPR);
+    } else {
+        n = col / g.hw;
+        pos = col - n * g.hw;
     }
-    const int n = col / g.hw, pos = col - n * g.hw;
     /* the run lies in one image and inside the columns, and y's run is 16-byte aligned */
     const bool whole = col + EPR <= g.ncols && pos + EPR <= g.hw && g.hw % EPR == 0 && ((uintptr_t)y & 15) == 0;
     const int mend = min(BM, g.coutg - m0);
@@ -995,7 +993,11 @@ __device__ __forceinline__ void emit_staged(const float (&acc)[BN / 2], unsigned
             *(uint4 *)((char *)y + (((size_t)n * g.cout + oc) * g.hw + pos) * SZ) = *(const uint4 *)sr;
         } else {
             for (int e = 0; e < EPR && col + e < g.ncols; e++) {
-                const int c = col + e, ne = c / g.hw, pe = c - ne * g.hw;
+                int ne = n, pe = pos + e; /* ST: the run's image and row */
+                if constexpr (!ST) {
+                    ne = (col + e) / g.hw;
+                    pe = col + e - ne * g.hw;
+                }
                 const size_t yi = ((size_t)ne * g.cout + oc) * g.hw + pe;
                 if constexpr (E == 2) ((float *)y)[yi] = ((const float *)sr)[e];
                 else ((uint16_t *)y)[yi] = ((const uint16_t *)sr)[e];
