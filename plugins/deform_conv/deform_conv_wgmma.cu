@@ -1692,9 +1692,9 @@ int strip_ok(int64_t hout, int64_t wout, int64_t th, int64_t bn)
  * or 0, the default: the first of 8, 4 and 2 that the shape allows. */
 int strip_rows(const prt__dcn_shape *s, int t)
 {
+    if (t != WG_256x128K64) return 1;
     const char *e = getenv("PRT_DCN_CUDA_TH");
     const int want = e && *e ? atoi(e) : 0;
-    if (t != WG_256x128K64) return 1;
     if (want == 2 || want == 4 || want == 8) return strip_ok(s->hout, s->wout, want, wg_bn[t]) ? want : 1;
     if (want != 0) return 1;
     for (int th = 8; th >= 2; th /= 2)
