@@ -486,6 +486,15 @@ __device__ __forceinline__ void wgmma_slice(float (&d)[N / 2], uint64_t da, uint
 #undef DCN_WGMMA_M64N128
 #endif /* DCN_WG_DEVICE */
 
+/* floor(log2(v)) for v >= 1: the host's strip heights (g.lth, g.lhr) and
+ * the device's tile widths (a constant there). */
+constexpr int ilog2(int v)
+{
+    int l = 0;
+    while ((1 << (l + 1)) <= v) l++;
+    return l;
+}
+
 #if DCN_GR_DEVICE
 /* The deformable group of segment seg of group grp (its first channel's). */
 __device__ __forceinline__ int dgroup_of(const WGeo &g, int grp, int seg)
@@ -544,7 +553,6 @@ __device__ __forceinline__ void col_place(const WGeo &g, int col, int lbn, int &
     }
 }
 
-template <int BN> constexpr int log2_bn() { return BN == 128 ? 7 : BN == 64 ? 6 : BN == 256 ? 8 : -1; }
 #if DCN_WG_DEVICE
 /* The patch of the tile whose first column is c0 (2^lbn columns; strips):
  * its image, first row and column, and log2 of its columns. */
@@ -590,7 +598,7 @@ __device__ __forceinline__ void build_table(unsigned char *tab, const WGeo &g, c
     const bool live = col < g.ncols;
     int n = 0, pos = 0, oy = 0, ox = 0;
     if (live) {
-        col_place<ST>(g, col, log2_bn<BN>(), n, pos, oy, ox);
+        col_place<ST>(g, col, ilog2(BN), n, pos, oy, ox);
     }
     const size_t ob = (size_t)(n * g.dg + d) * 2 * g.kk * g.hw + pos; /* dy of tap t at ob + 2 t hw */
     const size_t mb = (size_t)(n * g.dg + d) * g.kk * g.hw + pos;
@@ -676,7 +684,7 @@ __device__ __forceinline__ void stage_next(__half *stg, const WGeo &g, const voi
     const int d = dgroup_of(g, at.grp, at.split * g.cps / g.kcs);
     const int c0 = at.ctile * BN, n = c0 / g.hw, pos = c0 - n * g.hw;
     Patch pt;
-    if (ST) pt = patch_at(g, c0, log2_bn<BN>());
+    if (ST) pt = patch_at(g, c0, ilog2(BN));
     const size_t nd = (size_t)(n * g.dg + d) * g.kk;
     for (int e = tid; e < 3 * g.kk * PR; e += NT) {
         const int row = e / PR, u = e - row * PR;
@@ -975,7 +983,7 @@ __device__ __forceinline__ void emit_staged(const float (&acc)[BN / 2], unsigned
      * patch, whose rows are whole runs */
     int n, pos;
     if constexpr (ST) {
-        const Patch pt = patch_at(g, c0, log2_bn<BN>());
+        const Patch pt = patch_at(g, c0, ilog2(BN));
         n = pt.n;
         pos = patch_pos(g, pt, cu * EPR);
     } else {
@@ -1700,13 +1708,6 @@ int strip_rows(const prt__dcn_shape *s, int t)
     for (int th = 8; th >= 2; th /= 2)
         if (strip_ok(s->hout, s->wout, th, wg_bn[t])) return th;
     return 1;
-}
-
-int ilog2(int v)
-{
-    int l = 0;
-    while ((1 << (l + 1)) <= v) l++;
-    return l;
 }
 
 int wfail(char *err, size_t cap, int elt, const char *what, cudaError_t ce)
